@@ -1,0 +1,35 @@
+# Two set-up commands (see README): `make run` and `make test`. Both create .venv, build the
+# compiled core and install the package with what the job needs.
+PY      ?= python3
+VENV    ?= .venv
+BIN     := $(VENV)/bin
+SOURCES := $(shell find src python -name '*.py' -o -name '*.pyx' -o -name '*.pxd') CMakeLists.txt pyproject.toml
+
+.PHONY: run test bench dev clean
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+
+# The installed build, rebuilt when a source changes. A lock keeps parallel builds apart.
+$(VENV)/.installed: $(BIN)/python $(SOURCES)
+	flock /tmp/guandan-fast-build.lock $(BIN)/pip install -q ".[test]"
+	touch $@
+
+run: $(VENV)/.installed
+	$(BIN)/guandan-fast simulate
+
+test: $(VENV)/.installed
+	$(BIN)/python -m pytest -q
+
+bench: $(VENV)/.installed
+	$(BIN)/python -m pytest bench --benchmark-enable --benchmark-only -q
+
+# Developer build: editable install (Python files are used from python/, compiled modules are
+# rebuilt by running `make dev` again).
+dev: $(BIN)/python
+	$(BIN)/pip install -q scikit-build-core cython numpy pytest hypothesis pytest-benchmark
+	flock /tmp/guandan-fast-build.lock $(BIN)/pip install -q --no-build-isolation -e ".[test]"
+
+clean:
+	rm -rf build $(VENV)

@@ -1,0 +1,243 @@
+"""Moves: the value object every part of the engine speaks, in the platform's terms.
+
+A move is ``(type, rank label, cards)`` (RULES.md §3-4, §11). Its integer form, used by the
+compiled core and by numpy arrays of moves, is described in ``docs/design.md``.
+
+>>> m = Move('Pair', '4', ['H4', 'C4'])
+>>> m
+Move('Pair', '4', ('H4', 'C4'))
+>>> m.to_platform()
+['Pair', '4', ['H4', 'C4']]
+>>> m == Move('Pair', '4', 'C4 H4')
+True
+>>> print(Move.from_platform(['Bomb', 'JOKER', ['SB', 'SB', 'HR', 'HR']], level=2))
+Bomb JOKER SB SB HR HR
+>>> PASS.to_platform()
+['PASS', 'PASS', 'PASS']
+>>> Move.from_words(*m.words) == m
+True
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+from .cards import CARD_CODES, KIND_OF, RANKS, parse_cards, sort_cards
+
+#: Type names (RULES.md §4, the platform's) by type code.
+TYPE_NAMES: tuple[str, ...] = (
+    "PASS", "Single", "Pair", "Trips", "ThreeWithTwo", "Straight", "ThreePair", "TwoTrips",
+    "Bomb", "StraightFlush", "tribute", "back",
+)
+TYPE_CODE: dict[str, int] = {name: code for code, name in enumerate(TYPE_NAMES)}
+PLAY_TYPES: tuple[str, ...] = TYPE_NAMES[1:10]
+SEQUENCE_TYPES = frozenset({"Straight", "ThreePair", "TwoTrips", "StraightFlush"})
+BOMB_TYPES = frozenset({"Bomb", "StraightFlush"})
+_SIZES = {"Single": (1,), "Pair": (2,), "Trips": (3,), "ThreeWithTwo": (5,), "Straight": (5,),
+          "ThreePair": (6,), "TwoTrips": (6,), "Bomb": tuple(range(4, 11)),
+          "StraightFlush": (5,), "tribute": (1,), "back": (1,)}
+_RANK_LABELS = frozenset(RANKS) | {"B", "R", "JOKER"}
+
+_TYPE_SHIFT = 56
+_RANK_SHIFT = 60
+
+
+class IllegalMoveError(ValueError):
+    """A well-formed move that the rules do not allow now (wrong turn, phase, cards or play)."""
+
+
+def rank_code(type_name: str, rank: str) -> int:
+    """The 4-bit rank code of a label (see docs/design.md).
+
+    >>> rank_code('Straight', 'A'), rank_code('Single', 'A'), rank_code('Pair', 'R')
+    (1, 14, 15)
+    """
+    if type_name in ("PASS", "tribute", "back"):
+        return 0
+    if rank in ("B", "R", "JOKER"):
+        return 15
+    v = RANKS.index(rank) + 2
+    if v == 14 and type_name in SEQUENCE_TYPES:
+        return 1
+    return v
+
+
+def cards_to_words(codes: Iterable[str]) -> tuple[int, int]:
+    """The 128-bit multiset ``(lo, hi)`` of some card codes."""
+    lo = hi = 0
+    for code in codes:
+        k = KIND_OF[code]
+        if k < 26:
+            lo += 1 << (2 * k)
+        else:
+            hi += 1 << (2 * (k - 26))
+    return lo, hi
+
+
+def words_to_cards(lo: int, hi: int) -> tuple[str, ...]:
+    """Card codes of a 128-bit multiset, in canonical order (type/rank bits ignored)."""
+    out = []
+    for k in range(54):
+        n = (lo >> (2 * k)) & 3 if k < 26 else (hi >> (2 * (k - 26))) & 3
+        out.extend([CARD_CODES[k]] * n)
+    return sort_cards(out)
+
+
+class Move:
+    """A play (or PASS, or a tribute/back card) as ``(type, rank, cards)``.
+
+    ``type`` and ``rank`` use the platform's names; ``cards`` is a tuple of codes in canonical
+    order. Moves are immutable and hashable; equal when type, rank and card multiset are equal.
+    Constructing a ``Move`` checks its form, not whether the cards make that combination: use
+    ``Move.from_platform(action, level)`` or ``classify`` for that.
+    """
+
+    __slots__ = ("type", "rank", "cards", "_words")
+
+    def __init__(self, type: str, rank: str, cards: str | Iterable[str] = ()) -> None:
+        if type not in TYPE_CODE:
+            raise ValueError(f"unknown move type {type!r}; expected one of {', '.join(TYPE_NAMES)}")
+        codes = parse_cards(cards)
+        if type == "PASS":
+            if codes or rank not in ("PASS", "", None):
+                raise ValueError("a PASS has no rank and no cards")
+            rank = "PASS"
+        elif type in ("tribute", "back"):
+            if rank not in (type, "", None):
+                raise ValueError(f"a {type} move has rank label {type!r}, got {rank!r}")
+            rank = type
+        else:
+            if not isinstance(rank, str) or rank.upper() not in _RANK_LABELS:
+                raise ValueError(f"unknown rank label {rank!r} for a {type}")
+            rank = rank.upper()
+        if len(codes) not in _SIZES.get(type, (0,)):
+            raise ValueError(f"a {type} cannot have {len(codes)} cards")
+        object.__setattr__(self, "type", type)
+        object.__setattr__(self, "rank", rank)
+        object.__setattr__(self, "cards", sort_cards(codes))
+        object.__setattr__(self, "_words", None)
+
+    def __setattr__(self, name, value):
+        raise AttributeError("Move is immutable")
+
+    # -- integer form ---------------------------------------------------------------------
+    @property
+    def words(self) -> tuple[int, int]:
+        """``(lo, hi)``: the move as two 64-bit integers (docs/design.md)."""
+        w = self._words
+        if w is None:
+            lo, hi = cards_to_words(self.cards)
+            hi |= (TYPE_CODE[self.type] << _TYPE_SHIFT) | (rank_code(self.type, self.rank) << _RANK_SHIFT)
+            w = (lo, hi)
+            object.__setattr__(self, "_words", w)
+        return w
+
+    @classmethod
+    def from_words(cls, lo: int, hi: int) -> "Move":
+        """Decode the integer form."""
+        t = (hi >> _TYPE_SHIFT) & 15
+        rc = (hi >> _RANK_SHIFT) & 15
+        cards = words_to_cards(lo, hi & ((1 << 56) - 1))
+        name = TYPE_NAMES[t]
+        if name == "PASS":
+            return PASS
+        if name in ("tribute", "back"):
+            rank = name
+        elif rc == 15:
+            if name == "Bomb":
+                rank = "JOKER"
+            else:
+                rank = "R" if cards[0] == "HR" else "B"
+        elif rc == 1:
+            rank = "A"
+        else:
+            rank = RANKS[rc - 2]
+        m = cls.__new__(cls)
+        object.__setattr__(m, "type", name)
+        object.__setattr__(m, "rank", rank)
+        object.__setattr__(m, "cards", cards)
+        object.__setattr__(m, "_words", (lo, hi))
+        return m
+
+    # -- platform form --------------------------------------------------------------------
+    def to_platform(self) -> list:
+        """``[type, rank, [cards]]`` as the AI-competition platform writes moves."""
+        if self.type == "PASS":
+            return ["PASS", "PASS", "PASS"]
+        return [self.type, self.rank, list(self.cards)]
+
+    @classmethod
+    def from_platform(cls, action: Sequence, level: int | str) -> "Move":
+        """Read a platform action ``[type, rank, cards]``, checking the reading at ``level``.
+
+        >>> Move.from_platform(['Pair', '9', ['H7', 'D9']], level=7)
+        Move('Pair', '9', ('D9', 'H7'))
+        >>> Move.from_platform(['Pair', '9', ['H7', 'SB']], level=7)
+        Traceback (most recent call last):
+        ...
+        ValueError: cards H7 SB do not make Pair 9 at level 7
+        """
+        from .cards import parse_level
+
+        if isinstance(action, Move):
+            return action
+        if not isinstance(action, (list, tuple)) or len(action) != 3:
+            raise ValueError(f"a platform action is [type, rank, cards]; got {action!r}")
+        lv = parse_level(level)
+        type_name, rank, cards = action
+        if type_name == "PASS":
+            if rank != "PASS" or cards not in ("PASS", [], (), None):
+                raise ValueError(f"malformed PASS action {action!r}")
+            return PASS
+        if isinstance(cards, str):
+            raise ValueError(f"the cards of a platform action are a list of codes; got {cards!r}")
+        m = cls(type_name, rank, cards)
+        if m.type in ("tribute", "back"):
+            return m
+        from .reference.combos import classify  # pure Python; the oracle decides readings
+
+        if m not in classify(m.cards, lv):
+            raise ValueError(f"cards {' '.join(m.cards)} do not make {m.type} {m.rank} "
+                             f"at level {RANKS[lv - 2]}")
+        return m
+
+    # -- value semantics ------------------------------------------------------------------
+    @property
+    def is_pass(self) -> bool:
+        return self.type == "PASS"
+
+    @property
+    def is_bomb(self) -> bool:
+        """Bombs, straight flushes and the four jokers (RULES.md §5's bomb class)."""
+        return self.type in BOMB_TYPES
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, Move):
+            return NotImplemented
+        return self.type == other.type and self.rank == other.rank and self.cards == other.cards
+
+    def __hash__(self) -> int:
+        return hash((self.type, self.rank, self.cards))
+
+    def __len__(self) -> int:
+        return len(self.cards)
+
+    def sort_key(self) -> tuple:
+        """A total order: by type code, rank code, then cards (used to sort move lists)."""
+        return (TYPE_CODE[self.type], rank_code(self.type, self.rank), self.cards)
+
+    def __lt__(self, other: "Move") -> bool:
+        return self.sort_key() < other.sort_key()
+
+    def __repr__(self) -> str:
+        if self.type == "PASS":
+            return "PASS"
+        return f"Move({self.type!r}, {self.rank!r}, {self.cards!r})"
+
+    def __str__(self) -> str:
+        if self.type == "PASS":
+            return "PASS"
+        return f"{self.type} {self.rank} {' '.join(self.cards)}"
+
+
+PASS = Move("PASS", "PASS")
