@@ -51,7 +51,7 @@ cdef struct GameState:
     int8_t passes                 # passes in a row since the top play
     int8_t n_finished
     int8_t finish[4]              # finishing order of this hand (n_finished valid)
-    int8_t first_out_aces         # bool: this hand's 1st finisher went out on natural aces
+    int8_t first_out_aces         # bit t: team t's first finisher went out on a play holding a natural ace
     int8_t winner                 # match winner team, -1 while not over
     int8_t ace_fails[2]           # per team: failed hands at its own A (ace_fail_reset)
     # The previous hand (drives this hand's tribute; -1 entries when unknown)
