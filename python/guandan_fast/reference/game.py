@@ -609,8 +609,20 @@ class Game:
 
     # -- value semantics ---------------------------------------------------------------------
     def clone(self) -> "Game":
-        """An independent copy (same state, same generator state)."""
-        return copy.deepcopy(self)
+        """An independent copy (same state, same generator state). Moves and Rules are
+        immutable and shared; every container is copied."""
+        g = Game.__new__(Game)
+        for name, value in self.__dict__.items():
+            if isinstance(value, Counter):
+                value = Counter(value)
+            elif isinstance(value, (list, dict)):
+                value = copy.copy(value)
+            elif isinstance(value, SplitMix64):
+                value = value.clone()
+            setattr(g, name, value)
+        g._hands = [Counter(h) for h in self._hands]
+        g._results = [dict(r, finish_order=list(r["finish_order"])) for r in self._results]
+        return g
 
     def _state(self) -> tuple:
         return (self.seed, self.rules, self._gen.state, tuple(self._levels), self._declarer,
