@@ -1,0 +1,1472 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""The compiled move generator: RULES.md §3-6 over the 128-bit encoding of docs/design.md.
+
+The C core (``generate``, ``count_moves``, ``classify_cards``, ``beats``; see movegen.pxd) is
+``nogil``, allocation-free and unchecked. The Python API below checks every input before it
+reaches the core:
+
+>>> from guandan_fast.movegen import Hand, legal_moves, classify, beats
+>>> from guandan_fast import Move
+>>> sorted(m.rank for m in classify('S8 C8 H7 DJ HJ', 7))
+['8', 'J']
+>>> moves = legal_moves('S9 C9 H7', 7, last=Move('Pair', '8', 'S8 D8'))
+>>> [str(m) for m in moves]
+['Pair 9 S9 C9', 'Pair 9 S9 H7', 'Pair 9 C9 H7', 'Pair 7 H7 H7', 'PASS'][:0] or len(moves)
+4
+>>> h = Hand('S3 S4 S5 S6 S7 D7')
+>>> h.count_moves(2, compact=True)
+12
+>>> beats(Move('StraightFlush', '3', 'S3 S4 S5 S6 S7'), Move('Bomb', '2', 'S2 H2 C2 D2 D2'), 5)
+True
+"""
+
+from libc.stdlib cimport malloc, free, realloc
+from libc.string cimport memcpy
+
+from guandan_fast.hand cimport u64
+from guandan_fast.movegen cimport RulesC, MAX_MOVES
+
+import numpy as np
+
+from guandan_fast.cards import parse_cards, parse_level, sort_cards
+from guandan_fast.moves import Move, PASS, TYPE_CODE
+from guandan_fast.rules import Rules
+
+cdef extern from *:
+    int __builtin_popcount(unsigned int) nogil
+    int __builtin_popcountll(unsigned long long) nogil
+
+# ---------------------------------------------------------------------------------------------
+# Constants of the encoding (docs/design.md)
+
+cdef enum:
+    TS = 56   # type shift
+    RS = 60   # rank shift
+    T_SINGLE = 1
+    T_PAIR = 2
+    T_TRIPS = 3
+    T_3W2 = 4
+    T_STRAIGHT = 5
+    T_3PAIR = 6
+    T_2TRIPS = 7
+    T_BOMB = 8
+    T_SF = 9
+    NONBOMB_TYPES = 0xFE   # bits 1..7
+    CLASSIFY_CAP = 4096
+
+cdef u64 SB_HI = (<u64>1) << 52
+cdef u64 HR_HI = (<u64>1) << 54
+cdef u64 CARD_HI = ((<u64>1) << 56) - 1
+cdef u64 M55 = 0x5555555555555555
+
+# KW_LO[s][r], KW_HI[s][r]: one card of suit s, rank index r.
+cdef u64 KW_LO[4][13]
+cdef u64 KW_HI[4][13]
+
+cdef _init_tables():
+    cdef int s, r
+    for s in range(4):
+        for r in range(13):
+            KW_LO[s][r] = 0
+            KW_HI[s][r] = 0
+            if s < 2:
+                KW_LO[s][r] = (<u64>1) << (26 * s + 2 * r)
+            else:
+                KW_HI[s][r] = (<u64>1) << (26 * (s - 2) + 2 * r)
+
+_init_tables()
+
+# ---------------------------------------------------------------------------------------------
+# Generator state
+
+cdef struct Opt:
+    u64 lo
+    u64 hi
+    int w       # wilds used
+    int suits   # bit mask of the suits of its natural cards
+    int r       # rank index (13 = SB pair, 14 = HR pair in the full-house pair list)
+
+cdef struct Ctx:
+    int level
+    int lr          # rank index of the level rank
+    int W           # wilds held
+    u64 wild_lo     # one wild (a heart, so always in lo)
+    int cnt[13][4]  # natural, non-wild copies per rank and suit
+    int avail[13]
+    int pm[4]       # per suit: positions 1..14 (A at 1 and 14) holding a natural
+    int nsb
+    int nhr
+    bint sfs        # Rules.sf_as_straight
+    bint fjp        # Rules.fullhouse_joker_pair
+    # what to generate
+    unsigned tmask  # non-bomb types (bit per type code)
+    int minkey      # non-bomb moves need key > minkey
+    int btier       # bombs need (tier, key) > (btier, bkey)
+    int bkey
+    int size        # 0, or only moves of exactly this many cards
+    # output
+    u64* out
+    int n
+    int cap
+    # option lists per rank for groups of 1, 2, 3 cards, sorted by wilds used
+    bint built1
+    bint built2
+    bint built3
+    int n1[13]
+    int nn1[13]     # entries with at least one natural card
+    int n2[13]
+    int nn2[13]
+    int n3[13]
+    int nn3[13]
+    Opt o1[13][5]
+    Opt o2[13][16]
+    Opt o3[13][31]
+    # compact mode: per suit, rank mask of naturals usable in a straight flush of the hand
+    int sfu[4]
+
+
+cdef inline void emit(Ctx* c, u64 lo, u64 hi) noexcept nogil:
+    if c.n < c.cap:
+        c.out[2 * c.n] = lo
+        c.out[2 * c.n + 1] = hi
+    c.n += 1
+
+
+cdef inline int vkey(Ctx* c, int r) noexcept nogil:
+    """Single-order value of rank index r (the level rank is 15)."""
+    if r == c.lr:
+        return 15
+    return r + 2
+
+
+cdef inline int pos_rank(int pos) noexcept nogil:
+    # natural position 1..14 -> rank index (A is 1 and 14)
+    if pos == 1:
+        return 12
+    return pos - 2
+
+
+cdef inline int bomb_tier(int n) noexcept nogil:
+    if n == 4:
+        return 1
+    if n == 5:
+        return 2
+    return n - 2
+
+
+cdef inline bint bomb_ok(Ctx* c, int tier, int key) noexcept nogil:
+    return tier > c.btier or (tier == c.btier and key > c.bkey)
+
+
+cdef inline u64 tag(int t, int rc) noexcept nogil:
+    return ((<u64>t) << TS) | ((<u64>rc) << RS)
+
+
+cdef void ctx_init(Ctx* c, u64 lo, u64 hi, int level, const RulesC* rules) noexcept nogil:
+    cdef int r, s, a, m
+    c.level = level
+    c.lr = level - 2
+    c.wild_lo = (<u64>1) << (26 + 2 * c.lr)
+    c.W = <int>((lo >> (26 + 2 * c.lr)) & 3)
+    lo -= (<u64>c.W) << (26 + 2 * c.lr)
+    for s in range(4):
+        c.pm[s] = 0
+    for r in range(13):
+        a = 0
+        for s in range(4):
+            if s == 0:
+                m = <int>((lo >> (2 * r)) & 3)
+            elif s == 1:
+                m = <int>((lo >> (26 + 2 * r)) & 3)
+            elif s == 2:
+                m = <int>((hi >> (2 * r)) & 3)
+            else:
+                m = <int>((hi >> (26 + 2 * r)) & 3)
+            c.cnt[r][s] = m
+            a += m
+            if m:
+                c.pm[s] |= 1 << (r + 2)
+                if r == 12:
+                    c.pm[s] |= 2
+        c.avail[r] = a
+    c.nsb = <int>((hi >> 52) & 3)
+    c.nhr = <int>((hi >> 54) & 3)
+    c.sfs = rules.sf_as_straight
+    c.fjp = rules.fullhouse_joker_pair
+    c.built1 = False
+    c.built2 = False
+    c.built3 = False
+    c.n = 0
+
+
+cdef int subsets(Ctx* c, int r, int k, u64* los, u64* his, int* sm) noexcept nogil:
+    """Every sub-multiset of k natural cards of rank r (at most 19)."""
+    cdef int c0 = c.cnt[r][0], c1 = c.cnt[r][1], c2 = c.cnt[r][2], c3 = c.cnt[r][3]
+    cdef int a0, a1, a2, a3, rem0, rem1, idx = 0
+    for a0 in range(min(c0, k) + 1):
+        rem0 = k - a0
+        for a1 in range(min(c1, rem0) + 1):
+            rem1 = rem0 - a1
+            for a2 in range(min(c2, rem1) + 1):
+                a3 = rem1 - a2
+                if a3 > c3:
+                    continue
+                los[idx] = a0 * KW_LO[0][r] + a1 * KW_LO[1][r]
+                his[idx] = a2 * KW_HI[2][r] + a3 * KW_HI[3][r]
+                sm[idx] = (a0 > 0) | ((a1 > 0) << 1) | ((a2 > 0) << 2) | ((a3 > 0) << 3)
+                idx += 1
+    return idx
+
+
+cdef int fill_opts(Ctx* c, int r, int n, Opt* dst, int* nn) noexcept nogil:
+    """Groups of n cards of rank r: k naturals + (n - k) wilds, fewest wilds first."""
+    cdef u64 los[19]
+    cdef u64 his[19]
+    cdef int sm[19]
+    cdef int k, i, m, idx = 0, w
+    cdef int kmax = min(n, c.avail[r])
+    cdef int kmin = n - c.W
+    if kmin < 0:
+        kmin = 0
+    nn[0] = 0
+    k = kmax
+    while k >= kmin:
+        w = n - k
+        if k == 0:
+            nn[0] = idx
+            dst[idx].lo = c.wild_lo * w
+            dst[idx].hi = 0
+            dst[idx].w = w
+            dst[idx].suits = 0
+            dst[idx].r = r
+            idx += 1
+            return idx
+        m = subsets(c, r, k, los, his, sm)
+        for i in range(m):
+            dst[idx].lo = los[i] + c.wild_lo * w
+            dst[idx].hi = his[i]
+            dst[idx].w = w
+            dst[idx].suits = sm[i]
+            dst[idx].r = r
+            idx += 1
+        k -= 1
+    nn[0] = idx
+    return idx
+
+
+cdef void build1(Ctx* c) noexcept nogil:
+    cdef int r
+    if c.built1:
+        return
+    for r in range(13):
+        c.n1[r] = fill_opts(c, r, 1, &c.o1[r][0], &c.nn1[r])
+    c.built1 = True
+
+
+cdef void build2(Ctx* c) noexcept nogil:
+    cdef int r
+    if c.built2:
+        return
+    for r in range(13):
+        c.n2[r] = fill_opts(c, r, 2, &c.o2[r][0], &c.nn2[r])
+    c.built2 = True
+
+
+cdef void build3(Ctx* c) noexcept nogil:
+    cdef int r
+    if c.built3:
+        return
+    for r in range(13):
+        c.n3[r] = fill_opts(c, r, 3, &c.o3[r][0], &c.nn3[r])
+    c.built3 = True
+
+
+# ---------------------------------------------------------------------------------------------
+# Complete mode: every distinct (type, rank label, multiset)
+
+cdef void gen_singles(Ctx* c) noexcept nogil:
+    cdef int r, s
+    cdef u64 t
+    if c.size and c.size != 1:
+        return
+    for r in range(13):
+        if vkey(c, r) <= c.minkey:
+            continue
+        t = tag(T_SINGLE, r + 2)
+        for s in range(4):
+            if c.cnt[r][s]:
+                emit(c, KW_LO[s][r], KW_HI[s][r] | t)
+        if r == c.lr and c.W:
+            emit(c, c.wild_lo, t)
+    if c.nsb and 16 > c.minkey:
+        emit(c, 0, SB_HI | tag(T_SINGLE, 15))
+    if c.nhr and 17 > c.minkey:
+        emit(c, 0, HR_HI | tag(T_SINGLE, 15))
+
+
+cdef void gen_pairs(Ctx* c) noexcept nogil:
+    cdef int r, i, m
+    cdef u64 t
+    cdef Opt* o
+    if c.size and c.size != 2:
+        return
+    build2(c)
+    for r in range(13):
+        if vkey(c, r) <= c.minkey:
+            continue
+        t = tag(T_PAIR, r + 2)
+        # an all-wild pair is the level rank's pair
+        m = c.n2[r] if r == c.lr else c.nn2[r]
+        for i in range(m):
+            o = &c.o2[r][i]
+            emit(c, o.lo, o.hi | t)
+    if c.nsb == 2 and 16 > c.minkey:
+        emit(c, 0, 2 * SB_HI | tag(T_PAIR, 15))
+    if c.nhr == 2 and 17 > c.minkey:
+        emit(c, 0, 2 * HR_HI | tag(T_PAIR, 15))
+
+
+cdef void gen_trips(Ctx* c) noexcept nogil:
+    cdef int r, i
+    cdef u64 t
+    cdef Opt* o
+    if c.size and c.size != 3:
+        return
+    build3(c)
+    for r in range(13):
+        if vkey(c, r) <= c.minkey:
+            continue
+        t = tag(T_TRIPS, r + 2)
+        for i in range(c.n3[r]):
+            o = &c.o3[r][i]
+            emit(c, o.lo, o.hi | t)
+
+
+cdef void gen_bombs(Ctx* c) noexcept nogil:
+    cdef u64 los[19]
+    cdef u64 his[19]
+    cdef int sm[19]
+    cdef int r, n, k, i, m, key, kmin, nmax
+    cdef u64 t, wl
+    for r in range(13):
+        nmax = c.avail[r] + c.W
+        if nmax > 10:
+            nmax = 10
+        if nmax < 4:
+            continue
+        key = vkey(c, r)
+        for n in range(4, nmax + 1):
+            if c.size and c.size != n:
+                continue
+            if not bomb_ok(c, bomb_tier(n), key):
+                continue
+            t = tag(T_BOMB, r + 2)
+            kmin = n - c.W
+            k = min(n, c.avail[r])
+            while k >= kmin:
+                wl = c.wild_lo * (n - k)
+                m = subsets(c, r, k, los, his, sm)
+                for i in range(m):
+                    emit(c, los[i] + wl, his[i] | t)
+                k -= 1
+    if c.nsb == 2 and c.nhr == 2 and (c.size == 0 or c.size == 4) and bomb_ok(c, 9, 0):
+        emit(c, 0, 2 * SB_HI + 2 * HR_HI | tag(T_BOMB, 15))
+
+
+cdef void gen_sf(Ctx* c, bint compact) noexcept nogil:
+    cdef int s, p, i, nat, missing, extra, sub, r
+    cdef u64 blo, bhi, lo, hi, t
+    cdef u64 slo[5]
+    cdef u64 shi[5]
+    if c.size and c.size != 5:
+        return
+    for p in range(1, 11):
+        if not bomb_ok(c, 3, p):
+            continue
+        t = tag(T_SF, p)
+        for s in range(4):
+            nat = (c.pm[s] >> p) & 31
+            missing = 5 - __builtin_popcount(nat)
+            if missing > c.W:
+                continue
+            blo = c.wild_lo * missing
+            bhi = 0
+            for i in range(5):
+                r = pos_rank(p + i)
+                if (nat >> i) & 1:
+                    slo[i] = KW_LO[s][r]
+                    shi[i] = KW_HI[s][r]
+                    blo += slo[i]
+                    bhi += shi[i]
+            emit(c, blo, bhi | t)
+            if compact:
+                continue
+            extra = c.W - missing
+            if extra == 0:
+                continue
+            # replace one or two of the natural cards by wilds
+            for i in range(5):
+                if not (nat >> i) & 1:
+                    continue
+                emit(c, blo - slo[i] + c.wild_lo, (bhi - shi[i]) | t)
+                if extra == 2:
+                    for sub in range(i + 1, 5):
+                        if (nat >> sub) & 1:
+                            emit(c, blo - slo[i] - slo[sub] + 2 * c.wild_lo,
+                                 (bhi - shi[i] - shi[sub]) | t)
+
+
+cdef void gen_full_houses(Ctx* c) noexcept nogil:
+    # Pairs of every rank, by wilds used; the triple and the pair must differ in rank.
+    cdef Opt pl[3][200]
+    cdef int np_[3]
+    cdef int r, i, j, w, m, wt, wmax, x
+    cdef Opt* o
+    cdef Opt* p
+    cdef u64 t, lo, hi
+    if c.size and c.size != 5:
+        return
+    build2(c)
+    build3(c)
+    np_[0] = 0
+    np_[1] = 0
+    np_[2] = 0
+    for r in range(13):
+        m = c.n2[r] if r == c.lr else c.nn2[r]
+        for i in range(m):
+            o = &c.o2[r][i]
+            pl[o.w][np_[o.w]] = o[0]
+            np_[o.w] += 1
+    if c.fjp:
+        if c.nsb == 2:
+            pl[0][np_[0]].lo = 0
+            pl[0][np_[0]].hi = 2 * SB_HI
+            pl[0][np_[0]].r = 13
+            np_[0] += 1
+        if c.nhr == 2:
+            pl[0][np_[0]].lo = 0
+            pl[0][np_[0]].hi = 2 * HR_HI
+            pl[0][np_[0]].r = 14
+            np_[0] += 1
+    for x in range(13):
+        if vkey(c, x) <= c.minkey:
+            continue
+        t = tag(T_3W2, x + 2)
+        for i in range(c.n3[x]):
+            o = &c.o3[x][i]
+            wt = o.w
+            lo = o.lo
+            hi = o.hi | t
+            wmax = c.W - wt
+            for w in range(wmax + 1):
+                for j in range(np_[w]):
+                    p = &pl[w][j]
+                    if p.r == x:
+                        continue
+                    emit(c, lo + p.lo, hi + p.hi)
+
+
+cdef void gen_straights(Ctx* c) noexcept nogil:
+    cdef int p, i0, i1, i2, i3, i4, w0, w1, w2, w3, w4, s0, s1, s2, s3, s4
+    cdef int r0, r1, r2, r3, r4, gaps, W = c.W
+    cdef bint sfs = c.sfs
+    cdef u64 t, lo0, lo1, lo2, lo3, hi0, hi1, hi2, hi3
+    cdef Opt* a
+    cdef Opt* b
+    cdef Opt* d
+    cdef Opt* e
+    cdef Opt* f
+    if c.size and c.size != 5:
+        return
+    build1(c)
+    for p in range(max(1, c.minkey + 1), 11):
+        r0 = pos_rank(p)
+        r1 = p - 1
+        r2 = p
+        r3 = p + 1
+        r4 = p + 2
+        gaps = ((c.avail[r0] == 0) + (c.avail[r1] == 0) + (c.avail[r2] == 0)
+                + (c.avail[r3] == 0) + (c.avail[r4] == 0))
+        if gaps > W:
+            continue
+        t = tag(T_STRAIGHT, p)
+        for i0 in range(c.n1[r0]):
+            a = &c.o1[r0][i0]
+            w0 = a.w
+            lo0 = a.lo
+            hi0 = a.hi | t
+            s0 = a.suits
+            for i1 in range(c.n1[r1]):
+                b = &c.o1[r1][i1]
+                w1 = w0 + b.w
+                if w1 > W:
+                    break
+                lo1 = lo0 + b.lo
+                hi1 = hi0 + b.hi
+                s1 = s0 | b.suits
+                for i2 in range(c.n1[r2]):
+                    d = &c.o1[r2][i2]
+                    w2 = w1 + d.w
+                    if w2 > W:
+                        break
+                    lo2 = lo1 + d.lo
+                    hi2 = hi1 + d.hi
+                    s2 = s1 | d.suits
+                    for i3 in range(c.n1[r3]):
+                        e = &c.o1[r3][i3]
+                        w3 = w2 + e.w
+                        if w3 > W:
+                            break
+                        lo3 = lo2 + e.lo
+                        hi3 = hi2 + e.hi
+                        s3 = s2 | e.suits
+                        for i4 in range(c.n1[r4]):
+                            f = &c.o1[r4][i4]
+                            w4 = w3 + f.w
+                            if w4 > W:
+                                break
+                            if not sfs:
+                                s4 = s3 | f.suits
+                                # one suit only: a straight flush, not a straight
+                                if (s4 & (s4 - 1)) == 0:
+                                    continue
+                            emit(c, lo3 + f.lo, hi3 + f.hi)
+
+
+cdef void gen_three_pairs(Ctx* c) noexcept nogil:
+    cdef int p, i0, i1, i2, w0, w1, r0, r1, r2, W = c.W
+    cdef u64 t, lo0, hi0, lo1, hi1
+    cdef Opt* a
+    cdef Opt* b
+    cdef Opt* d
+    if c.size and c.size != 6:
+        return
+    build2(c)
+    for p in range(max(1, c.minkey + 1), 13):
+        r0 = pos_rank(p)
+        r1 = p - 1
+        r2 = p
+        if c.n2[r0] == 0 or c.n2[r1] == 0 or c.n2[r2] == 0:
+            continue
+        t = tag(T_3PAIR, p)
+        for i0 in range(c.n2[r0]):
+            a = &c.o2[r0][i0]
+            w0 = a.w
+            lo0 = a.lo
+            hi0 = a.hi | t
+            for i1 in range(c.n2[r1]):
+                b = &c.o2[r1][i1]
+                w1 = w0 + b.w
+                if w1 > W:
+                    break
+                lo1 = lo0 + b.lo
+                hi1 = hi0 + b.hi
+                for i2 in range(c.n2[r2]):
+                    d = &c.o2[r2][i2]
+                    if w1 + d.w > W:
+                        break
+                    emit(c, lo1 + d.lo, hi1 + d.hi)
+
+
+cdef void gen_two_trips(Ctx* c) noexcept nogil:
+    cdef int p, i0, i1, w0, r0, r1, W = c.W
+    cdef u64 t, lo0, hi0
+    cdef Opt* a
+    cdef Opt* b
+    if c.size and c.size != 6:
+        return
+    build3(c)
+    for p in range(max(1, c.minkey + 1), 14):
+        r0 = pos_rank(p)
+        r1 = p - 1
+        if c.n3[r0] == 0 or c.n3[r1] == 0:
+            continue
+        t = tag(T_2TRIPS, p)
+        for i0 in range(c.n3[r0]):
+            a = &c.o3[r0][i0]
+            w0 = a.w
+            lo0 = a.lo
+            hi0 = a.hi | t
+            for i1 in range(c.n3[r1]):
+                b = &c.o3[r1][i1]
+                if w0 + b.w > W:
+                    break
+                emit(c, lo0 + b.lo, hi0 + b.hi)
+
+
+# ---------------------------------------------------------------------------------------------
+# Compact mode: one canonical move per (type, key, size), per suit for straight flushes.
+# The choice (docs/design.md, "Compact mode"): fewest wilds; then fewest natural cards whose
+# use leaves a straight flush of the hand without its card; (full house: lowest pair); then the
+# lowest suits.
+
+cdef void build_sfu(Ctx* c) noexcept nogil:
+    cdef int s, p, nat, r
+    for s in range(4):
+        c.sfu[s] = 0
+        for p in range(1, 11):
+            nat = (c.pm[s] >> p) & 31
+            if 5 - __builtin_popcount(nat) <= c.W:
+                for r in range(5):
+                    if (nat >> r) & 1:
+                        c.sfu[s] |= 1 << pos_rank(p + r)
+
+
+cdef int canon_group(Ctx* c, int r, int n, u64* lo, u64* hi, int* pen) noexcept nogil:
+    """The canonical n cards of rank r: wilds used, or -1 when the hand cannot."""
+    cdef int k = min(n, c.avail[r])
+    cdef int w = n - k
+    cdef int s, cs, z, take, rem = k, p = 0
+    cdef u64 l = 0, h = 0
+    if w > c.W:
+        return -1
+    # copies whose use breaks no straight flush first, in suit order; then the others
+    for s in range(4):
+        if rem == 0:
+            break
+        cs = c.cnt[r][s]
+        if cs == 0:
+            continue
+        z = cs - ((c.sfu[s] >> r) & 1)
+        take = min(z, rem)
+        l += take * KW_LO[s][r]
+        h += take * KW_HI[s][r]
+        rem -= take
+    for s in range(4):
+        if rem == 0:
+            break
+        if c.cnt[r][s] and (c.sfu[s] >> r) & 1:
+            l += KW_LO[s][r]
+            h += KW_HI[s][r]
+            rem -= 1
+            p += 1
+    lo[0] = l + c.wild_lo * w
+    hi[0] = h
+    pen[0] = p
+    return w
+
+
+cdef void compact_groups(Ctx* c) noexcept nogil:
+    cdef int r, n, w, pen, nmax, key
+    cdef u64 lo, hi
+    for r in range(13):
+        key = vkey(c, r)
+        if key > c.minkey:
+            if c.tmask & (1 << T_SINGLE) and (c.size == 0 or c.size == 1):
+                if c.avail[r] or (r == c.lr and c.W):
+                    canon_group(c, r, 1, &lo, &hi, &pen)
+                    emit(c, lo, hi | tag(T_SINGLE, r + 2))
+            if c.tmask & (1 << T_PAIR) and (c.size == 0 or c.size == 2):
+                if c.avail[r] or r == c.lr:
+                    if canon_group(c, r, 2, &lo, &hi, &pen) >= 0:
+                        emit(c, lo, hi | tag(T_PAIR, r + 2))
+            if c.tmask & (1 << T_TRIPS) and (c.size == 0 or c.size == 3):
+                if canon_group(c, r, 3, &lo, &hi, &pen) >= 0:
+                    emit(c, lo, hi | tag(T_TRIPS, r + 2))
+        nmax = c.avail[r] + c.W
+        if nmax > 10:
+            nmax = 10
+        for n in range(4, nmax + 1):
+            if c.size and c.size != n:
+                continue
+            if bomb_ok(c, bomb_tier(n), key):
+                canon_group(c, r, n, &lo, &hi, &pen)
+                emit(c, lo, hi | tag(T_BOMB, r + 2))
+    if c.tmask & (1 << T_SINGLE) and (c.size == 0 or c.size == 1):
+        if c.nsb and 16 > c.minkey:
+            emit(c, 0, SB_HI | tag(T_SINGLE, 15))
+        if c.nhr and 17 > c.minkey:
+            emit(c, 0, HR_HI | tag(T_SINGLE, 15))
+    if c.tmask & (1 << T_PAIR) and (c.size == 0 or c.size == 2):
+        if c.nsb == 2 and 16 > c.minkey:
+            emit(c, 0, 2 * SB_HI | tag(T_PAIR, 15))
+        if c.nhr == 2 and 17 > c.minkey:
+            emit(c, 0, 2 * HR_HI | tag(T_PAIR, 15))
+    if c.nsb == 2 and c.nhr == 2 and (c.size == 0 or c.size == 4) and bomb_ok(c, 9, 0):
+        emit(c, 0, 2 * SB_HI + 2 * HR_HI | tag(T_BOMB, 15))
+
+
+cdef void compact_full_houses(Ctx* c) noexcept nogil:
+    cdef u64 plo[15]
+    cdef u64 phi[15]
+    cdef int pw[15]
+    cdef int ppen[15]
+    cdef int pv[15]
+    cdef int y, x, wt, pen, best
+    cdef u64 lo, hi
+    if c.size and c.size != 5:
+        return
+    for y in range(13):
+        pw[y] = -1
+        if c.avail[y] or y == c.lr:
+            pw[y] = canon_group(c, y, 2, &plo[y], &phi[y], &ppen[y])
+        pv[y] = vkey(c, y)
+    pw[13] = -1
+    pw[14] = -1
+    if c.fjp:
+        if c.nsb == 2:
+            pw[13] = 0
+            plo[13] = 0
+            phi[13] = 2 * SB_HI
+            ppen[13] = 0
+            pv[13] = 16
+        if c.nhr == 2:
+            pw[14] = 0
+            plo[14] = 0
+            phi[14] = 2 * HR_HI
+            ppen[14] = 0
+            pv[14] = 17
+    for x in range(13):
+        if vkey(c, x) <= c.minkey:
+            continue
+        wt = canon_group(c, x, 3, &lo, &hi, &pen)
+        if wt < 0:
+            continue
+        best = -1
+        for y in range(15):
+            if y == x or pw[y] < 0 or pw[y] + wt > c.W:
+                continue
+            if best < 0 or pw[y] < pw[best] or (pw[y] == pw[best] and (
+                    ppen[y] < ppen[best] or (ppen[y] == ppen[best] and pv[y] < pv[best]))):
+                best = y
+        if best >= 0:
+            emit(c, lo + plo[best], (hi + phi[best]) | tag(T_3W2, x + 2))
+
+
+cdef inline int single_cost(Ctx* c, int r, int s) noexcept nogil:
+    # 1 when playing this card leaves a straight flush of the hand without it
+    return ((c.sfu[s] >> r) & 1) and c.cnt[r][s] == 1
+
+
+cdef void sort5(int* a, int n) noexcept nogil:
+    cdef int i, j, v
+    for i in range(1, n):
+        v = a[i]
+        j = i - 1
+        while j >= 0 and a[j] > v:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = v
+
+
+cdef bint straight_choice(Ctx* c, int p, int* suit) noexcept nogil:
+    """Canonical suits (-1 = wild) of the straight at p; False if it has none."""
+    cdef int i, r, s, best, bc, cost, gaps = 0, pen, m = 0
+    cdef int alt[5]
+    cdef int altc[5]
+    cdef int bestc[5]
+    cdef int keys[5]
+    cdef int bkeys[5]
+    cdef int bslot = -1, bpen = 0, j, cand_pen
+    for i in range(5):
+        r = pos_rank(p + i)
+        suit[i] = -1
+        if c.avail[r] == 0:
+            gaps += 1
+            continue
+        best = -1
+        bc = 2
+        for s in range(4):
+            if c.cnt[r][s]:
+                cost = single_cost(c, r, s)
+                if cost < bc:
+                    bc = cost
+                    best = s
+        suit[i] = best
+        bestc[i] = bc
+        m |= 1 << best
+    if gaps > c.W:
+        return False
+    if c.sfs or (m & (m - 1)) != 0:
+        return True
+    # Not allowed to be one suit: change the one slot whose best other suit costs least.
+    for i in range(5):
+        alt[i] = -1
+        r = pos_rank(p + i)
+        if suit[i] < 0:
+            continue
+        bc = 2
+        for s in range(4):
+            if s != suit[i] and c.cnt[r][s]:
+                cost = single_cost(c, r, s)
+                if cost < bc:
+                    bc = cost
+                    alt[i] = s
+        altc[i] = bc
+    for i in range(5):
+        if alt[i] < 0:
+            continue
+        cand_pen = altc[i] - bestc[i]
+        for j in range(5):
+            r = pos_rank(p + j)
+            if suit[j] < 0:
+                keys[j] = c.lr * 4 + 1
+            elif j == i:
+                keys[j] = r * 4 + alt[i]
+            else:
+                keys[j] = r * 4 + suit[j]
+        sort5(keys, 5)
+        if bslot >= 0:
+            if cand_pen > bpen:
+                continue
+            if cand_pen == bpen:
+                j = 0
+                while j < 5 and keys[j] == bkeys[j]:
+                    j += 1
+                if j == 5 or keys[j] > bkeys[j]:
+                    continue
+        bslot = i
+        bpen = cand_pen
+        for j in range(5):
+            bkeys[j] = keys[j]
+    if bslot < 0:
+        return False
+    suit[bslot] = alt[bslot]
+    return True
+
+
+cdef void compact_sequences(Ctx* c) noexcept nogil:
+    cdef int p, i, r, w, pen, ok, g
+    cdef int suit[5]
+    cdef u64 lo, hi, l, h
+    if (c.size == 0 or c.size == 5) and c.tmask & (1 << T_STRAIGHT):
+        for p in range(max(1, c.minkey + 1), 11):
+            if not straight_choice(c, p, suit):
+                continue
+            lo = 0
+            hi = 0
+            for i in range(5):
+                r = pos_rank(p + i)
+                if suit[i] < 0:
+                    lo += c.wild_lo
+                else:
+                    lo += KW_LO[suit[i]][r]
+                    hi += KW_HI[suit[i]][r]
+            emit(c, lo, hi | tag(T_STRAIGHT, p))
+    if (c.size == 0 or c.size == 6) and c.tmask & (1 << T_3PAIR):
+        for p in range(max(1, c.minkey + 1), 13):
+            lo = 0
+            hi = 0
+            w = 0
+            ok = 1
+            for i in range(3):
+                r = pos_rank(p + i)
+                g = canon_group(c, r, 2, &l, &h, &pen)
+                if g < 0:
+                    ok = 0
+                    break
+                w += g
+                lo += l
+                hi += h
+            if ok and w <= c.W:
+                emit(c, lo, hi | tag(T_3PAIR, p))
+    if (c.size == 0 or c.size == 6) and c.tmask & (1 << T_2TRIPS):
+        for p in range(max(1, c.minkey + 1), 14):
+            lo = 0
+            hi = 0
+            w = 0
+            ok = 1
+            for i in range(2):
+                r = pos_rank(p + i)
+                g = canon_group(c, r, 3, &l, &h, &pen)
+                if g < 0:
+                    ok = 0
+                    break
+                w += g
+                lo += l
+                hi += h
+            if ok and w <= c.W:
+                emit(c, lo, hi | tag(T_2TRIPS, p))
+
+
+# ---------------------------------------------------------------------------------------------
+# The C interface (movegen.pxd)
+
+cdef inline int group_key(u64 lo, u64 hi, int rc, int level) noexcept nogil:
+    if rc == 15:
+        return 17 if (hi >> 54) & 3 else 16
+    if rc == level:
+        return 15
+    return rc
+
+
+cdef inline int count_cards(u64 lo, u64 hi) noexcept nogil:
+    hi &= CARD_HI
+    return (__builtin_popcountll(lo & M55) + 2 * __builtin_popcountll((lo >> 1) & M55)
+            + __builtin_popcountll(hi & M55) + 2 * __builtin_popcountll((hi >> 1) & M55))
+
+
+cdef inline void tier_key(u64 lo, u64 hi, int level, int* tier, int* key) noexcept nogil:
+    """(tier, key) of a move on the bomb ladder; tier 0 for non-bombs."""
+    cdef int t = <int>((hi >> TS) & 15), rc = <int>((hi >> RS) & 15)
+    if t == T_BOMB:
+        if rc == 15:
+            tier[0] = 9
+            key[0] = 0
+        else:
+            tier[0] = bomb_tier(count_cards(lo, hi))
+            key[0] = 15 if rc == level else rc
+    elif t == T_SF:
+        tier[0] = 3
+        key[0] = rc
+    else:
+        tier[0] = 0
+        if t <= T_3W2:
+            key[0] = group_key(lo, hi, rc, level)
+        else:
+            key[0] = rc
+
+
+cdef int run(Ctx* c, u64 last_lo, u64 last_hi, bint compact) noexcept nogil:
+    cdef int lt = <int>((last_hi >> TS) & 15), tier, key
+    c.size = 0
+    if last_lo == 0 and last_hi == 0:
+        c.tmask = NONBOMB_TYPES
+        c.minkey = 0
+        c.btier = 0
+        c.bkey = 0
+    else:
+        tier_key(last_lo, last_hi, c.level, &tier, &key)
+        if tier:
+            c.tmask = 0
+            c.minkey = 99
+            c.btier = tier
+            c.bkey = key
+        else:
+            c.tmask = 1u << lt
+            c.minkey = key
+            c.btier = 0
+            c.bkey = 0
+    gen_moves(c, compact)
+    if not (last_lo == 0 and last_hi == 0):
+        emit(c, 0, 0)
+    return c.n
+
+
+cdef void gen_moves(Ctx* c, bint compact) noexcept nogil:
+    if compact:
+        build_sfu(c)
+        compact_groups(c)
+        if c.tmask & (1 << T_3W2):
+            compact_full_houses(c)
+        compact_sequences(c)
+        if c.btier < 3 or (c.btier == 3 and c.bkey < 10):
+            gen_sf(c, True)
+        return
+    if c.tmask & (1 << T_SINGLE):
+        gen_singles(c)
+    if c.tmask & (1 << T_PAIR):
+        gen_pairs(c)
+    if c.tmask & (1 << T_TRIPS):
+        gen_trips(c)
+    if c.tmask & (1 << T_3W2):
+        gen_full_houses(c)
+    if c.tmask & (1 << T_STRAIGHT):
+        gen_straights(c)
+    if c.tmask & (1 << T_3PAIR):
+        gen_three_pairs(c)
+    if c.tmask & (1 << T_2TRIPS):
+        gen_two_trips(c)
+    gen_bombs(c)
+    if c.btier < 3 or (c.btier == 3 and c.bkey < 10):
+        gen_sf(c, False)
+
+
+cdef int generate(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi, const RulesC* rules,
+                  bint compact, u64* out, int cap) noexcept nogil:
+    cdef Ctx c
+    ctx_init(&c, lo, hi & CARD_HI, level, rules)
+    c.out = out
+    c.cap = cap
+    run(&c, last_lo, last_hi, compact)
+    if c.n > cap:
+        return -1
+    return c.n
+
+
+cdef int count_moves(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi, const RulesC* rules,
+                     bint compact) noexcept nogil:
+    cdef Ctx c
+    ctx_init(&c, lo, hi & CARD_HI, level, rules)
+    c.out = NULL
+    c.cap = 0
+    return run(&c, last_lo, last_hi, compact)
+
+
+cdef int classify_cards(u64 lo, u64 hi, int level, const RulesC* rules, u64* out, int cap) noexcept nogil:
+    cdef Ctx c
+    cdef u64 buf[2 * CLASSIFY_CAP]
+    cdef int n, i, k = 0
+    hi &= CARD_HI
+    n = count_cards(lo, hi)
+    if n == 0 or n > 10:
+        return 0
+    ctx_init(&c, lo, hi, level, rules)
+    c.out = buf
+    c.cap = CLASSIFY_CAP
+    c.tmask = NONBOMB_TYPES
+    c.minkey = 0
+    c.btier = 0
+    c.bkey = 0
+    c.size = n
+    gen_moves(&c, False)
+    if c.n > CLASSIFY_CAP:
+        c.n = CLASSIFY_CAP  # cannot happen for 10 cards
+    for i in range(c.n):
+        if buf[2 * i] == lo and (buf[2 * i + 1] & CARD_HI) == hi:
+            if k < cap:
+                out[2 * k] = buf[2 * i]
+                out[2 * k + 1] = buf[2 * i + 1]
+            k += 1
+    return k
+
+
+cdef bint beats(u64 lo, u64 hi, u64 last_lo, u64 last_hi, int level) noexcept nogil:
+    cdef int t = <int>((hi >> TS) & 15), lt = <int>((last_hi >> TS) & 15)
+    cdef int tier, key, ltier, lkey
+    if last_lo == 0 and last_hi == 0:
+        return t != 0
+    if t == 0:
+        return False
+    tier_key(lo, hi, level, &tier, &key)
+    tier_key(last_lo, last_hi, level, &ltier, &lkey)
+    if tier:
+        return ltier == 0 or tier > ltier or (tier == ltier and key > lkey)
+    if ltier:
+        return False
+    return t == lt and key > lkey
+
+
+# ---------------------------------------------------------------------------------------------
+# Python API: everything below checks its input, then calls the unchecked core above.
+
+from collections.abc import Sequence as _Sequence
+
+_DEFAULT_RULES = Rules()
+_RANKS = "23456789TJQKA"
+cdef object _from_words = Move.from_words
+cdef dict _checked = {}   # (lo, hi, level, rules flags) of plays known to be readings
+cdef u64* _scratch = NULL  # shared by the module-level functions (always called with the GIL)
+cdef int _scratch_cap = 0
+
+
+cdef int _level(object level) except -1:
+    if type(level) is int and 2 <= <long>level <= 14:
+        return <int>level
+    return parse_level(level)
+
+
+cdef int _rules_c(object rules, RulesC* out) except -1:
+    if not isinstance(rules, Rules):
+        raise TypeError(f"rules must be a Rules instance, not {type(rules).__name__}")
+    out.sf_as_straight = rules.sf_as_straight
+    out.fullhouse_joker_pair = rules.fullhouse_joker_pair
+    return 0
+
+
+cdef object _as_move(object move, int level, str what):
+    """A Move (or PASS) from a Move or a platform list, its form checked (not its reading)."""
+    if isinstance(move, Move):
+        return move
+    if isinstance(move, (list, tuple)):
+        if len(move) != 3:
+            raise ValueError(f"{what}: a platform action is [type, rank, cards]; got {move!r}")
+        if move[0] == "PASS":
+            return Move.from_platform(move, level)
+        if isinstance(move[2], str):
+            raise ValueError(f"{what}: the cards of a platform action are a list of codes; "
+                             f"got {move[2]!r}")
+        return Move(*move)
+    raise TypeError(f"{what} must be a Move or a platform list [type, rank, cards], "
+                    f"not {type(move).__name__}")
+
+
+cdef object _check_play(object move, int level, RulesC* rc, str what):
+    """(lo, hi) of a move that is PASS or a reading of its cards at this level; else raises."""
+    cdef u64 buf[2 * 64]
+    cdef u64 lo, hi
+    cdef int n, i
+    m = _as_move(move, level, what)
+    if m.type == "PASS":
+        return (0, 0)
+    if m.type in ("tribute", "back"):
+        raise ValueError(f"{what} {m} is a {m.type} card, not a play")
+    words = m.words
+    ck = (words, level, rc.sf_as_straight, rc.fullhouse_joker_pair)
+    if ck in _checked:
+        return words
+    lo = words[0]
+    hi = words[1]
+    n = classify_cards(lo, hi, level, rc, buf, 64)
+    for i in range(min(n, 64)):
+        if buf[2 * i] == lo and buf[2 * i + 1] == hi:
+            if len(_checked) > 100000:
+                _checked.clear()
+            _checked[ck] = True
+            return words
+    raise ValueError(f"{what}: cards {' '.join(m.cards)} do not make {m.type} {m.rank} "
+                     f"at level {_RANKS[level - 2]}")
+
+
+cdef object _hand_words(object cards):
+    codes = parse_cards(cards)
+    cdef u64 lo = 0, hi = 0
+    cdef int k
+    for code in codes:
+        k = _KIND[code]
+        if k < 26:
+            lo += (<u64>1) << (2 * k)
+        else:
+            hi += (<u64>1) << (2 * (k - 26))
+    return codes, lo, hi
+
+
+_SUITS = "SHCD"
+cdef dict _KIND = {s + r: i * 13 + j for i, s in enumerate(_SUITS) for j, r in enumerate(_RANKS)}
+_KIND["SB"] = 52
+_KIND["HR"] = 53
+
+
+cdef MoveList _new_list(u64* src, int n):
+    cdef MoveList ml = MoveList.__new__(MoveList)
+    ml.n = n
+    ml.buf = <u64*>malloc(sizeof(u64) * 2 * (n if n > 0 else 1))
+    if ml.buf == NULL:
+        raise MemoryError()
+    memcpy(ml.buf, src, sizeof(u64) * 2 * n)
+    return ml
+
+
+cdef MoveList _run_generate(u64 lo, u64 hi, int level, u64 llo, u64 lhi, RulesC* rc,
+                            bint compact, u64** buf, int* cap):
+    """Generate into *buf (grown as needed) and copy the result into a new MoveList."""
+    cdef int n
+    cdef u64* nb
+    if buf[0] == NULL:
+        buf[0] = <u64*>malloc(sizeof(u64) * 2 * 4096)
+        if buf[0] == NULL:
+            raise MemoryError()
+        cap[0] = 4096
+    n = generate(lo, hi, level, llo, lhi, rc, compact, buf[0], cap[0])
+    if n < 0:
+        n = count_moves(lo, hi, level, llo, lhi, rc, compact)
+        nb = <u64*>realloc(buf[0], sizeof(u64) * 2 * n)
+        if nb == NULL:
+            raise MemoryError()
+        buf[0] = nb
+        cap[0] = n
+        n = generate(lo, hi, level, llo, lhi, rc, compact, buf[0], cap[0])
+    return _new_list(buf[0], n)
+
+
+cdef class MoveList:
+    """The legal moves of one call: a read-only sequence of ``Move`` backed by the compiled
+    buffer. ``Move`` objects are made only when accessed; ``.array`` gives the raw moves as an
+    ``(n, 2)`` uint64 array of ``(lo, hi)`` rows (docs/design.md).
+
+    >>> ml = legal_moves('S9 C9', 2)
+    >>> len(ml), ml[-1], Move('Pair', '9', 'S9 C9') in ml, ['Single', '9', ['C9']] in ml
+    (3, Move('Pair', '9', ('S9', 'C9')), True, True)
+    >>> ml.array.shape, ml.array.dtype.name
+    ((3, 2), 'uint64')
+    """
+
+    cdef u64* buf
+    cdef Py_ssize_t n
+    cdef object _array
+
+    def __cinit__(self):
+        self.buf = NULL
+        self.n = 0
+
+    def __dealloc__(self):
+        free(self.buf)
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, index):
+        cdef Py_ssize_t i
+        if isinstance(index, slice):
+            return [self[j] for j in range(*index.indices(self.n))]
+        i = index
+        if i < 0:
+            i += self.n
+        if i < 0 or i >= self.n:
+            raise IndexError(f"move index {index} out of range for {self.n} moves")
+        return _from_words(self.buf[2 * i], self.buf[2 * i + 1])
+
+    def __iter__(self):
+        cdef Py_ssize_t i
+        for i in range(self.n):
+            yield _from_words(self.buf[2 * i], self.buf[2 * i + 1])
+
+    def __reversed__(self):
+        cdef Py_ssize_t i
+        for i in range(self.n - 1, -1, -1):
+            yield _from_words(self.buf[2 * i], self.buf[2 * i + 1])
+
+    cdef Py_ssize_t _find(self, x) except -2:
+        cdef u64 lo, hi
+        cdef Py_ssize_t i
+        if isinstance(x, Move):
+            words = x.words
+        elif isinstance(x, (list, tuple)):
+            if len(x) == 3 and x[0] == "PASS":
+                words = Move.from_platform(x, 2).words
+            elif len(x) == 3 and not isinstance(x[2], str):
+                words = Move(*x).words
+            else:
+                raise ValueError(f"a platform action is [type, rank, [cards]]; got {x!r}")
+        else:
+            raise TypeError(f"a MoveList holds Moves; cannot look for a {type(x).__name__}")
+        lo = words[0]
+        hi = words[1]
+        for i in range(self.n):
+            if self.buf[2 * i] == lo and self.buf[2 * i + 1] == hi:
+                return i
+        return -1
+
+    def __contains__(self, x):
+        return self._find(x) >= 0
+
+    def index(self, x):
+        """Position of a move (a ``Move`` or a platform list); ValueError when absent."""
+        cdef Py_ssize_t i = self._find(x)
+        if i < 0:
+            raise ValueError(f"{x!r} is not in this MoveList")
+        return i
+
+    def count(self, x):
+        """1 if the move is in the list, else 0 (moves are distinct)."""
+        return 1 if self._find(x) >= 0 else 0
+
+    @property
+    def array(self):
+        """The moves as a read-only ``(n, 2)`` uint64 numpy array of ``(lo, hi)`` rows."""
+        cdef u64[:, ::1] view
+        if self._array is None:
+            a = np.empty((self.n, 2), dtype=np.uint64)
+            if self.n:
+                view = a
+                memcpy(&view[0, 0], self.buf, sizeof(u64) * 2 * self.n)
+            a.flags.writeable = False
+            self._array = a
+        return self._array
+
+    def to_list(self):
+        """The moves as a list of ``Move``."""
+        return [_from_words(self.buf[2 * i], self.buf[2 * i + 1]) for i in range(self.n)]
+
+    def __eq__(self, other):
+        if isinstance(other, MoveList):
+            return self.to_list() == other.to_list()
+        if isinstance(other, list):
+            return self.to_list() == other
+        return NotImplemented
+
+    def __repr__(self):
+        return f"<MoveList of {self.n} moves>"
+
+
+_Sequence.register(MoveList)
+
+
+cdef class Hand:
+    """A hand parsed once, for repeated move generation without parsing or conversion.
+
+    >>> h = Hand('S5 H5 C5 D5 H7')
+    >>> len(h), h.cards
+    (5, ('S5', 'H5', 'C5', 'D5', 'H7'))
+    >>> [str(m) for m in h.legal_moves(7, last=Move('Bomb', 'A', 'SA HA CA DA'))]
+    ['Bomb 5 S5 H5 C5 D5 H7', 'PASS']
+    """
+
+    cdef u64 lo
+    cdef u64 hi
+    cdef tuple _cards
+    cdef u64* buf
+    cdef int cap
+    cdef object _rules      # the Rules whose flags are in _rc
+    cdef RulesC _rc
+    cdef object _last       # the last play whose words are cached below
+    cdef int _last_level
+    cdef object _last_rules
+    cdef u64 _llo
+    cdef u64 _lhi
+
+    def __cinit__(self):
+        self.buf = NULL
+        self.cap = 0
+        self._rules = None
+        self._last = None
+        self._last_level = 0
+
+    def __init__(self, cards):
+        if isinstance(cards, Hand):
+            self.lo = (<Hand>cards).lo
+            self.hi = (<Hand>cards).hi
+            self._cards = (<Hand>cards)._cards
+            return
+        codes, lo, hi = _hand_words(cards)
+        self.lo = lo
+        self.hi = hi
+        self._cards = sort_cards(codes)
+
+    def __dealloc__(self):
+        free(self.buf)
+
+    @property
+    def cards(self):
+        """The cards in canonical order."""
+        return self._cards
+
+    @property
+    def words(self):
+        """``(lo, hi)``: the hand as a 128-bit multiset (docs/design.md)."""
+        return (self.lo, self.hi)
+
+    def __len__(self):
+        return len(self._cards)
+
+    def __repr__(self):
+        return f"Hand({' '.join(self._cards)!r})"
+
+    def __eq__(self, other):
+        if isinstance(other, Hand):
+            return self.lo == (<Hand>other).lo and self.hi == (<Hand>other).hi
+        return NotImplemented
+
+    def __hash__(self):
+        return hash((self.lo, self.hi))
+
+    cdef int _prepare(self, object level, object last, object rules) except -1:
+        """Level, rules flags and the words of ``last``, cached between calls."""
+        cdef int lv = _level(level)
+        if rules is not self._rules:
+            _rules_c(rules, &self._rc)
+            self._rules = rules
+        if last is None:
+            self._llo = 0
+            self._lhi = 0
+            self._last = None
+        elif last is not self._last or lv != self._last_level or rules is not self._last_rules:
+            words = _check_play(last, lv, &self._rc, "last")
+            self._llo = words[0]
+            self._lhi = words[1]
+            self._last = last
+            self._last_level = lv
+            self._last_rules = rules
+        return lv
+
+    def legal_moves(self, level, last=None, rules=_DEFAULT_RULES, compact=False):
+        """Every legal move (RULES.md §6) as a ``MoveList``; see ``legal_moves``."""
+        cdef int lv = self._prepare(level, last, rules)
+        return _run_generate(self.lo, self.hi, lv, self._llo, self._lhi, &self._rc,
+                             compact, &self.buf, &self.cap)
+
+    def count_moves(self, level, last=None, rules=_DEFAULT_RULES, compact=False):
+        """The number of legal moves, materialising none."""
+        cdef int lv = self._prepare(level, last, rules)
+        return count_moves(self.lo, self.hi, lv, self._llo, self._lhi, &self._rc, compact)
+
+
+cdef object _prepare_free(object hand, object level, object last, object rules, RulesC* rc,
+                          u64* llo, u64* lhi):
+    if isinstance(hand, Hand):
+        lo = (<Hand>hand).lo
+        hi = (<Hand>hand).hi
+    else:
+        _, lo, hi = _hand_words(hand)
+    lv = _level(level)
+    _rules_c(rules, rc)
+    if last is None:
+        llo[0] = 0
+        lhi[0] = 0
+    else:
+        words = _check_play(last, lv, rc, "last")
+        llo[0] = words[0]
+        lhi[0] = words[1]
+    return lo, hi, lv
+
+
+def legal_moves(hand, level, last=None, rules=_DEFAULT_RULES, compact=False):
+    """Every legal move of ``hand`` (RULES.md §6) as a ``MoveList``.
+
+    ``hand``: card codes (a string or an iterable) or a ``Hand``; ``level``: 2..14 or a rank
+    character; ``last``: None (or PASS) on lead, else the play to beat (a ``Move`` or a
+    platform list), which must be a reading of its cards. On follow the moves that beat
+    ``last`` come first, then PASS. ``compact``: one canonical move per (type, key, size) and
+    per suit for straight flushes (docs/design.md, "Compact mode").
+
+    >>> [str(m) for m in legal_moves('S3 C3 D9 H7', 7, last=['Pair', '2', ['S2', 'D2']])]
+    ['Pair 3 S3 C3', 'Pair 3 S3 H7', 'Pair 3 C3 H7', 'Pair 9 D9 H7', 'PASS']
+    >>> [str(m) for m in legal_moves('S3 C3 D9 H7', 7, last=['Pair', '2', ['S2', 'D2']], compact=True)]
+    ['Pair 3 S3 C3', 'Pair 9 D9 H7', 'PASS']
+    """
+    cdef RulesC rc
+    cdef u64 llo, lhi
+    lo, hi, lv = _prepare_free(hand, level, last, rules, &rc, &llo, &lhi)
+    return _run_generate(lo, hi, lv, llo, lhi, &rc, compact, &_scratch, &_scratch_cap)
+
+
+def _count_moves_py(hand, level, last=None, rules=_DEFAULT_RULES, compact=False):
+    """``len(legal_moves(...))`` without making the list.
+
+    >>> count_moves('S3 C3 D9 H7', 7)
+    8
+    """
+    cdef RulesC rc
+    cdef u64 llo, lhi
+    lo, hi, lv = _prepare_free(hand, level, last, rules, &rc, &llo, &lhi)
+    return count_moves(lo, hi, lv, llo, lhi, &rc, compact)
+
+
+_SORT_KEY = Move.sort_key
+
+
+def classify(cards, level, rules=_DEFAULT_RULES):
+    """Every reading of exactly these cards (RULES.md §3-4), sorted by ``Move.sort_key``.
+
+    >>> [str(m) for m in classify('S8 C8 D8 H7 H7', 7)]
+    ['ThreeWithTwo 8 S8 C8 D8 H7 H7', 'Bomb 8 S8 C8 D8 H7 H7']
+    >>> classify('H7 SB', 7)
+    []
+    """
+    cdef RulesC rc
+    cdef u64 buf[2 * 64]
+    cdef int n, i
+    _, lo, hi = _hand_words(cards)
+    lv = _level(level)
+    _rules_c(rules, &rc)
+    n = classify_cards(lo, hi, lv, &rc, buf, 64)
+    return sorted([_from_words(buf[2 * i], buf[2 * i + 1]) for i in range(min(n, 64))],
+                  key=_SORT_KEY)
+
+
+def _beats_py(move, last, level, rules=_DEFAULT_RULES):
+    """Does ``move`` beat ``last`` (RULES.md §5)? ``last`` None (or PASS) is a lead. Both must
+    be readings of their cards at ``level`` (``ValueError`` otherwise).
+
+    >>> beats(Move('Bomb', '9', 'S9 C9 D9 D9'), ['Bomb', 'A', ['SA', 'CA', 'DA', 'DA']], 9)
+    True
+    >>> beats(PASS, None, 2)
+    False
+    """
+    cdef RulesC rc
+    lv = _level(level)
+    _rules_c(rules, &rc)
+    m = _check_play(move, lv, &rc, "move")
+    if last is None:
+        p = (0, 0)
+    else:
+        p = _check_play(last, lv, &rc, "last")
+    return bool(beats(m[0], m[1], p[0], p[1], lv))
+
+
+# The C functions count_moves and beats (movegen.pxd) own those names inside this module, so the
+# Python functions are defined under other names and published under the public ones here.
+_count_moves_py.__name__ = _count_moves_py.__qualname__ = "count_moves"
+_beats_py.__name__ = _beats_py.__qualname__ = "beats"
+globals().update(count_moves=_count_moves_py, beats=_beats_py)
+del _count_moves_py, _beats_py
