@@ -291,6 +291,7 @@ def test_double_down_ends_the_hand_at_once():
                  "levels": (5, 2)}
     assert game.hand_number == 1 and game.declarer == 0 and game.level == 5
     assert game.finish_order == () and all(len(game.hand(p)) == 27 for p in range(4))
+    assert game.history == [] and game.observation(1)["plays"] == ()
 
 
 def test_three_out_ends_the_hand_and_fourth_is_listed_last():
@@ -419,6 +420,8 @@ def test_double_down_higher_card_to_first_and_return_order():
     assert game.observation(0)["tribute"] == ((1, 2, None), (3, 0, "HR"))
     game.play(B("S6"))
     assert game.current_player == 2 and "S6" in game.hand(3)
+    assert game.observation(2)["back"] == ((0, 3, None),)
+    assert game.observation(3)["back"] == ((0, 3, "S6"),)
     game.play(B("S8"))
     assert "S8" in game.hand(1)
     assert game.phase == "play" and game.current_player == 3  # the payer of 1st leads
@@ -611,7 +614,7 @@ def test_ace_fail_reset_counts_failures():
     rules = Rules(ace_fail_reset=2, ace_rule="double_only")
     game = finish_hand([1, 0, 3], levels=(14, 8), declarer=0, rules=rules)
     assert game.levels == (14, 10) and game.declarer == 1  # one failure, still at A
-    # The failure counter survives a hand that is not at team 0's own A.
+    # One failure (1st-and-4th at its own A), then a second hand at its own A played out.
     game = finish_hand([0, 1, 3], levels=(14, 8), declarer=0, rules=rules)
     assert game.levels == (14, 8)  # first failure
     chooser = random.Random(3)

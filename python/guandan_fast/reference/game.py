@@ -224,7 +224,6 @@ class Game:
         self._receivers: list[int] = []     # in returning order
         self._backs: list[tuple[int, int, str]] = []  # (receiver, payer, card)
         self._first = None                  # the previous hand's 1st finisher
-        self._tie = False
         self._leader_after = None
         if previous_finish is None:
             self._phase = "play"
@@ -323,7 +322,8 @@ class Game:
     def _tribute_codes(self, p: int) -> list[str]:
         """Distinct codes of the payer's highest non-wild cards by single order."""
         lv = self.level
-        cards = [c for c in self._hands[p] if not is_wild(c, lv)]
+        # A constructed hand may hold nothing but wilds; it then pays one (its highest card).
+        cards = [c for c in self._hands[p] if not is_wild(c, lv)] or list(self._hands[p])
         top = max(single_value(c, lv) for c in cards)
         return list(sort_cards(c for c in cards if single_value(c, lv) == top))
 
@@ -418,7 +418,6 @@ class Game:
                 self._receiver_of = {hi: first, lo: _partner(first)}
                 self._leader_after = hi
             else:
-                self._tie = True
                 self._leader_after = _next(first)
                 if self.rules.double_tie == "winners_choose":
                     self._choosing = True
@@ -632,7 +631,7 @@ class Game:
                 tuple(sorted(self._out_moves.items())), tuple(self._history),
                 tuple(self._plays), self._top, self._passes, self._anti, tuple(self._payers),
                 tuple(self._paid), tuple(sorted(self._receiver_of.items())), self._choosing,
-                tuple(self._receivers), tuple(self._backs), self._first, self._tie,
+                tuple(self._receivers), tuple(self._backs), self._first,
                 self._leader_after)
 
     def _results_key(self):
