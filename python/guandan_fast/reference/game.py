@@ -254,46 +254,57 @@ class Game:
     # -- properties --------------------------------------------------------------------------
     @property
     def current_player(self) -> int | None:
+        """Seat to act; None once the match is over."""
         return self._turn
 
     @property
     def phase(self) -> str:
+        """``'tribute'``, ``'back'``, ``'play'`` or ``'over'``."""
         return self._phase
 
     @property
     def level(self) -> int:
+        """Level (2..14) of the hand being played: the declarer's, 2 in a first hand."""
         return 2 if self._declarer is None else self._levels[self._declarer]
 
     @property
     def levels(self) -> tuple[int, int]:
+        """Each team's level."""
         return tuple(self._levels)
 
     @property
     def declarer(self) -> int | None:
+        """Team whose level is played (the previous hand's winner); None in a first hand."""
         return self._declarer
 
     @property
     def hand_number(self) -> int:
+        """0-based number of the hand being played (or the last one, once over)."""
         return self._hand_number
 
     @property
     def finish_order(self) -> tuple[int, ...]:
+        """Seats out so far in this hand, in finishing order."""
         return tuple(self._finish)
 
     @property
     def is_over(self) -> bool:
+        """True once a team has won the match."""
         return self._phase == "over"
 
     @property
     def winner(self) -> int | None:
+        """The team that won the match, or None."""
         return self._winner
 
     @property
     def history(self) -> list[tuple[int, Move]]:
+        """``(seat, Move)`` of this hand so far, tribute and back moves included."""
         return list(self._history)
 
     @property
     def results(self) -> list[dict]:
+        """One dict per finished hand: level, declarer, finish_order, winner, levels after."""
         return [dict(r, finish_order=list(r["finish_order"])) for r in self._results]
 
     def hand(self, p: int) -> tuple[str, ...]:
