@@ -7,7 +7,7 @@ import pytest
 # name -> module providing classify / beats / legal_moves (same signatures and results).
 MOVE_ENGINES = ["guandan_fast.reference"]
 # name -> module providing a Game class with the API of docs/design.md.
-GAME_ENGINES = ["guandan_fast.reference"]
+GAME_ENGINES = ["guandan_fast.reference", "guandan_fast.game"]
 
 
 @pytest.fixture(params=MOVE_ENGINES)

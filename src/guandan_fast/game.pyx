@@ -1,0 +1,1400 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""The compiled game engine: one plain ``GameState`` struct per match and the ``Game`` class.
+
+The C core (``game_init``, ``game_legal``, ``game_is_legal``, ``game_apply``; see game.pxd)
+implements RULES.md §7-10 and the §12 switches on the 128-bit encoding of docs/design.md. It is
+``nogil`` and allocation-free. ``Game`` wraps one struct with the API of docs/design.md, the
+same as the reference ``guandan_fast.reference.Game``; it checks everything that comes from
+Python before the core sees it.
+
+>>> from guandan_fast.game import Game
+>>> g = Game(seed=1)
+>>> g.phase, g.level, g.hand_number, len(g.hand(0))
+('play', 2, 0, 27)
+>>> moves = g.legal_moves()
+>>> g.play(moves[0]); g.current_player == (g.history[0][0] + 1) % 4
+True
+>>> c = g.clone(); c == g
+True
+"""
+cimport cython
+from libc.string cimport memset, memcpy, memcmp
+from libc.stdint cimport int8_t, int32_t, uint8_t, uint64_t
+from cpython.ref cimport PyObject
+
+from guandan_fast.hand cimport (u64, kind_count, __builtin_popcountll, T_PASS, T_SINGLE,
+                                T_BOMB, T_STRAIGHT_FLUSH, T_TRIBUTE, T_BACK, TYPE_SHIFT,
+                                RANK_SHIFT, KIND_SB, KIND_HR)
+from guandan_fast.movegen cimport RulesC, generate, count_moves, classify_cards, beats, MAX_MOVES
+from guandan_fast.rng cimport sm_next, sm_below
+
+import numpy as np
+cimport numpy as cnp
+
+from .cards import CARD_CODES, KIND_OF, FULL_DECK, parse_cards, parse_level, sort_cards
+from .moves import Move, PASS, IllegalMoveError, TYPE_NAMES
+from .rules import Rules
+
+cnp.import_array()
+
+cdef extern from *:
+    int __builtin_ctzll(unsigned long long) nogil
+
+# The 108 card bits of the words (design: lo holds kinds 0..25, hi kinds 26..53).
+cdef u64 HI_CARDS = 0x00FFFFFFFFFFFFFF
+cdef u64 ODD = 0x5555555555555555
+cdef int H2_KIND = 13
+
+
+# ------------------------------------------------------------------------------------------
+# Small nogil helpers on the encoding
+# ------------------------------------------------------------------------------------------
+
+cdef inline int ncards(u64 lo, u64 hi) noexcept nogil:
+    hi &= HI_CARDS
+    return (__builtin_popcountll(lo & ODD) + 2 * __builtin_popcountll((lo >> 1) & ODD)
+            + __builtin_popcountll(hi & ODD) + 2 * __builtin_popcountll((hi >> 1) & ODD))
+
+
+cdef inline bint is_empty(const GameState* s, int p) noexcept nogil:
+    return s.hand_lo[p] == 0 and (s.hand_hi[p] & HI_CARDS) == 0
+
+
+cdef inline int sval(int k, int level) noexcept nogil:
+    """Single-order value of a card kind (RULES.md §2): 2..14, level cards 15, SB 16, HR 17."""
+    cdef int nat
+    if k >= 52:
+        return k - 36
+    nat = k % 13 + 2
+    return 15 if nat == level else nat
+
+
+cdef inline void kind_words(int k, int t, u64* lo, u64* hi) noexcept nogil:
+    """The one-card move of kind k with type code t (tribute/back: rank code 0)."""
+    if k < 26:
+        lo[0] = (<u64>1) << (2 * k)
+        hi[0] = (<u64>t) << TYPE_SHIFT
+    else:
+        lo[0] = 0
+        hi[0] = ((<u64>1) << (2 * (k - 26))) | ((<u64>t) << TYPE_SHIFT)
+
+
+cdef inline int single_kind(u64 lo, u64 hi) noexcept nogil:
+    """Kind of a one-card multiset (type bits ignored)."""
+    if lo:
+        return __builtin_ctzll(lo) >> 1
+    return 26 + (__builtin_ctzll(hi & HI_CARDS) >> 1)
+
+
+cdef inline void hand_add(GameState* s, int p, int k, int n) noexcept nogil:
+    if k < 26:
+        s.hand_lo[p] += (<u64>n) << (2 * k)
+    else:
+        s.hand_hi[p] += (<u64>n) << (2 * (k - 26))
+
+
+cdef inline void hand_sub(GameState* s, int p, int k) noexcept nogil:
+    if k < 26:
+        s.hand_lo[p] -= (<u64>1) << (2 * k)
+    else:
+        s.hand_hi[p] -= (<u64>1) << (2 * (k - 26))
+
+
+cdef inline int next_in(const GameState* s, int p) noexcept nogil:
+    """The next seat after p (anticlockwise) still holding cards."""
+    cdef int q = (p + 1) & 3
+    cdef int i
+    for i in range(4):
+        if not is_empty(s, q):
+            return q
+        q = (q + 1) & 3
+    return -1
+
+
+# ------------------------------------------------------------------------------------------
+# Dealing and starting hands
+# ------------------------------------------------------------------------------------------
+
+cdef void shuffle_deal(GameState* s, uint8_t* deck) noexcept nogil:
+    """Fisher-Yates over the 108 physical cards from the match's generator; 27 cards per seat."""
+    cdef int i, j, p
+    cdef uint8_t tmp
+    for i in range(108):
+        deck[i] = <uint8_t>(i >> 1)
+    for i in range(107, 0, -1):
+        j = <int>sm_below(&s.rng, <u64>(i + 1))
+        tmp = deck[i]
+        deck[i] = deck[j]
+        deck[j] = tmp
+    for p in range(4):
+        s.hand_lo[p] = 0
+        s.hand_hi[p] = 0
+        for i in range(27 * p, 27 * p + 27):
+            hand_add(s, p, deck[i], 1)
+
+
+cdef void reset_hand(GameState* s) noexcept nogil:
+    cdef int i
+    s.top_lo = 0
+    s.top_hi = 0
+    s.top_seat = -1
+    s.passes = 0
+    s.n_finished = 0
+    s.first_out_aces = 0
+    s.n_actions = 0
+    s.n_pay = 0
+    s.step = 0
+    s.anti_tribute = 0
+    s.choosing = 0
+    s.leader = -1
+    for i in range(4):
+        s.finish[i] = -1
+    for i in range(2):
+        s.payer[i] = -1
+        s.receiver[i] = -1
+        s.trib_kind[i] = -1
+        s.back_kind[i] = -1
+
+
+cdef int draw_leader(GameState* s, const uint8_t* deck) noexcept nogil:
+    cdef int i
+    while True:
+        i = <int>sm_below(&s.rng, 108)
+        if deck[i] < 52 and deck[i] != H2_KIND:
+            return i // 27
+
+
+cdef int holder_of(const GameState* s, int k) noexcept nogil:
+    cdef int p
+    for p in range(4):
+        if kind_count(s.hand_lo[p], s.hand_hi[p], k) > 0:
+            return p
+    return 0
+
+
+cdef inline void start_play(GameState* s, int leader) noexcept nogil:
+    s.phase = PH_PLAY
+    s.leader = leader
+    s.current = leader
+    s.top_lo = 0
+    s.top_hi = 0
+    s.top_seat = -1
+    s.passes = 0
+
+
+cdef void setup_tribute(GameState* s) noexcept nogil:
+    """RULES.md §9 from the previous hand's finishing order (last_finish), hands dealt."""
+    cdef int f0 = s.last_finish[0]
+    cdef int fourth, hr, i
+    if s.last_n_finished >= 2 and (s.last_finish[1] & 1) == (f0 & 1):
+        # Double-down: both losers pay, in playing order from the seat after the 1st.
+        s.n_pay = 2
+        s.payer[0] = (f0 + 1) & 3
+        s.payer[1] = (f0 + 3) & 3
+    else:
+        fourth = s.last_finish[3]
+        s.n_pay = 1
+        s.payer[0] = fourth
+        if (fourth & 1) == (f0 & 1):
+            if s.rules.tribute_first_fourth == 1:
+                s.n_pay = 0
+                s.payer[0] = -1
+                start_play(s, f0)
+                return
+            if s.rules.tribute_first_fourth == 2:
+                s.payer[0] = s.last_finish[2]
+    if s.rules.anti_tribute:
+        hr = 0
+        for i in range(s.n_pay):
+            hr += kind_count(s.hand_lo[s.payer[i]], s.hand_hi[s.payer[i]], KIND_HR)
+        if hr == 2:
+            s.anti_tribute = 1
+            s.n_pay = 0
+            s.payer[0] = -1
+            s.payer[1] = -1
+            start_play(s, f0)
+            return
+    s.phase = PH_TRIBUTE
+    s.step = 0
+    s.current = s.payer[0]
+
+
+cdef void start_next_hand(GameState* s) noexcept nogil:
+    cdef uint8_t deck[108]
+    s.hand_number += 1
+    s.level = s.levels[s.declarer]
+    reset_hand(s)
+    shuffle_deal(s, deck)
+    setup_tribute(s)
+
+
+cdef void game_init(GameState* s, u64 seed, const GameRulesC* rules) noexcept nogil:
+    cdef uint8_t deck[108]
+    cdef int i, leader
+    memset(s, 0, sizeof(GameState))
+    s.rules = rules[0]
+    s.rng = seed
+    s.levels[0] = 2
+    s.levels[1] = 2
+    s.declarer = -1
+    s.level = 2
+    s.winner = -1
+    s.hand_number = 0
+    s.last_n_finished = 0
+    s.last_level = -1
+    s.last_declarer = -1
+    for i in range(4):
+        s.last_finish[i] = -1
+    reset_hand(s)
+    shuffle_deal(s, deck)
+    if rules.first_leader < 0:
+        leader = draw_leader(s, deck)
+    else:
+        leader = holder_of(s, rules.first_leader)
+    start_play(s, leader)
+
+
+# ------------------------------------------------------------------------------------------
+# Ending a hand: levels, the match (RULES.md §8, §12 ace switches)
+# ------------------------------------------------------------------------------------------
+
+cdef int end_hand(GameState* s) noexcept nogil:
+    cdef int f0 = s.finish[0]
+    cdef int w = f0 & 1
+    cdef int d = s.declarer
+    cdef int place = 3, i, p
+    cdef bint own_ace, won_match = False
+    cdef bint seen[4]
+    # Complete the order with the seat still holding cards (unknown after a double-down).
+    if s.n_finished == 3:
+        for p in range(4):
+            seen[p] = False
+        for i in range(3):
+            seen[s.finish[i]] = True
+        for p in range(4):
+            if not seen[p]:
+                s.finish[3] = p
+    for i in range(1, 4):
+        if s.finish[i] == (f0 ^ 2):
+            place = i
+    own_ace = d == w and s.levels[w] == 14
+    if own_ace:
+        if s.rules.ace_rule == 0:
+            won_match = place <= 2
+        elif s.rules.ace_rule == 1:
+            won_match = place == 1
+        else:
+            won_match = True
+    if not won_match:
+        if not own_ace:
+            s.levels[w] = min(14, s.levels[w] + s.rules.up[place - 1])
+        # The declaring team failed at its own A (lost, or won without the needed place).
+        if d >= 0 and s.levels[d] == 14 and s.level == 14:
+            if s.rules.ace_fail_reset > 0:
+                s.ace_fails[d] += 1
+                if s.ace_fails[d] >= s.rules.ace_fail_reset:
+                    s.levels[d] = 2
+                    s.ace_fails[d] = 0
+            if (s.rules.ace_reset_natural_aces and (s.first_out_aces >> (d ^ 1)) & 1
+                    and s.levels[d] == 14):
+                s.levels[d] = 2
+                s.ace_fails[d] = 0
+    s.last_n_finished = s.n_finished
+    for i in range(4):
+        s.last_finish[i] = s.finish[i]
+    s.last_level = s.level
+    s.last_declarer = s.declarer
+    s.declarer = w
+    if won_match:
+        s.phase = PH_OVER
+        s.current = -1
+        s.winner = w
+        s.top_lo = 0
+        s.top_hi = 0
+        s.top_seat = -1
+        s.passes = 0
+        return STEP_MATCH_OVER
+    start_next_hand(s)
+    return STEP_HAND_OVER
+
+
+# ------------------------------------------------------------------------------------------
+# Moves
+# ------------------------------------------------------------------------------------------
+
+cdef inline bint has_natural_ace(u64 lo, u64 hi) noexcept nogil:
+    """Does the play hold SA, CA or DA? (HA is the wild when the aces' team plays at A.)"""
+    return ((lo >> 24) & 3) != 0 or ((hi >> 24) & 3) != 0 or ((hi >> (26 + 24)) & 3) != 0
+
+
+cdef inline bint team_out(const GameState* s, int p) noexcept nogil:
+    """Has a partner of p already gone out this hand (before p, just appended)?"""
+    cdef int i
+    for i in range(s.n_finished - 1):
+        if s.finish[i] == (p ^ 2):
+            return True
+    return False
+
+
+cdef int apply_play(GameState* s, u64 lo, u64 hi) noexcept nogil:
+    cdef int p = s.current
+    cdef int needed, leader
+    cdef bint top_in
+    if lo == 0 and hi == 0:
+        s.passes += 1
+        top_in = not is_empty(s, s.top_seat)
+        needed = (4 - s.n_finished) - (1 if top_in else 0)
+        if s.passes >= needed:
+            leader = s.top_seat if top_in else (s.top_seat ^ 2)
+            s.top_lo = 0
+            s.top_hi = 0
+            s.top_seat = -1
+            s.passes = 0
+            s.current = leader
+        else:
+            s.current = next_in(s, p)
+        return STEP_CONTINUE
+    s.hand_lo[p] -= lo
+    s.hand_hi[p] -= hi & HI_CARDS
+    s.top_lo = lo
+    s.top_hi = hi
+    s.top_seat = p
+    s.passes = 0
+    if is_empty(s, p):
+        s.finish[s.n_finished] = p
+        s.n_finished += 1
+        if not team_out(s, p):
+            # The team's first finisher: did he go out on a play with a natural (non-wild) ace?
+            # (ace_reset_on_natural_aces, read as the reference Game reads it)
+            if has_natural_ace(lo, hi):
+                s.first_out_aces |= 1 << (p & 1)
+        if s.n_finished == 3 or (s.n_finished == 2 and (s.finish[0] & 1) == (p & 1)):
+            return end_hand(s)
+    s.current = next_in(s, p)
+    return STEP_CONTINUE
+
+
+cdef inline int back_index(const GameState* s) noexcept nogil:
+    """Index of the payer whose receiver returns now: receivers act 1st, then 2nd."""
+    if s.n_pay == 1:
+        return 0
+    if (s.receiver[0] == s.last_finish[0]) == (s.step == 0):
+        return 0
+    return 1
+
+
+cdef void deliver_tribute(GameState* s) noexcept nogil:
+    """Every tribute is paid and assigned: the cards reach the receivers; returns begin."""
+    cdef int i
+    for i in range(s.n_pay):
+        hand_add(s, s.receiver[i], s.trib_kind[i], 1)
+    s.choosing = 0
+    s.phase = PH_BACK
+    s.step = 0
+    s.current = s.receiver[back_index(s)]
+
+
+cdef void apply_tribute(GameState* s, u64 lo, u64 hi) noexcept nogil:
+    cdef int k = single_kind(lo, hi)
+    cdef int f0 = s.last_finish[0]
+    cdef int i, v0, v1
+    if s.choosing:
+        # winners_choose: the 1st finisher takes the card he names, the 2nd the other.
+        if s.trib_kind[0] == k:
+            s.receiver[0] = f0
+            s.receiver[1] = f0 ^ 2
+        else:
+            s.receiver[1] = f0
+            s.receiver[0] = f0 ^ 2
+        s.leader = (f0 + 1) & 3
+        deliver_tribute(s)
+        return
+    i = s.step
+    hand_sub(s, s.payer[i], k)
+    s.trib_kind[i] = k
+    s.step += 1
+    if s.step < s.n_pay:
+        s.current = s.payer[s.step]
+        return
+    if s.n_pay == 1:
+        s.receiver[0] = f0
+        s.leader = s.payer[0]
+        deliver_tribute(s)
+        return
+    v0 = sval(s.trib_kind[0], s.level)
+    v1 = sval(s.trib_kind[1], s.level)
+    if v0 != v1:
+        s.receiver[0] = f0 if v0 > v1 else (f0 ^ 2)
+        s.receiver[1] = (f0 ^ 2) if v0 > v1 else f0
+        s.leader = s.payer[0] if v0 > v1 else s.payer[1]
+        deliver_tribute(s)
+        return
+    s.leader = (f0 + 1) & 3
+    if s.rules.double_tie == 1:
+        s.choosing = 1
+        s.current = f0
+        return
+    # Equal cards, clockwise: each payer gives to the player before him.
+    for i in range(2):
+        s.receiver[i] = (s.payer[i] + 3) & 3
+    deliver_tribute(s)
+
+
+cdef void apply_back(GameState* s, u64 lo, u64 hi) noexcept nogil:
+    cdef int k = single_kind(lo, hi)
+    cdef int i = back_index(s)
+    hand_sub(s, s.receiver[i], k)
+    hand_add(s, s.payer[i], k, 1)
+    s.back_kind[i] = k
+    s.step += 1
+    if s.step < s.n_pay:
+        s.current = s.receiver[back_index(s)]
+        return
+    start_play(s, s.leader)
+
+
+cdef int game_apply(GameState* s, u64 lo, u64 hi) noexcept nogil:
+    s.n_actions += 1
+    if s.phase == PH_PLAY:
+        return apply_play(s, lo, hi)
+    if s.phase == PH_TRIBUTE:
+        apply_tribute(s, lo, hi)
+    elif s.phase == PH_BACK:
+        apply_back(s, lo, hi)
+    return STEP_CONTINUE
+
+
+cdef int exchange_moves(const GameState* s, u64* out, int cap) noexcept nogil:
+    """Legal tribute/back moves (one card each, distinct codes) into out."""
+    cdef int n = 0, k, best, v, p, i, lowest
+    cdef u64 lo, hi
+    cdef bint ok[54]
+    for k in range(54):
+        ok[k] = False
+    if s.phase == PH_TRIBUTE:
+        if s.choosing:
+            ok[s.trib_kind[0]] = True
+            ok[s.trib_kind[1]] = True
+        else:
+            # The payer's highest card by single order, wilds excluded.
+            p = s.payer[s.step]
+            best = -1
+            for k in range(54):
+                if kind_count(s.hand_lo[p], s.hand_hi[p], k) and k != 13 + s.level - 2:
+                    v = sval(k, s.level)
+                    if v > best:
+                        best = v
+            for k in range(54):
+                if (kind_count(s.hand_lo[p], s.hand_hi[p], k) and k != 13 + s.level - 2
+                        and sval(k, s.level) == best):
+                    ok[k] = True
+    else:
+        i = back_index(s)
+        p = s.receiver[i]
+        for k in range(54):
+            if not kind_count(s.hand_lo[p], s.hand_hi[p], k):
+                continue
+            if s.rules.return_rule == 0:
+                ok[k] = k < 52 and k % 13 + 2 <= 10 and k % 13 + 2 != s.level
+            elif s.rules.return_rule == 1:
+                ok[k] = True
+            else:
+                ok[k] = k != s.trib_kind[i]
+        if s.rules.return_rule == 0:
+            n = 0
+            for k in range(54):
+                n += ok[k]
+            if n == 0:
+                lowest = 99
+                for k in range(54):
+                    if kind_count(s.hand_lo[p], s.hand_hi[p], k) and sval(k, s.level) < lowest:
+                        lowest = sval(k, s.level)
+                for k in range(54):
+                    if kind_count(s.hand_lo[p], s.hand_hi[p], k) and sval(k, s.level) == lowest:
+                        ok[k] = True
+            n = 0
+    for k in range(54):
+        if ok[k]:
+            if n >= cap:
+                return -1
+            kind_words(k, T_TRIBUTE if s.phase == PH_TRIBUTE else T_BACK, &lo, &hi)
+            out[2 * n] = lo
+            out[2 * n + 1] = hi
+            n += 1
+    return n
+
+
+cdef int game_legal(const GameState* s, bint compact, u64* out, int cap) noexcept nogil:
+    cdef int p = s.current
+    if s.phase == PH_OVER:
+        return 0
+    if s.phase == PH_PLAY:
+        return generate(s.hand_lo[p], s.hand_hi[p], s.level, s.top_lo, s.top_hi, &s.rules.gen,
+                        compact, out, cap)
+    return exchange_moves(s, out, cap)
+
+
+cdef bint game_is_legal(const GameState* s, u64 lo, u64 hi) noexcept nogil:
+    cdef u64 buf[2 * 64]
+    cdef int n, i, t, p = s.current
+    if s.phase == PH_OVER:
+        return False
+    t = (hi >> TYPE_SHIFT) & 15
+    if s.phase != PH_PLAY:
+        n = exchange_moves(s, buf, 64)
+        for i in range(n):
+            if buf[2 * i] == lo and buf[2 * i + 1] == hi:
+                return True
+        return False
+    if t == T_PASS:
+        return lo == 0 and hi == 0 and s.top_seat >= 0
+    if t > T_STRAIGHT_FLUSH:
+        return False
+    if lo & ~(<u64>0x000FFFFFFFFFFFFF):
+        return False
+    if not cards_in(s.hand_lo[p], s.hand_hi[p], lo, hi & HI_CARDS):
+        return False
+    n = classify_cards(lo, hi & HI_CARDS, s.level, &s.rules.gen, buf, 64)
+    for i in range(n):
+        if buf[2 * i] == lo and buf[2 * i + 1] == hi:
+            return beats(lo, hi, s.top_lo, s.top_hi, s.level)
+    return False
+
+
+cdef inline bint cards_in(u64 hand_lo, u64 hand_hi, u64 lo, u64 hi) noexcept nogil:
+    """Is the multiset (lo, hi) inside the hand? Per 2-bit field: hand - cards must not borrow."""
+    return sub_ok(hand_lo, lo) and sub_ok(hand_hi, hi)
+
+
+cdef inline bint sub_ok(u64 a, u64 b) noexcept nogil:
+    # Field-wise a >= b for 2-bit counts 0..2: compare each field with a lookup on both bits.
+    cdef int i
+    for i in range(28):
+        if ((b >> (2 * i)) & 3) > ((a >> (2 * i)) & 3):
+            return False
+    return True
+
+
+# ------------------------------------------------------------------------------------------
+# Python side
+# ------------------------------------------------------------------------------------------
+
+_PHASE_NAMES = ("tribute", "back", "play", "over")
+_ACE_RULES = ("partner_2nd_or_3rd", "double_only", "any_win")
+_FIRST_FOURTH = ("4th_pays", "none", "3rd_pays")
+_RETURN_RULES = ("natural_2_10", "any", "any_but_received")
+_DOUBLE_TIE = ("clockwise", "winners_choose")
+cdef u64 MASK64 = 0xFFFFFFFFFFFFFFFF
+# Card kinds in canonical display order (rank, then suit S H C D; jokers last).
+cdef tuple _DISPLAY = tuple(KIND_OF[c] for c in sort_cards(CARD_CODES))
+cdef tuple _CODES = CARD_CODES
+cdef object _PASS = PASS
+cdef object _setattr = object.__setattr__
+cdef object _Move_new = Move.__new__
+cdef tuple _TYPE_NAMES = TYPE_NAMES
+cdef str _RANKS = "23456789TJQKA"
+# Move objects by their words: moves recur constantly, and Move.from_words is slow.
+cdef dict _MOVES = {}
+
+
+cdef object _Move_from_words(u64 lo, u64 hi):
+    """The Move of some move words (well-formed: built by the core or checked)."""
+    cdef object key = (lo, hi)
+    cdef object m = _MOVES.get(key)
+    cdef int t, rc
+    if m is not None:
+        return m
+    t = (hi >> TYPE_SHIFT) & 15
+    rc = (hi >> RANK_SHIFT) & 15
+    if t == T_PASS:
+        return _PASS
+    cards = decode_cards(lo, hi & HI_CARDS)
+    name = _TYPE_NAMES[t]
+    if t >= T_TRIBUTE:
+        rank = name
+    elif rc == 15:
+        rank = "JOKER" if t == T_BOMB else ("R" if cards[0] == "HR" else "B")
+    elif rc == 1:
+        rank = "A"
+    else:
+        rank = _RANKS[rc - 2]
+    m = _Move_new(Move)
+    _setattr(m, "type", name)
+    _setattr(m, "rank", rank)
+    _setattr(m, "cards", cards)
+    _setattr(m, "_words", (lo, hi))
+    if len(_MOVES) >= 1 << 18:
+        _MOVES.clear()
+    _MOVES[key] = m
+    return m
+cdef object _PLAY_TYPES = frozenset(TYPE_NAMES[1:10])
+
+# Scratch buffer for move generation from Python (the GIL serialises its users).
+cdef u64 _scratch[2 * MAX_MOVES]
+
+
+cdef GameRulesC rules_to_c(object rules) except *:
+    cdef GameRulesC r
+    cdef int i
+    memset(&r, 0, sizeof(GameRulesC))
+    r.gen.sf_as_straight = rules.sf_as_straight
+    r.gen.fullhouse_joker_pair = rules.fullhouse_joker_pair
+    up = rules.upgrade_steps
+    for i in range(3):
+        r.up[i] = up[i]
+    r.ace_rule = _ACE_RULES.index(rules.ace_rule)
+    r.ace_fail_reset = min(127, rules.ace_fail_reset or 0)
+    r.ace_reset_natural_aces = rules.ace_reset_on_natural_aces
+    r.tribute_first_fourth = _FIRST_FOURTH.index(rules.tribute_on_first_fourth)
+    r.anti_tribute = rules.anti_tribute
+    r.return_rule = _RETURN_RULES.index(rules.return_rule)
+    r.double_tie = _DOUBLE_TIE.index(rules.double_tie)
+    r.disclosure = min(127, rules.disclosure_threshold)
+    r.first_leader = -1 if rules.first_leader == "random" else KIND_OF[rules.first_leader]
+    return r
+
+
+cdef tuple decode_cards(u64 lo, u64 hi):
+    cdef list out = []
+    cdef int k, n
+    for k in _DISPLAY:
+        n = kind_count(lo, hi, k)
+        if n:
+            out.append(_CODES[k])
+            if n == 2:
+                out.append(_CODES[k])
+    return tuple(out)
+
+
+cdef int check_seat(object p, str what) except -1:
+    if isinstance(p, bool) or not isinstance(p, int):
+        raise TypeError(f"{what} must be an int 0..3, not {type(p).__name__}")
+    if not 0 <= p <= 3:
+        raise ValueError(f"{what} must be 0..3, got {p}")
+    return p
+
+
+@cython.final
+@cython.freelist(64)
+@cython.trashcan(True)
+cdef class _Step:
+    """One move of the match history: a persistent (shared, immutable) linked list, so that
+    clones share their past and appending costs one small object."""
+    cdef _Step prev
+    cdef u64 lo
+    cdef u64 hi
+    cdef int32_t hand
+    cdef int32_t length
+    cdef int8_t seat
+    cdef object move      # the Move, built on first use
+
+
+cdef inline object step_move(_Step n):
+    if n.move is None:
+        n.move = _Move_from_words(n.lo, n.hi)
+    return n.move
+
+
+cdef class LegalMoves:
+    """The current player's legal moves: a read-only sequence of ``Move`` over an ``(n, 2)``
+    uint64 array of move words (``.array``), behaving as movegen's ``MoveList``.
+
+    >>> g = Game(seed=3)
+    >>> ms = g.legal_moves()
+    >>> len(ms) == g.legal_moves_array().shape[0], ms[0] in ms, PASS in ms
+    (True, True, False)
+    >>> ms.index(ms[-1]) == len(ms) - 1, ms[0].to_platform() in ms
+    (True, True)
+    """
+    cdef readonly object array
+    cdef object _moves
+
+    def __len__(self):
+        return cnp.PyArray_DIM(self.array, 0)
+
+    def __getitem__(self, index):
+        cdef Py_ssize_t i, n = cnp.PyArray_DIM(self.array, 0)
+        if isinstance(index, slice):
+            return [self[j] for j in range(*index.indices(n))]
+        i = index
+        if i < 0:
+            i += n
+        if i < 0 or i >= n:
+            raise IndexError(f"move index {index} out of range for {n} moves")
+        return self._list()[i]
+
+    cdef list _list(self):
+        cdef const u64* w
+        cdef Py_ssize_t j, n
+        if self._moves is None:
+            a = self.array
+            n = cnp.PyArray_DIM(a, 0)
+            w = <const u64*>cnp.PyArray_DATA(a)
+            self._moves = [_Move_from_words(w[2 * j], w[2 * j + 1]) for j in range(n)]
+        return self._moves
+
+    def __iter__(self):
+        return iter(self._list())
+
+    def __reversed__(self):
+        return reversed(self._list())
+
+    cdef Py_ssize_t _find(self, x) except -2:
+        cdef const u64* w
+        cdef Py_ssize_t j, n
+        cdef u64 lo, hi
+        if isinstance(x, Move):
+            words = x.words
+        elif isinstance(x, (list, tuple)):
+            if len(x) == 3 and x[0] == "PASS":
+                words = Move.from_platform(x, 2).words
+            elif len(x) == 3 and not isinstance(x[2], str):
+                words = Move(*x).words
+            else:
+                raise ValueError(f"a platform action is [type, rank, [cards]]; got {x!r}")
+        else:
+            raise TypeError(f"a move list holds Moves; cannot look for a {type(x).__name__}")
+        lo = words[0]
+        hi = words[1]
+        n = cnp.PyArray_DIM(self.array, 0)
+        w = <const u64*>cnp.PyArray_DATA(self.array)
+        for j in range(n):
+            if w[2 * j] == lo and w[2 * j + 1] == hi:
+                return j
+        return -1
+
+    def __contains__(self, x):
+        return self._find(x) >= 0
+
+    def index(self, x):
+        """Position of a move (a ``Move`` or a platform list); ValueError when absent."""
+        cdef Py_ssize_t i = self._find(x)
+        if i < 0:
+            raise ValueError(f"{x!r} is not in this move list")
+        return i
+
+    def count(self, x):
+        """1 if the move is in the list, else 0 (moves are distinct)."""
+        return 1 if self._find(x) >= 0 else 0
+
+    def to_list(self):
+        """The moves as a list of ``Move``."""
+        return list(self._list())
+
+    def __eq__(self, other):
+        if isinstance(other, LegalMoves):
+            return self._list() == (<LegalMoves>other)._list()
+        if isinstance(other, list):
+            return self._list() == other
+        return NotImplemented
+
+    def __repr__(self):
+        return f"<LegalMoves of {len(self)} moves>"
+
+
+from collections.abc import Sequence as _Sequence
+_Sequence.register(LegalMoves)
+
+
+cdef object _new_array(const u64* buf, int n):
+    cdef cnp.npy_intp dims[2]
+    dims[0] = n
+    dims[1] = 2
+    arr = cnp.PyArray_EMPTY(2, dims, cnp.NPY_UINT64, 0)
+    if n:
+        memcpy(cnp.PyArray_DATA(arr), buf, 16 * n)
+    # Shared by the move cache, LegalMoves and the caller: nobody may change it.
+    cnp.PyArray_CLEARFLAGS(arr, cnp.NPY_ARRAY_WRITEABLE)
+    return arr
+
+
+@cython.final
+cdef class Game:
+    """A Guandan match on the compiled core, with the API of docs/design.md (the same
+    behaviour as ``guandan_fast.reference.Game``).
+
+    >>> g = Game(seed=0)
+    >>> g.phase, g.level, g.levels, g.hand_number, g.current_player
+    ('play', 2, (2, 2), 0, 0)
+    >>> g.play(['Pair', '3', ['H3', 'H3']])
+    Traceback (most recent call last):
+    ...
+    guandan_fast.moves.IllegalMoveError: seat 0 does not hold H3 for Pair 3 H3 H3
+    >>> sizeof_state()
+    160
+    """
+    cdef GameState st
+    cdef object _seed
+    cdef object _rules
+    cdef _Step _hist
+    cdef tuple _results
+    cdef object _origin      # how the match started: None (from the seed) or a setup dict
+    cdef object _cache       # legal-move array of the current state (compact=False) or None
+    __hash__ = None
+
+    def __init__(self, seed=None, rules=Rules()):
+        cdef GameRulesC rc
+        if not isinstance(rules, Rules):
+            raise TypeError(f"rules must be a Rules instance, not {type(rules).__name__}")
+        if seed is None:
+            import secrets
+            seed = secrets.randbits(64)
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise TypeError(f"a seed is an int, not {type(seed).__name__}")
+        rc = rules_to_c(rules)
+        game_init(&self.st, <u64>(seed & MASK64), &rc)
+        self._seed = seed
+        self._rules = rules
+        self._hist = None
+        self._results = ()
+        self._origin = None
+        self._cache = None
+
+    @classmethod
+    def setup(cls, hands, *, levels=(2, 2), declarer=None, previous_finish=None, leader=None,
+              seed=0, rules=Rules()):
+        """A match starting from a constructed hand (docs/design.md; the same checks and
+        defaults as the reference ``Game.setup``).
+
+        >>> hands = [['D3'], ['S4'], ['S5'], list(FULL_DECK)]
+        >>> for h in hands[:3]:
+        ...     hands[3].remove(h[0])
+        >>> g = Game.setup(hands, leader=0)
+        >>> g.play(Move('Single', '3', ['D3'])); g.finish_order, g.current_player
+        ((0,), 1)
+        """
+        from collections import Counter
+        cdef Game self
+        cdef GameRulesC rc
+        cdef int p, i
+        cdef list deck
+        cdef GameState* st
+        if not isinstance(rules, Rules):
+            raise TypeError(f"rules must be a Rules instance, not {type(rules).__name__}")
+        if isinstance(hands, (str, bytes)) or not isinstance(hands, (list, tuple)) or len(hands) != 4:
+            raise ValueError("hands must be a sequence of four card lists")
+        parsed = [list(parse_cards(h)) for h in hands]
+        total = Counter(c for h in parsed for c in h)
+        if total != Counter(FULL_DECK):
+            problems = [f"{c!r} appears {n} times (expected 2)"
+                        for c, n in sorted(total.items(), key=lambda x: KIND_OF[x[0]]) if n > 2]
+            missing = sum((Counter(FULL_DECK) - total).values())
+            if missing:
+                problems.append(f"{missing} cards are missing")
+            raise ValueError("the hands must make exactly the 108-card deck: "
+                             + "; ".join(problems))
+        for p in range(4):
+            if not parsed[p]:
+                raise ValueError(f"hand {p} is empty; every seat starts with at least one card")
+        if not isinstance(levels, (tuple, list)) or len(levels) != 2:
+            raise ValueError(f"levels must be a pair (team 0, team 1), got {levels!r}")
+        lv = [parse_level(x) for x in levels]
+        prev = None
+        if previous_finish is not None:
+            prev = _check_finish(previous_finish)
+            team = prev[0] % 2
+            if declarer is None:
+                declarer = team
+            elif declarer != team:
+                raise ValueError(f"declarer {declarer} does not match previous_finish: team "
+                                 f"{team} of seat {prev[0]} won the previous hand")
+            if leader is not None:
+                raise ValueError("leader must be None with previous_finish: the tribute "
+                                 "decides who leads")
+        if declarer is not None:
+            if isinstance(declarer, bool) or declarer not in (0, 1):
+                raise ValueError(f"declarer must be 0, 1 or None, got {declarer!r}")
+        elif lv != [2, 2]:
+            raise ValueError(f"a first hand (declarer None) is played with levels (2, 2), "
+                             f"got {tuple(lv)}")
+        if leader is not None:
+            check_seat(leader, "leader")
+        if seed is None:
+            import secrets
+            seed = secrets.randbits(64)
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise TypeError(f"a seed is an int, not {type(seed).__name__}")
+        rc = rules_to_c(rules)
+        self = Game.__new__(Game)
+        st = &self.st
+        memset(st, 0, sizeof(GameState))
+        st.rules = rc
+        st.rng = <u64>(seed & MASK64)
+        st.levels[0] = lv[0]
+        st.levels[1] = lv[1]
+        st.declarer = -1 if declarer is None else declarer
+        st.level = 2 if declarer is None else lv[declarer]
+        st.winner = -1
+        st.last_level = -1
+        st.last_declarer = -1
+        for i in range(4):
+            st.last_finish[i] = -1
+        reset_hand(st)
+        for p in range(4):
+            for c in parsed[p]:
+                hand_add(st, p, KIND_OF[c], 1)
+        if prev is not None:
+            st.last_n_finished = 2 if len(prev) == 2 else 3
+            for i in range(len(prev)):
+                st.last_finish[i] = prev[i]
+            setup_tribute(st)
+        else:
+            if leader is None:
+                if rules.first_leader != "random":
+                    leader = min(p for p in range(4) if rules.first_leader in parsed[p])
+                else:
+                    deck = [KIND_OF[c] for h in parsed for c in h]
+                    bounds = []
+                    end = 0
+                    for h in parsed:
+                        end += len(h)
+                        bounds.append(end)
+                    while True:
+                        i = <int>sm_below(&st.rng, 108)
+                        if deck[i] < 52 and deck[i] != H2_KIND:
+                            leader = next(p for p in range(4) if i < bounds[p])
+                            break
+            start_play(st, leader)
+        self._seed = seed
+        self._rules = rules
+        self._hist = None
+        self._results = ()
+        self._origin = {"hands": [list(h) for h in parsed], "levels": list(lv),
+                        "declarer": declarer, "previous_finish": prev,
+                        "leader": None if prev is not None else leader}
+        self._cache = None
+        return self
+
+    # -- properties ------------------------------------------------------------------------
+    @property
+    def seed(self):
+        return self._seed
+
+    @property
+    def rules(self):
+        return self._rules
+
+    @property
+    def current_player(self):
+        return None if self.st.current < 0 else self.st.current
+
+    @property
+    def phase(self):
+        return _PHASE_NAMES[self.st.phase]
+
+    @property
+    def level(self):
+        return self.st.level
+
+    @property
+    def levels(self):
+        return (self.st.levels[0], self.st.levels[1])
+
+    @property
+    def declarer(self):
+        return None if self.st.declarer < 0 else self.st.declarer
+
+    @property
+    def hand_number(self):
+        return self.st.hand_number
+
+    @property
+    def finish_order(self):
+        return tuple(self.st.finish[i] for i in range(self.st.n_finished))
+
+    @property
+    def is_over(self):
+        return self.st.phase == PH_OVER
+
+    @property
+    def winner(self):
+        return None if self.st.winner < 0 else self.st.winner
+
+    @property
+    def history(self):
+        """``(seat, Move)`` of the current hand, tribute and back moves included."""
+        cdef _Step n
+        cdef list out = []
+        for n in self._hand_steps():
+            out.append((n.seat, step_move(n)))
+        return out
+
+    @property
+    def results(self):
+        return [dict(r, finish_order=list(r["finish_order"])) for r in self._results]
+
+    def hand(self, p):
+        """Seat ``p``'s cards in canonical order.
+
+        >>> from guandan_fast.reference import Game as Reference
+        >>> Game(seed=0).hand(1) == Reference(seed=0).hand(1)
+        True
+        """
+        check_seat(p, "seat")
+        return decode_cards(self.st.hand_lo[p], self.st.hand_hi[p])
+
+    cdef list _hand_steps(self):
+        """The current hand's history nodes, oldest first."""
+        cdef list out = []
+        cdef _Step n = self._hist
+        cdef int32_t h = self.st.hand_number
+        while n is not None and n.hand == h:
+            out.append(n)
+            n = n.prev
+        out.reverse()
+        return out
+
+    # -- legal moves -----------------------------------------------------------------------
+    cdef object _legal_array(self, bint compact):
+        cdef int n
+        if not compact and self._cache is not None:
+            return self._cache
+        n = game_legal(&self.st, compact, _scratch, MAX_MOVES)
+        if n < 0:
+            raise RuntimeError("move buffer too small")  # cannot happen: MAX_MOVES suffices
+        arr = _new_array(_scratch, n)
+        if not compact:
+            self._cache = arr
+        return arr
+
+    def legal_moves(self, compact=False):
+        """The current player's moves (tribute or back cards, or plays then PASS when
+        following); empty when the match is over. ``compact=True``: one canonical move per
+        (type, key, size) (RULES.md §6), for fast simulation.
+
+        >>> g = Game(seed=0); ms = g.legal_moves()
+        >>> len(ms) > len(g.legal_moves(compact=True)) > 0
+        True
+        """
+        cdef LegalMoves out = LegalMoves.__new__(LegalMoves)
+        out.array = self._legal_array(compact)
+        return out
+
+    def legal_moves_array(self, compact=False):
+        """The legal moves as an ``(n, 2)`` uint64 array of ``(lo, hi)`` words (fast path).
+
+        >>> g = Game(seed=0); a = g.legal_moves_array(); a.dtype, a.shape[1]
+        (dtype('uint64'), 2)
+        """
+        return self._legal_array(compact)
+
+    def num_legal(self, compact=False):
+        """How many legal moves (nothing else is built)."""
+        cdef int p = self.st.current
+        if self.st.phase == PH_OVER:
+            return 0
+        if self.st.phase == PH_PLAY:
+            return count_moves(self.st.hand_lo[p], self.st.hand_hi[p], self.st.level,
+                               self.st.top_lo, self.st.top_hi, &self.st.rules.gen, compact)
+        return exchange_moves(&self.st, _scratch, MAX_MOVES)
+
+    # -- playing ---------------------------------------------------------------------------
+    cdef void _apply(self, u64 lo, u64 hi) except *:
+        cdef _Step node = _Step.__new__(_Step)
+        cdef int r, level = self.st.level, declarer = self.st.declarer
+        node.prev = self._hist
+        node.lo = lo
+        node.hi = hi
+        node.hand = self.st.hand_number
+        node.seat = self.st.current
+        node.length = 1 if self._hist is None else self._hist.length + 1
+        self._hist = node
+        self._cache = None
+        r = game_apply(&self.st, lo, hi)
+        if r != STEP_CONTINUE:
+            self._results = self._results + (self._last_result(),)
+
+    cdef dict _last_result(self):
+        cdef int n = 2 if self.st.last_n_finished == 2 else 4
+        return {"level": self.st.last_level,
+                "declarer": None if self.st.last_declarer < 0 else self.st.last_declarer,
+                "finish_order": [self.st.last_finish[i] for i in range(n)],
+                "winner": self.st.last_finish[0] & 1,
+                "levels": (self.st.levels[0], self.st.levels[1])}
+
+    def play_index(self, Py_ssize_t i, compact=False):
+        """Make the i-th move of ``legal_moves_array(compact)`` (fast path for bots and RL).
+
+        >>> g = Game(seed=0); g.play_index(0); len(g.history)
+        1
+        """
+        cdef int n
+        cdef const u64* buf
+        if not compact and self._cache is not None:
+            a = self._cache
+            n = cnp.PyArray_DIM(a, 0)
+            buf = <const u64*>cnp.PyArray_DATA(a)
+        else:
+            if self.st.phase == PH_OVER:
+                raise IllegalMoveError("the match is over")
+            n = game_legal(&self.st, compact, _scratch, MAX_MOVES)
+            buf = _scratch
+        if not 0 <= i < n:
+            if n == 0:
+                raise IllegalMoveError("the match is over")
+            raise IndexError(f"move index {i} out of range: {n} legal moves")
+        self._apply(buf[2 * i], buf[2 * i + 1])
+
+    def play_words(self, lo, hi):
+        """Make the move with these integer words (checked like ``play``)."""
+        cdef u64 wlo, whi
+        if (isinstance(lo, bool) or isinstance(hi, bool) or not isinstance(lo, int)
+                or not isinstance(hi, int)):
+            raise TypeError("move words are two ints (lo, hi)")
+        if not (0 <= lo <= MASK64 and 0 <= hi <= MASK64):
+            raise ValueError("move words are unsigned 64-bit integers")
+        wlo = lo
+        whi = hi
+        if not game_is_legal(&self.st, wlo, whi):
+            try:
+                m = Move.from_words(wlo, whi)
+            except (ValueError, IndexError, KeyError) as exc:
+                raise ValueError(f"({lo:#x}, {hi:#x}) is not a move: {exc}") from None
+            self._diagnose(m, wlo, whi)
+            raise IllegalMoveError(f"{m} is not a legal move now")
+        self._apply(wlo, whi)
+
+    def play(self, move, seat=None):
+        """Make the current player's move: a ``Move`` (``PASS`` to pass) or a platform list.
+
+        Raises ``TypeError``/``ValueError`` for malformed input and ``IllegalMoveError`` for
+        a move not allowed now; the state is then unchanged.
+
+        >>> g = Game(seed=0)
+        >>> g.play(PASS)
+        Traceback (most recent call last):
+        ...
+        guandan_fast.moves.IllegalMoveError: seat 0 leads this trick and cannot pass
+        """
+        cdef u64 lo, hi
+        if isinstance(move, Move):
+            m = move
+        elif isinstance(move, (list, tuple)):
+            m = self._from_platform(move)
+        else:
+            raise TypeError(f"a move is a Move or a platform list [type, rank, cards], "
+                            f"not {type(move).__name__}")
+        if seat is not None:
+            check_seat(seat, "seat")
+        if self.st.phase == PH_OVER:
+            raise IllegalMoveError("the match is over")
+        if seat is not None and seat != self.st.current:
+            raise IllegalMoveError(f"seat {seat} cannot act: it is seat {self.st.current}'s turn")
+        lo, hi = m.words
+        if not game_is_legal(&self.st, lo, hi):
+            self._diagnose(m, lo, hi)
+            raise IllegalMoveError(f"{m} is not a legal move now")
+        self._apply(lo, hi)
+
+    cdef object _from_platform(self, action):
+        if len(action) != 3:
+            raise ValueError(f"a platform action is [type, rank, cards]; got {action!r}")
+        if action[0] == "PASS" or action[0] in ("tribute", "back"):
+            return Move.from_platform(action, self.st.level)
+        if isinstance(action[2], str):
+            raise ValueError(f"the cards of a platform action are a list of codes; "
+                             f"got {action[2]!r}")
+        m = Move(*action)
+        self._check_reading(m)
+        return m
+
+    cdef int _check_reading(self, m) except -1:
+        cdef u64 buf[2 * 64]
+        cdef u64 lo, hi
+        cdef int n, i
+        lo, hi = m.words
+        n = classify_cards(lo, hi & HI_CARDS, self.st.level, &self.st.rules.gen, buf, 64)
+        for i in range(n):
+            if buf[2 * i] == lo and buf[2 * i + 1] == hi:
+                return 0
+        raise ValueError(f"cards {' '.join(m.cards)} do not make {m.type} {m.rank} at "
+                         f"level {self.st.level}")
+
+    cdef int _diagnose(self, m, u64 lo, u64 hi) except -1:
+        """Raise the specific error for an illegal move (the reference's messages)."""
+        cdef int p = self.st.current
+        cdef GameState* s = &self.st
+        if s.phase == PH_OVER:
+            raise IllegalMoveError("the match is over")
+        if s.phase == PH_TRIBUTE:
+            if m.type != "tribute":
+                raise IllegalMoveError(f"seat {p} must make a tribute move now, not {m}")
+            choices = " ".join(str(x.cards[0]) for x in self.legal_moves())
+            if s.choosing:
+                raise IllegalMoveError(f"seat {p} chooses one of the tribute cards "
+                                       f"{choices}, not {m.cards[0]}")
+            raise IllegalMoveError(f"seat {p} must pay his highest non-wild card: one of "
+                                   f"{choices}, not {m.cards[0]}")
+        if s.phase == PH_BACK:
+            if m.type != "back":
+                raise IllegalMoveError(f"seat {p} must return a card (a back move) now, not {m}")
+            choices = " ".join(str(x.cards[0]) for x in self.legal_moves())
+            raise IllegalMoveError(f"seat {p} may return one of {choices}, not {m.cards[0]}")
+        if m.type in ("tribute", "back"):
+            raise IllegalMoveError(f"no {m.type} moves in the play phase ({m})")
+        if m.type == "PASS":
+            raise IllegalMoveError(f"seat {p} leads this trick and cannot pass")
+        self._check_reading(m)
+        hand = self.hand(p)
+        lacking = [c for c in set(m.cards) if hand.count(c) < m.cards.count(c)]
+        if lacking:
+            raise IllegalMoveError(f"seat {p} does not hold {' '.join(sort_cards(lacking))} "
+                                   f"for {m}")
+        if s.top_seat >= 0:
+            raise IllegalMoveError(f"{m} does not beat {_Move_from_words(s.top_lo, s.top_hi)}")
+        return 0
+
+    # -- information -----------------------------------------------------------------------
+    def observation(self, p):
+        """What seat ``p`` knows (RULES.md §10), as the dict of docs/design.md.
+
+        >>> sorted(Game(seed=0).observation(0))[:4]
+        ['anti_tribute', 'back', 'counts', 'current_player']
+        """
+        cdef GameState* s = &self.st
+        cdef int q, n, i, limit = s.rules.disclosure
+        check_seat(p, "seat")
+        counts = []
+        for q in range(4):
+            n = ncards(s.hand_lo[q], s.hand_hi[q])
+            counts.append(n if q == p or n <= limit else None)
+        cdef _Step node
+        cdef list plays = []
+        for node in self._hand_steps():
+            if ((node.hi >> TYPE_SHIFT) & 15) < T_TRIBUTE:
+                plays.append((node.seat, step_move(node)))
+        returned = s.n_pay > 0 and (s.phase == PH_PLAY or s.phase == PH_OVER)
+        tribute = []
+        paid = s.step if s.phase == PH_TRIBUTE and not s.choosing else s.n_pay
+        for i in range(paid):
+            receiver = None if s.receiver[i] < 0 else s.receiver[i]
+            seen = returned or p == s.payer[i] or (receiver is not None and p == receiver)
+            tribute.append((s.payer[i], receiver, _CODES[s.trib_kind[i]] if seen else None))
+        back = []
+        if s.phase == PH_BACK or returned:
+            for j in range(s.step if s.phase == PH_BACK else s.n_pay):
+                i = j if s.n_pay == 1 else (0 if (s.receiver[0] == s.last_finish[0]) == (j == 0) else 1)
+                seen = returned or p == s.receiver[i] or p == s.payer[i]
+                back.append((s.receiver[i], s.payer[i],
+                             _CODES[s.back_kind[i]] if seen else None))
+        top = None
+        if s.top_seat >= 0:
+            top = (s.top_seat, _Move_from_words(s.top_lo, s.top_hi))
+        return {
+            "seat": p,
+            "phase": _PHASE_NAMES[s.phase],
+            "current_player": None if s.current < 0 else s.current,
+            "level": s.level,
+            "levels": (s.levels[0], s.levels[1]),
+            "declarer": None if s.declarer < 0 else s.declarer,
+            "hand_number": s.hand_number,
+            "hand": decode_cards(s.hand_lo[p], s.hand_hi[p]),
+            "counts": tuple(counts),
+            "finish_order": tuple(s.finish[i] for i in range(s.n_finished)),
+            "plays": tuple(plays),
+            "top": top,
+            "tribute": tuple(tribute),
+            "back": tuple(back),
+            "anti_tribute": bool(s.anti_tribute),
+        }
+
+    # -- value semantics -------------------------------------------------------------------
+    def clone(self):
+        """An independent copy: the struct is copied, the (immutable) past is shared.
+
+        >>> g = Game(seed=5); c = g.clone(); c.play_index(0); c == g
+        False
+        """
+        cdef Game c = Game.__new__(Game)
+        memcpy(&c.st, &self.st, sizeof(GameState))
+        c._seed = self._seed
+        c._rules = self._rules
+        c._hist = self._hist
+        c._results = self._results
+        c._origin = self._origin
+        c._cache = self._cache
+        return c
+
+    def __eq__(self, other):
+        cdef Game o
+        cdef _Step a, b
+        if not isinstance(other, Game):
+            return NotImplemented
+        o = <Game>other
+        if memcmp(&self.st, &o.st, sizeof(GameState)) != 0:
+            return False
+        if self._seed != o._seed or self._rules != o._rules or self._results != o._results:
+            return False
+        a = self._hist
+        b = o._hist
+        if (0 if a is None else a.length) != (0 if b is None else b.length):
+            return False
+        while a is not b:
+            if a.lo != b.lo or a.hi != b.hi or a.seat != b.seat or a.hand != b.hand:
+                return False
+            a = a.prev
+            b = b.prev
+        return True
+
+    def __repr__(self):
+        return (f"<Game hand {self.st.hand_number} phase={self.phase} level={self.st.level} "
+                f"levels={self.levels} to act={self.current_player}>")
+
+    # -- records (python/guandan_fast/records.py) -------------------------------------------
+    def _moves_by_hand(self):
+        """Every move of the match: a list per hand of ``(seat, Move)``."""
+        cdef list steps = []
+        cdef _Step n = self._hist
+        while n is not None:
+            steps.append(n)
+            n = n.prev
+        steps.reverse()
+        out = [[] for _ in range(self.st.hand_number + 1)]
+        for node in steps:
+            n = <_Step>node
+            out[n.hand].append((n.seat, step_move(n)))
+        return out
+
+    def _origin_info(self):
+        return self._origin
+
+    def to_record(self, path=None):
+        """The match as JSON Lines (``records.py``): a list of lines, also written to
+        ``path`` when given.
+
+        >>> g = Game(seed=2); g.play_index(0)
+        >>> Game.from_record(g.to_record()) == g
+        True
+        """
+        from .records import game_to_lines
+        lines = game_to_lines(self)
+        if path is not None:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write("\n".join(lines) + "\n")
+        return lines
+
+    @staticmethod
+    def from_record(path_or_lines):
+        """Replay a JSON Lines record (a path or an iterable of lines) to the same state;
+        every move is checked, and a corrupted record raises ``ValueError`` naming its line."""
+        from .records import replay
+        return replay(path_or_lines, Game)
+
+
+def _check_finish(order):
+    if isinstance(order, (str, bytes)) or not isinstance(order, (list, tuple)):
+        raise ValueError(f"previous_finish must be a list of seats, got {order!r}")
+    seats = [check_seat(s, "a seat of previous_finish") for s in order]
+    if len(set(seats)) != len(seats) or not 2 <= len(seats) <= 4:
+        raise ValueError(f"previous_finish must be 2 to 4 distinct seats, got {list(order)}")
+    if seats[1] == (seats[0] + 2) % 4:
+        return seats[:2]
+    if len(seats) == 2:
+        raise ValueError(f"previous_finish {seats}: two seats only describe a double-down "
+                         f"(1st and 2nd partners)")
+    return seats + [s for s in range(4) if s not in seats]
+
+
+def sizeof_state():
+    """``sizeof(GameState)`` in bytes: one match's whole state."""
+    return sizeof(GameState)
