@@ -171,7 +171,7 @@ class Move:
         """Read a platform action ``[type, rank, cards]``, checking the reading at ``level``.
 
         >>> Move.from_platform(['Pair', '9', ['H7', 'D9']], level=7)
-        Move('Pair', '9', ('D9', 'H7'))
+        Move('Pair', '9', ('H7', 'D9'))
         >>> Move.from_platform(['Pair', '9', ['H7', 'SB']], level=7)
         Traceback (most recent call last):
         ...
