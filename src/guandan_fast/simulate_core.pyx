@@ -1,0 +1,284 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""The compiled simulation loop: whole matches between built-in bots, without the GIL.
+
+``run_chunk`` plays matches ``start .. stop-1`` of a simulation and returns its counters; the
+Python ``guandan_fast.simulate`` splits a run into chunks and spreads them over threads. Match
+``i`` of a run with seed ``S`` starts its game generator at ``match_seed(S, i)``, the ``i``-th
+output (0-based) of SplitMix64 started at ``S``; its bots draw from their own streams derived
+from that match seed (bots.pyx). So a match's play depends only on ``(S, i)``.
+
+>>> match_seed(0, 0) == 0xe220a8397b1dcdaf
+True
+>>> greedy, rnd = AGENT_CODES['greedy'], AGENT_CODES['random']
+>>> r = run_chunk(0, 2, 0, (greedy, rnd, greedy, rnd))
+>>> r['matches'], r['team_wins'][0] + r['team_wins'][1]
+(2, 2)
+"""
+from libc.stdlib cimport malloc, free
+from libc.string cimport memset
+from libc.stdint cimport int8_t, uint64_t
+
+from guandan_fast.hand cimport u64, move_type, T_PASS, T_BOMB, T_STRAIGHT_FLUSH, \
+    T_TRIBUTE, T_BACK
+from guandan_fast.rng cimport sm_next
+from guandan_fast.movegen cimport MAX_MOVES
+from guandan_fast.game cimport (GameState, GameRulesC, game_init, game_legal, game_apply,
+                                STEP_CONTINUE, STEP_HAND_OVER, STEP_MATCH_OVER, PH_PLAY)
+from guandan_fast.bots cimport (Bot, ncards, bot_init, bot_choose, agent_compact, AGENT_RANDOM,
+                                AGENT_RANDOM_COMPACT, AGENT_GREEDY, N_AGENT_KINDS)
+
+import numpy as np
+
+from .cards import KIND_OF
+from .rules import Rules
+
+cdef struct SimStats:
+    long long matches          # matches played to the end
+    long long hands            # hands played to the end
+    long long plays            # non-PASS plays (tribute and back excluded)
+    long long passes
+    long long cards            # cards played
+    long long bombs            # bomb-class plays (bombs, straight flushes, four jokers)
+    long long team_wins[2]     # matches won per team
+    long long hand_wins[2]     # hands won per team (team of the 1st finisher)
+    long long patterns[3]      # hands won 1-2, 1-3, 1-4 (place of the winner's partner)
+    long long longest          # most hands in one match
+    long long truncated        # matches cut short by a hand budget
+    long long errors           # internal failures (no legal move, buffer too small)
+
+
+def match_seed(seed, long long i):
+    """The generator state that match ``i`` of a run seeded ``seed`` starts from.
+
+    >>> match_seed(5, 1) == match_seed(5, 1) != match_seed(5, 2)
+    True
+    """
+    cdef u64 st = (<u64>(seed & 0xFFFFFFFFFFFFFFFF)) + <u64>i * <u64>0x9E3779B97F4A7C15ULL
+    return sm_next(&st)
+
+
+cdef u64 seed_of(u64 seed, long long i) noexcept nogil:
+    cdef u64 st = seed + <u64>i * <u64>0x9E3779B97F4A7C15ULL
+    return sm_next(&st)
+
+
+cdef int play_match(u64 mseed, const GameRulesC* rules, const int* kinds, SimStats* st,
+                    u64* buf, long long* budget, u64* rec, long long rec_cap,
+                    long long* rec_n) noexcept nogil:
+    """Play one match; returns 0 (over), 1 (stopped by the hand budget), -1 (error),
+    -2 (record buffer full). ``budget`` (when not NULL) is decremented per finished hand.
+    ``rec`` (when not NULL) receives (seat, lo, hi) per action."""
+    cdef GameState s
+    cdef Bot bots[4]
+    cdef int p, n, i, r, t, f0, place, hands = 0
+    cdef u64 lo, hi
+    game_init(&s, mseed, rules)
+    for p in range(4):
+        bot_init(&bots[p], kinds[p], mseed, p)
+    while True:
+        p = s.current
+        n = game_legal(&s, agent_compact(kinds[p]), buf, MAX_MOVES)
+        if n <= 0:
+            st.errors += 1
+            return -1
+        i = bot_choose(&bots[p], &s, buf, n)
+        lo = buf[2 * i]
+        hi = buf[2 * i + 1]
+        if rec != NULL:
+            if rec_n[0] + 3 > rec_cap:
+                return -2
+            rec[rec_n[0]] = <u64>p
+            rec[rec_n[0] + 1] = lo
+            rec[rec_n[0] + 2] = hi
+            rec_n[0] += 3
+        t = move_type(hi)
+        if t == T_PASS:
+            st.passes += 1
+        elif t != T_TRIBUTE and t != T_BACK:
+            st.plays += 1
+            st.cards += ncards(lo, hi)
+            if t == T_BOMB or t == T_STRAIGHT_FLUSH:
+                st.bombs += 1
+        r = game_apply(&s, lo, hi)
+        if r == STEP_CONTINUE:
+            continue
+        # A hand ended: s.last_* describe it.
+        hands += 1
+        st.hands += 1
+        f0 = s.last_finish[0]
+        st.hand_wins[f0 & 1] += 1
+        place = 3
+        for i in range(1, s.last_n_finished):
+            if s.last_finish[i] == (f0 ^ 2):
+                place = i
+        st.patterns[place - 1] += 1
+        if budget != NULL:
+            budget[0] -= 1
+        if r == STEP_MATCH_OVER:
+            st.matches += 1
+            st.team_wins[s.winner] += 1
+            if hands > st.longest:
+                st.longest = hands
+            return 0
+        if budget != NULL and budget[0] <= 0:
+            st.truncated += 1
+            if hands > st.longest:
+                st.longest = hands
+            return 1
+
+
+cdef int8_t _choice(value, tuple choices, str name) except? -1:
+    try:
+        return <int8_t>choices.index(value)
+    except ValueError:
+        raise ValueError(f"Rules.{name} = {value!r} is not supported by the compiled simulation")
+
+
+cdef GameRulesC rules_to_c(rules) except *:
+    """The §12 switches as the compiled game reads them (game.pxd GameRulesC)."""
+    cdef GameRulesC c
+    memset(&c, 0, sizeof(GameRulesC))
+    if not isinstance(rules, Rules):
+        raise TypeError(f"rules must be a guandan_fast.Rules, not {type(rules).__name__}")
+    c.gen.sf_as_straight = rules.sf_as_straight
+    c.gen.fullhouse_joker_pair = rules.fullhouse_joker_pair
+    steps = rules.upgrade_steps
+    c.up[0] = steps[0]
+    c.up[1] = steps[1]
+    c.up[2] = steps[2]
+    c.ace_rule = _choice(rules.ace_rule, ("partner_2nd_or_3rd", "double_only", "any_win"),
+                         "ace_rule")
+    c.ace_fail_reset = 0 if rules.ace_fail_reset is None else rules.ace_fail_reset
+    c.ace_reset_natural_aces = rules.ace_reset_on_natural_aces
+    c.tribute_first_fourth = _choice(rules.tribute_on_first_fourth,
+                                     ("4th_pays", "none", "3rd_pays"), "tribute_on_first_fourth")
+    c.anti_tribute = rules.anti_tribute
+    c.return_rule = _choice(rules.return_rule, ("natural_2_10", "any", "any_but_received"),
+                            "return_rule")
+    c.double_tie = _choice(rules.double_tie, ("clockwise", "winners_choose"), "double_tie")
+    c.disclosure = min(127, rules.disclosure_threshold)
+    c.first_leader = -1 if rules.first_leader == "random" else KIND_OF[rules.first_leader]
+    return c
+
+
+cdef _stats_dict(SimStats* st):
+    return {
+        "matches": st.matches, "hands": st.hands, "plays": st.plays, "passes": st.passes,
+        "cards": st.cards, "bombs": st.bombs,
+        "team_wins": [st.team_wins[0], st.team_wins[1]],
+        "hand_wins": [st.hand_wins[0], st.hand_wins[1]],
+        "patterns": [st.patterns[0], st.patterns[1], st.patterns[2]],
+        "longest": st.longest, "truncated": st.truncated, "errors": st.errors,
+    }
+
+
+cdef int _check_kinds(kinds, int* out) except -1:
+    if len(kinds) != 4:
+        raise ValueError(f"four agent kinds are needed, got {len(kinds)}")
+    for p in range(4):
+        k = kinds[p]
+        if not (0 <= k < N_AGENT_KINDS):
+            raise ValueError(f"unknown agent kind {k!r}")
+        out[p] = k
+    return 0
+
+
+def run_chunk(long long start, long long stop, seed, kinds, rules=Rules(), hand_budget=None):
+    """Play matches ``start .. stop-1`` of a run seeded ``seed`` between bots of ``kinds``
+    (four ``AGENT_*`` codes by seat) without the GIL; returns the counters as a dict.
+
+    With ``hand_budget`` the chunk stops after that many hands in total (the match in
+    progress then counts as ``truncated``, not in ``matches``).
+
+    >>> run_chunk(3, 3, 0, (0, 0, 0, 0))['hands']
+    0
+    """
+    cdef SimStats st
+    cdef GameRulesC rc = rules_to_c(rules)
+    cdef int ks[4]
+    cdef u64 s64 = <u64>(seed & 0xFFFFFFFFFFFFFFFF)
+    cdef long long i, budget = 0
+    cdef long long* bp = NULL
+    cdef int r = 0
+    cdef u64* buf
+    _check_kinds(kinds, ks)
+    if stop < start:
+        raise ValueError(f"stop ({stop}) must not be below start ({start})")
+    if hand_budget is not None:
+        budget = hand_budget
+        if budget < 1:
+            raise ValueError(f"hand_budget must be >= 1, got {hand_budget}")
+        bp = &budget
+    memset(&st, 0, sizeof(SimStats))
+    buf = <u64*>malloc(2 * MAX_MOVES * sizeof(u64))
+    if buf == NULL:
+        raise MemoryError()
+    try:
+        with nogil:
+            i = start
+            while i < stop:
+                r = play_match(seed_of(s64, i), &rc, ks, &st, buf, bp, NULL, 0, NULL)
+                i += 1
+                if r != 0 or (bp != NULL and budget <= 0):
+                    break
+    finally:
+        free(buf)
+    if r == -1:
+        raise RuntimeError(f"internal error in match {i - 1} of seed {seed}: no legal move")
+    return _stats_dict(&st)
+
+
+def record_match(seed, long long i, kinds, rules=Rules(), hand_budget=None):
+    """Play match ``i`` of a run seeded ``seed`` and return ``(match_seed, actions, stats)``:
+    ``actions`` an ``(n, 3)`` uint64 array of ``(seat, lo, hi)`` per action (tribute and back
+    moves and PASSes included), replayable through any ``Game(seed=match_seed)``.
+
+    >>> ms, actions, stats = record_match(0, 0, (2, 0, 2, 0))  # greedy, random, greedy, random
+    >>> ms == match_seed(0, 0), actions.shape[1], stats['matches']
+    (True, 3, 1)
+    """
+    cdef SimStats st
+    cdef GameRulesC rc = rules_to_c(rules)
+    cdef int ks[4]
+    cdef u64 s64 = <u64>(seed & 0xFFFFFFFFFFFFFFFF)
+    cdef u64 ms = seed_of(s64, i)
+    cdef long long budget = 0, rec_n = 0, cap = 3 * 4096
+    cdef long long* bp = NULL
+    cdef int r = -2
+    cdef u64* buf
+    cdef u64[::1] rec
+    _check_kinds(kinds, ks)
+    buf = <u64*>malloc(2 * MAX_MOVES * sizeof(u64))
+    if buf == NULL:
+        raise MemoryError()
+    try:
+        while r == -2:
+            arr = np.zeros(cap, dtype=np.uint64)
+            rec = arr
+            memset(&st, 0, sizeof(SimStats))
+            rec_n = 0
+            if hand_budget is not None:
+                budget = hand_budget
+                if budget < 1:
+                    raise ValueError(f"hand_budget must be >= 1, got {hand_budget}")
+                bp = &budget
+            with nogil:
+                r = play_match(ms, &rc, ks, &st, buf, bp, &rec[0], cap, &rec_n)
+            cap *= 4
+    finally:
+        free(buf)
+    if r == -1:
+        raise RuntimeError(f"internal error in match {i} of seed {seed}: no legal move")
+    return int(ms), arr[:rec_n].reshape(-1, 3), _stats_dict(&st)
+
+
+AGENT_CODES = {"random": AGENT_RANDOM, "random_compact": AGENT_RANDOM_COMPACT,
+               "greedy": AGENT_GREEDY}
+
+
+def rules_check(rules):
+    """Raise if the compiled simulation cannot play under ``rules`` (TypeError, ValueError).
+
+    >>> rules_check(Rules(ace_rule='double_only'))
+    """
+    rules_to_c(rules)
