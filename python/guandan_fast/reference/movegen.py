@@ -20,7 +20,7 @@ from collections import Counter
 from itertools import product
 from typing import Iterable, Iterator, Sequence
 
-from ..cards import is_wild, natural_value, parse_cards, parse_level, sort_cards
+from ..cards import RANKS, is_wild, natural_value, parse_cards, parse_level, sort_cards
 from ..moves import PASS, Move
 from ..rules import Rules
 from .combos import _check_rules, beats_unchecked, check_last, readings
@@ -66,7 +66,7 @@ class _Pool:
 
     def __init__(self, codes: tuple[str, ...], level: int) -> None:
         self.level = level
-        self.wild = "H" + "23456789TJQKA"[level - 2]
+        self.wild = "H" + RANKS[level - 2]
         self.wilds = sum(1 for c in codes if is_wild(c, level))
         self.jokers = Counter(c for c in codes if c in ("SB", "HR"))
         self.naturals: dict[int, Counter] = {}
