@@ -309,7 +309,6 @@ def test_legal_moves_examples():
 @given(hands(max_size=10, min_size=1), st.sampled_from(RULESETS))
 def test_classify_matches_substitution_oracle(hand_level, rules):
     cards, level = hand_level
-    # Keep combination-sized subsets likely: use a prefix of 1..6 cards most of the time.
     found = classify(cards, level, rules)
     assert len(found) == len(set(found))
     assert set(found) == oracle_classify(cards, level, rules)
