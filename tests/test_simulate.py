@@ -195,6 +195,24 @@ def test_compiled_matches_are_legal_reference_games(agents):
     assert {"tribute", "back", "PASS", "Single", "Pair"} <= seen
 
 
+VARIANTS = [
+    Rules(ace_rule="double_only", ace_fail_reset=2, ace_reset_on_natural_aces=True,
+          upgrade="4-2-1"),
+    Rules(tribute_on_first_fourth="3rd_pays", return_rule="any", double_tie="winners_choose",
+          anti_tribute=False, count_disclosure="always"),
+    Rules(first_leader="D2", sf_as_straight=False, fullhouse_joker_pair=False,
+          return_rule="any_but_received", tribute_on_first_fourth="none", count_disclosure="7"),
+]
+
+
+@pytest.mark.parametrize("rules", VARIANTS, ids=["ace", "tribute", "moves"])
+def test_compiled_matches_are_legal_under_variant_rules(rules):
+    # The switches reach the compiled engine as the reference reads them: any difference
+    # (leader, tribute, readings, levels) makes the replay fail or end differently.
+    for i in range(12 if LONG else 3):
+        replay(31, i, MIXES[2], rules)
+
+
 def test_replayed_match_is_the_simulated_match():
     kinds = tuple(core.AGENT_CODES[a] for a in MIXES[0])
     ms, actions, stats = core.record_match(6, 2, kinds)

@@ -148,7 +148,7 @@ cdef GameRulesC rules_to_c(rules) except *:
     c.up[2] = steps[2]
     c.ace_rule = _choice(rules.ace_rule, ("partner_2nd_or_3rd", "double_only", "any_win"),
                          "ace_rule")
-    c.ace_fail_reset = 0 if rules.ace_fail_reset is None else rules.ace_fail_reset
+    c.ace_fail_reset = min(127, rules.ace_fail_reset or 0)
     c.ace_reset_natural_aces = rules.ace_reset_on_natural_aces
     c.tribute_first_fourth = _choice(rules.tribute_on_first_fourth,
                                      ("4th_pays", "none", "3rd_pays"), "tribute_on_first_fourth")
