@@ -21,6 +21,7 @@ True
 
 from libc.stdlib cimport malloc, free, realloc
 from libc.string cimport memcpy
+from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
 from guandan_fast.hand cimport u64
 from guandan_fast.movegen cimport RulesC, MAX_MOVES
@@ -31,9 +32,6 @@ from guandan_fast.cards import parse_cards, parse_level, sort_cards
 from guandan_fast.moves import Move, PASS, TYPE_CODE
 from guandan_fast.rules import Rules
 
-cdef extern from *:
-    int __builtin_popcount(unsigned int) nogil
-    int __builtin_popcountll(unsigned long long) nogil
 
 # ---------------------------------------------------------------------------------------------
 # Constants of the encoding (docs/design.md)
@@ -72,6 +70,11 @@ cdef _init_tables():
                 KW_LO[s][r] = (<u64>1) << (26 * s + 2 * r)
             else:
                 KW_HI[s][r] = (<u64>1) << (26 * (s - 2) + 2 * r)
+
+# POP5[m]: bits set in a 5-bit mask (no popcount instruction is assumed)
+cdef int POP5[32]
+for _m in range(32):
+    POP5[_m] = bin(_m).count("1")
 
 _init_tables()
 
@@ -122,6 +125,10 @@ cdef struct Ctx:
     Opt o3[13][31]
     # compact mode: per suit, rank mask of naturals usable in a straight flush of the hand
     int sfu[4]
+    # compact mode: the canonical k naturals of rank r (docs/design.md) and their penalty
+    u64 pre_lo[13][9]
+    u64 pre_hi[13][9]
+    int pre_pen[13][9]
 
 
 cdef inline void emit(Ctx* c, u64 lo, u64 hi) noexcept nogil:
@@ -161,33 +168,49 @@ cdef inline u64 tag(int t, int rc) noexcept nogil:
     return ((<u64>t) << TS) | ((<u64>rc) << RS)
 
 
+cdef inline u64 spread2(u64 x) noexcept nogil:
+    # 2-bit fields at bits 2r -> 4-bit fields at bits 4r (r < 16)
+    x = (x | (x << 16)) & <u64>0x0000FFFF0000FFFF
+    x = (x | (x << 8)) & <u64>0x00FF00FF00FF00FF
+    x = (x | (x << 4)) & <u64>0x0F0F0F0F0F0F0F0F
+    x = (x | (x << 2)) & <u64>0x3333333333333333
+    return x
+
+
+cdef inline int nonzero_fields(u64 x) noexcept nogil:
+    # bit r set when the 2-bit field r of x is not zero
+    x = (x | (x >> 1)) & <u64>0x5555555555555555
+    x = (x | (x >> 1)) & <u64>0x3333333333333333
+    x = (x | (x >> 2)) & <u64>0x0F0F0F0F0F0F0F0F
+    x = (x | (x >> 4)) & <u64>0x00FF00FF00FF00FF
+    x = (x | (x >> 8)) & <u64>0x0000FFFF0000FFFF
+    x = (x | (x >> 16)) & <u64>0x00000000FFFFFFFF
+    return <int>x
+
+
 cdef void ctx_init(Ctx* c, u64 lo, u64 hi, int level, const RulesC* rules) noexcept nogil:
-    cdef int r, s, a, m
+    cdef int r, s, rm
+    cdef u64 sw[4]
+    cdef u64 av
     c.level = level
     c.lr = level - 2
     c.wild_lo = (<u64>1) << (26 + 2 * c.lr)
     c.W = <int>((lo >> (26 + 2 * c.lr)) & 3)
     lo -= (<u64>c.W) << (26 + 2 * c.lr)
+    sw[0] = lo & <u64>0x3FFFFFF
+    sw[1] = (lo >> 26) & <u64>0x3FFFFFF
+    sw[2] = hi & <u64>0x3FFFFFF
+    sw[3] = (hi >> 26) & <u64>0x3FFFFFF
+    av = spread2(sw[0]) + spread2(sw[1]) + spread2(sw[2]) + spread2(sw[3])
     for s in range(4):
-        c.pm[s] = 0
+        rm = nonzero_fields(sw[s])
+        c.pm[s] = (rm << 2) | ((rm >> 11) & 2)
     for r in range(13):
-        a = 0
-        for s in range(4):
-            if s == 0:
-                m = <int>((lo >> (2 * r)) & 3)
-            elif s == 1:
-                m = <int>((lo >> (26 + 2 * r)) & 3)
-            elif s == 2:
-                m = <int>((hi >> (2 * r)) & 3)
-            else:
-                m = <int>((hi >> (26 + 2 * r)) & 3)
-            c.cnt[r][s] = m
-            a += m
-            if m:
-                c.pm[s] |= 1 << (r + 2)
-                if r == 12:
-                    c.pm[s] |= 2
-        c.avail[r] = a
+        c.avail[r] = <int>((av >> (4 * r)) & 15)
+        c.cnt[r][0] = <int>((sw[0] >> (2 * r)) & 3)
+        c.cnt[r][1] = <int>((sw[1] >> (2 * r)) & 3)
+        c.cnt[r][2] = <int>((sw[2] >> (2 * r)) & 3)
+        c.cnt[r][3] = <int>((sw[3] >> (2 * r)) & 3)
     c.nsb = <int>((hi >> 52) & 3)
     c.nhr = <int>((hi >> 54) & 3)
     c.sfs = rules.sf_as_straight
@@ -372,6 +395,23 @@ cdef void gen_bombs(Ctx* c) noexcept nogil:
         emit(c, 0, 2 * SB_HI + 2 * HR_HI | tag(T_BOMB, 15))
 
 
+cdef inline int sf_windows(int pm, int W) noexcept nogil:
+    """Bit p set (p = 1..10) when the window of positions p..p+4 misses at most W cards."""
+    cdef int m, i, one = 0, two = 0, three = 0
+    for i in range(5):
+        m = ~(pm >> i)
+        three |= two & m
+        two |= one & m
+        one |= m
+    if W == 0:
+        m = ~one
+    elif W == 1:
+        m = ~two
+    else:
+        m = ~three
+    return m & 0x7FE
+
+
 cdef void gen_sf(Ctx* c, bint compact) noexcept nogil:
     cdef int s, p, i, nat, missing, extra, sub, r
     cdef u64 blo, bhi, lo, hi, t
@@ -379,15 +419,22 @@ cdef void gen_sf(Ctx* c, bint compact) noexcept nogil:
     cdef u64 shi[5]
     if c.size and c.size != 5:
         return
+    cdef int wins[4]
+    cdef int any_ = 0
+    for s in range(4):
+        wins[s] = sf_windows(c.pm[s], c.W)
+        any_ |= wins[s]
+    if any_ == 0:
+        return
     for p in range(1, 11):
-        if not bomb_ok(c, 3, p):
+        if not (any_ >> p) & 1 or not bomb_ok(c, 3, p):
             continue
         t = tag(T_SF, p)
         for s in range(4):
-            nat = (c.pm[s] >> p) & 31
-            missing = 5 - __builtin_popcount(nat)
-            if missing > c.W:
+            if not (wins[s] >> p) & 1:
                 continue
+            nat = (c.pm[s] >> p) & 31
+            missing = 5 - POP5[nat]
             blo = c.wild_lo * missing
             bhi = 0
             for i in range(5):
@@ -600,48 +647,63 @@ cdef void gen_two_trips(Ctx* c) noexcept nogil:
 # lowest suits.
 
 cdef void build_sfu(Ctx* c) noexcept nogil:
-    cdef int s, p, nat, r
+    cdef int s, p, wins, cover, i
     for s in range(4):
-        c.sfu[s] = 0
-        for p in range(1, 11):
-            nat = (c.pm[s] >> p) & 31
-            if 5 - __builtin_popcount(nat) <= c.W:
-                for r in range(5):
-                    if (nat >> r) & 1:
-                        c.sfu[s] |= 1 << pos_rank(p + r)
+        wins = sf_windows(c.pm[s], c.W)
+        cover = 0
+        for i in range(5):
+            cover |= wins << i
+        cover &= c.pm[s]
+        # positions 2..14 are ranks 0..12; position 1 is the ace too
+        c.sfu[s] = ((cover >> 2) | (cover << 11)) & 0x1FFF
+    build_units(c)
+
+
+cdef void build_units(Ctx* c) noexcept nogil:
+    # The natural cards of each rank in order of preference: first the copies whose use breaks
+    # no straight flush (all copies of a card no straight flush can use, all but one of the
+    # others), then the last copies of cards a straight flush can use; each part in suit order.
+    # The canonical choice of k naturals is the first k of this order.
+    cdef int r, s, k, j, cs, u, p
+    cdef u64 l, h
+    for r in range(13):
+        k = 0
+        l = 0
+        h = 0
+        p = 0
+        c.pre_lo[r][0] = 0
+        c.pre_hi[r][0] = 0
+        c.pre_pen[r][0] = 0
+        for s in range(4):
+            cs = c.cnt[r][s]
+            u = (c.sfu[s] >> r) & 1
+            for j in range(cs - u):
+                l += KW_LO[s][r]
+                h += KW_HI[s][r]
+                k += 1
+                c.pre_lo[r][k] = l
+                c.pre_hi[r][k] = h
+                c.pre_pen[r][k] = 0
+        for s in range(4):
+            if c.cnt[r][s] and (c.sfu[s] >> r) & 1:
+                l += KW_LO[s][r]
+                h += KW_HI[s][r]
+                p += 1
+                k += 1
+                c.pre_lo[r][k] = l
+                c.pre_hi[r][k] = h
+                c.pre_pen[r][k] = p
 
 
 cdef int canon_group(Ctx* c, int r, int n, u64* lo, u64* hi, int* pen) noexcept nogil:
     """The canonical n cards of rank r: wilds used, or -1 when the hand cannot."""
     cdef int k = min(n, c.avail[r])
     cdef int w = n - k
-    cdef int s, cs, z, take, rem = k, p = 0
-    cdef u64 l = 0, h = 0
     if w > c.W:
         return -1
-    # copies whose use breaks no straight flush first, in suit order; then the others
-    for s in range(4):
-        if rem == 0:
-            break
-        cs = c.cnt[r][s]
-        if cs == 0:
-            continue
-        z = cs - ((c.sfu[s] >> r) & 1)
-        take = min(z, rem)
-        l += take * KW_LO[s][r]
-        h += take * KW_HI[s][r]
-        rem -= take
-    for s in range(4):
-        if rem == 0:
-            break
-        if c.cnt[r][s] and (c.sfu[s] >> r) & 1:
-            l += KW_LO[s][r]
-            h += KW_HI[s][r]
-            rem -= 1
-            p += 1
-    lo[0] = l + c.wild_lo * w
-    hi[0] = h
-    pen[0] = p
+    lo[0] = c.pre_lo[r][k] + c.wild_lo * w
+    hi[0] = c.pre_hi[r][k]
+    pen[0] = c.pre_pen[r][k]
     return w
 
 
@@ -889,10 +951,15 @@ cdef inline int group_key(u64 lo, u64 hi, int rc, int level) noexcept nogil:
     return rc
 
 
+cdef inline int field_sum(u64 x) noexcept nogil:
+    # sum of the 32 2-bit fields of x
+    x = (x & <u64>0x3333333333333333) + ((x >> 2) & <u64>0x3333333333333333)
+    x = (x + (x >> 4)) & <u64>0x0F0F0F0F0F0F0F0F
+    return <int>((x * <u64>0x0101010101010101) >> 56)
+
+
 cdef inline int count_cards(u64 lo, u64 hi) noexcept nogil:
-    hi &= CARD_HI
-    return (__builtin_popcountll(lo & M55) + 2 * __builtin_popcountll((lo >> 1) & M55)
-            + __builtin_popcountll(hi & M55) + 2 * __builtin_popcountll((hi >> 1) & M55))
+    return field_sum(lo) + field_sum(hi & CARD_HI)
 
 
 cdef inline void tier_key(u64 lo, u64 hi, int level, int* tier, int* key) noexcept nogil:
@@ -1368,6 +1435,41 @@ cdef class Hand:
         cdef int lv = self._prepare(level, last, rules)
         return _run_generate(self.lo, self.hi, lv, self._llo, self._lhi, &self._rc,
                              compact, &self.buf, &self.cap)
+
+    def generate(self, level, last=None, rules=_DEFAULT_RULES, compact=False):
+        """Generate the legal moves into the Hand's scratch buffer and return their number,
+        making no MoveList: the compiled call plus the argument handling, for benchmarks."""
+        cdef int lv = self._prepare(level, last, rules)
+        cdef int n
+        if self.buf == NULL or self.cap < MAX_MOVES:
+            free(self.buf)
+            self.buf = <u64*>malloc(sizeof(u64) * 2 * MAX_MOVES)
+            if self.buf == NULL:
+                self.cap = 0
+                raise MemoryError()
+            self.cap = MAX_MOVES
+        n = generate(self.lo, self.hi, lv, self._llo, self._lhi, &self._rc, compact, self.buf,
+                     self.cap)
+        if n < 0:
+            raise OverflowError(f"more than {MAX_MOVES} moves; use legal_moves")
+        return n
+
+    def time_generate(self, level, last=None, rules=_DEFAULT_RULES, compact=False,
+                      int repeat=1000):
+        """Mean nanoseconds of one compiled generate() call on this hand, over ``repeat``
+        calls made from C (no Python in the loop): the figure the benchmarks quote."""
+        cdef int lv = self._prepare(level, last, rules)
+        cdef int i
+        cdef bint cm = compact
+        cdef timespec t0, t1
+        self.generate(level, last, rules, compact)  # the buffer, warm
+        clock_gettime(CLOCK_MONOTONIC, &t0)
+        with nogil:
+            for i in range(repeat):
+                generate(self.lo, self.hi, lv, self._llo, self._lhi, &self._rc, cm,
+                         self.buf, self.cap)
+        clock_gettime(CLOCK_MONOTONIC, &t1)
+        return ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / max(repeat, 1)
 
     def count_moves(self, level, last=None, rules=_DEFAULT_RULES, compact=False):
         """The number of legal moves, materialising none."""
