@@ -38,6 +38,10 @@ cdef enum:
 cdef u64 LO_CARDS = 0x000FFFFFFFFFFFFFULL
 cdef u64 HI_CARDS = 0x00FFFFFFFFFFFFFFULL
 
+# Cards in a play of each non-bomb type (by type code).
+cdef int TYPE_SIZE[10]
+TYPE_SIZE[:] = [0, 1, 2, 3, 5, 5, 6, 6, 0, 5]
+
 # Salt that separates the bots' streams from the game's deal stream started at the same seed.
 cdef u64 BOT_SALT = 0xD1B54A32D192ED03ULL
 
@@ -70,7 +74,6 @@ cdef int bot_choose(Bot* bot, const GameState* s, const u64* moves, int n) noexc
 cdef struct HandInfo:
     int cnt[13]        # natural cards per rank index (wilds excluded)
     int wilds
-    int total
     int level
     int wk             # wild kind
     u64 prot_lo        # both count bits set for every kind that belongs to a bomb or a
@@ -92,7 +95,6 @@ cdef void analyze(HandInfo* h, u64 lo, u64 hi, int level) noexcept nogil:
     memset(h, 0, sizeof(HandInfo))
     h.level = level
     h.wk = wild_kind(level)
-    h.total = ncards(lo, hi)
     suit_ranks[0] = suit_ranks[1] = suit_ranks[2] = suit_ranks[3] = 0
     # Visit only the kinds present (at most 27), lowest bit of each 2-bit count first.
     w = lo & LO_CARDS
@@ -194,7 +196,7 @@ cdef void move_info(MoveInfo* m, const HandInfo* h, u64 lo, u64 hi) noexcept nog
     cdef bint jok_sb = False, jok_hr = False
     t = move_type(hi)
     rc = move_rank(hi)
-    m.n = ncards(lo, hi)
+    m.n = TYPE_SIZE[t]           # bombs never get here; every other type has one size
     m.base = move_base(lo, hi, h.level)
     m.breaks = 0
     m.kicker = 0
@@ -295,22 +297,24 @@ cdef int greedy_choose(const GameState* s, const u64* moves, int n) noexcept nog
     cdef int best = -1, best_score = 1 << 30
     cdef int bomb_i = -1, bomb_best = 1 << 30
     cdef bint best_wild = False
-    cdef int opp_min = 99, partner_count, top_count, total
+    cdef int opp_min = 99, partner_count, top_count
+    cdef u64 hand_lo, hand_hi
     cdef bint leading, partner_top, danger
     cdef u64 lo, hi
     if s.phase != PH_PLAY:
         return greedy_exchange(s, moves, n)
-    total = ncards(s.hand_lo[me], s.hand_hi[me])
     leading = s.top_seat < 0
     partner_top = (not leading) and s.top_seat == partner
 
-    # Going out beats every other consideration (even over a partner).
+    # Going out beats every other consideration (even over a partner). A play is a
+    # sub-multiset of the hand, so it holds all the cards exactly when the words are equal.
+    hand_lo = s.hand_lo[me]
+    hand_hi = s.hand_hi[me] & HI_CARDS
     for i in range(n):
         hi = moves[2 * i + 1]
-        t = move_type(hi)
-        if t == T_PASS:
+        if move_type(hi) == T_PASS:
             pass_i = i
-        elif ncards(moves[2 * i], hi) == total:
+        elif moves[2 * i] == hand_lo and (hi & HI_CARDS) == hand_hi:
             return i
     if partner_top:
         return pass_i if pass_i >= 0 else 0
