@@ -308,8 +308,13 @@ def _run_chunks(core, matches, hands, kinds, seed, rules, threads, progress) -> 
               for k in range(threads)]
         for t in ts:
             t.start()
-        for t in ts:
-            t.join()
+        try:
+            for t in ts:
+                t.join()
+        except BaseException:
+            # Ctrl-C in the calling thread: workers stop after their current chunk.
+            pool.fail(KeyboardInterrupt())
+            raise
     if pool.error is not None:
         raise pool.error
 
