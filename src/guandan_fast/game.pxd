@@ -69,7 +69,8 @@ cdef struct GameState:
     int8_t trib_kind[2]           # card kind paid by payer i, -1 before
     int8_t back_kind[2]           # card kind returned to payer i, -1 before
     int8_t leader                 # who leads the play phase after the exchange
-    int8_t _pad[7]                # explicit, so the struct has no hidden padding (memcmp ==)
+    int8_t tribute_first          # the 1st finisher the exchange is about (-1: no exchange)
+    int8_t _pad[6]                # explicit, so the struct has no hidden padding (memcmp ==)
     GameRulesC rules
 
 # Start a new match from `seed` (deal, first leader): Game(seed, rules).

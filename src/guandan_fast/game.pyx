@@ -19,6 +19,7 @@ True
 """
 cimport cython
 from libc.string cimport memset, memcpy, memcmp
+from libc.stdlib cimport malloc, free
 from libc.stdint cimport int8_t, int32_t, uint8_t, uint64_t
 from cpython.ref cimport PyObject
 
@@ -147,6 +148,7 @@ cdef void reset_hand(GameState* s) noexcept nogil:
     s.anti_tribute = 0
     s.choosing = 0
     s.leader = -1
+    s.tribute_first = -1
     for i in range(4):
         s.finish[i] = -1
     for i in range(2):
@@ -186,6 +188,7 @@ cdef void setup_tribute(GameState* s) noexcept nogil:
     """RULES.md §9 from the previous hand's finishing order (last_finish), hands dealt."""
     cdef int f0 = s.last_finish[0]
     cdef int fourth, hr, i
+    s.tribute_first = f0
     if s.last_n_finished >= 2 and (s.last_finish[1] & 1) == (f0 & 1):
         # Double-down: both losers pay, in playing order from the seat after the 1st.
         s.n_pay = 2
@@ -378,7 +381,7 @@ cdef inline int back_index(const GameState* s) noexcept nogil:
     """Index of the payer whose receiver returns now: receivers act 1st, then 2nd."""
     if s.n_pay == 1:
         return 0
-    if (s.receiver[0] == s.last_finish[0]) == (s.step == 0):
+    if (s.receiver[0] == s.tribute_first) == (s.step == 0):
         return 0
     return 1
 
@@ -396,7 +399,7 @@ cdef void deliver_tribute(GameState* s) noexcept nogil:
 
 cdef void apply_tribute(GameState* s, u64 lo, u64 hi) noexcept nogil:
     cdef int k = single_kind(lo, hi)
-    cdef int f0 = s.last_finish[0]
+    cdef int f0 = s.tribute_first
     cdef int i, v0, v1
     if s.choosing:
         # winners_choose: the 1st finisher takes the card he names, the 2nd the other.
@@ -484,6 +487,9 @@ cdef int exchange_moves(const GameState* s, u64* out, int cap) noexcept nogil:
                     v = sval(k, s.level)
                     if v > best:
                         best = v
+            if best < 0:
+                # A constructed hand of nothing but wilds pays one of them.
+                ok[13 + s.level - 2] = True
             for k in range(54):
                 if (kind_count(s.hand_lo[p], s.hand_hi[p], k) and k != 13 + s.level - 2
                         and sval(k, s.level) == best):
@@ -1273,7 +1279,7 @@ cdef class Game:
         back = []
         if s.phase == PH_BACK or returned:
             for j in range(s.step if s.phase == PH_BACK else s.n_pay):
-                i = j if s.n_pay == 1 else (0 if (s.receiver[0] == s.last_finish[0]) == (j == 0) else 1)
+                i = j if s.n_pay == 1 else (0 if (s.receiver[0] == s.tribute_first) == (j == 0) else 1)
                 seen = returned or p == s.receiver[i] or p == s.payer[i]
                 back.append((s.receiver[i], s.payer[i],
                              _CODES[s.back_kind[i]] if seen else None))
@@ -1398,3 +1404,99 @@ def _check_finish(order):
 def sizeof_state():
     """``sizeof(GameState)`` in bytes: one match's whole state."""
     return sizeof(GameState)
+
+
+# ------------------------------------------------------------------------------------------
+# Whole-tree counts and random playouts in C (perft, benchmarks)
+# ------------------------------------------------------------------------------------------
+
+cdef long long perft_rec(const GameState* s, int depth, bint compact, u64* bufs) noexcept nogil:
+    """Leaves of the complete-move tree of depth `depth` under s (a finished match is a leaf).
+    `bufs` holds one MAX_MOVES buffer per remaining level."""
+    cdef GameState child
+    cdef long long total = 0
+    cdef int n, i
+    if depth == 0 or s.phase == PH_OVER:
+        return 1
+    n = game_legal(s, compact, bufs, MAX_MOVES)
+    if depth == 1:
+        return n
+    for i in range(n):
+        memcpy(&child, s, sizeof(GameState))
+        game_apply(&child, bufs[2 * i], bufs[2 * i + 1])
+        total += perft_rec(&child, depth - 1, compact, bufs + 2 * MAX_MOVES)
+    return total
+
+
+def perft_game(Game game, int depth, bint per_move=False, bint compact=False):
+    """Leaf count of the move tree of ``depth`` plies below a game's current state (the
+    compiled perft; ``guandan_fast.perft.perft`` starts it from ``Game(seed)``).
+    With ``per_move``: a dict ``{first Move: leaves below it}``.
+
+    >>> g = Game(seed=0); perft_game(g, 1) == len(g.legal_moves())
+    True
+    """
+    cdef u64* bufs
+    cdef GameState child
+    cdef long long total
+    cdef int n, i
+    if depth < 0:
+        raise ValueError(f"depth must be >= 0, got {depth}")
+    bufs = <u64*>malloc(sizeof(u64) * 2 * MAX_MOVES * (depth + 1))
+    if bufs == NULL:
+        raise MemoryError()
+    try:
+        if not per_move:
+            with nogil:
+                total = perft_rec(&game.st, depth, compact, bufs)
+            return total
+        out = {}
+        if depth == 0 or game.st.phase == PH_OVER:
+            return out
+        n = game_legal(&game.st, compact, bufs, MAX_MOVES)
+        for i in range(n):
+            memcpy(&child, &game.st, sizeof(GameState))
+            game_apply(&child, bufs[2 * i], bufs[2 * i + 1])
+            with nogil:
+                total = perft_rec(&child, depth - 1, compact, bufs + 2 * MAX_MOVES)
+            out[_Move_from_words(bufs[2 * i], bufs[2 * i + 1])] = total
+        return out
+    finally:
+        free(bufs)
+
+
+cdef long long playout(GameState* s, long long max_steps, u64* rng, bint compact,
+                       u64* buf) noexcept nogil:
+    """Uniformly random legal moves until the match ends or max_steps; returns the steps."""
+    cdef long long steps = 0
+    cdef int n, i
+    while steps < max_steps and s.phase != PH_OVER:
+        n = game_legal(s, compact, buf, MAX_MOVES)
+        i = <int>sm_below(rng, <u64>n)
+        game_apply(s, buf[2 * i], buf[2 * i + 1])
+        steps += 1
+    return steps
+
+
+def random_playout(Game game, long long max_steps, seed=0, bint compact=False):
+    """Play uniformly random legal moves from a game's state on a private copy of its struct
+    (no Python per move; the game itself is unchanged) until the match ends or ``max_steps``
+    moves. Returns ``(moves made, winner or None)``: the benchmarks' "compiled loop".
+
+    >>> g = Game(seed=0); steps, winner = random_playout(g, 10**6)
+    >>> steps > 0, winner in (0, 1), g.hand_number
+    (True, True, 0)
+    """
+    cdef u64 r = <u64>(seed & MASK64)
+    cdef long long steps
+    cdef GameState st
+    cdef u64* buf = <u64*>malloc(sizeof(u64) * 2 * MAX_MOVES)
+    if buf == NULL:
+        raise MemoryError()
+    memcpy(&st, &game.st, sizeof(GameState))
+    try:
+        with nogil:
+            steps = playout(&st, max_steps, &r, compact, buf)
+    finally:
+        free(buf)
+    return steps, (None if st.winner < 0 else st.winner)
