@@ -340,3 +340,360 @@ def test_count_disclosure_boundaries(game_cls, mode, visible):
     # Seat 2 leads one card, 8 -> 7: public under every mode, taken at observation time.
     game.play(single(spec[2].split()[0]), seat=2)
     assert game.observation(0)["counts"][2] == 7
+
+
+# ------------------------------------------------------------------------------------------------
+# levels and the A rule (RULES.md §8, ace_rule, ace_fail_reset, ace_reset_on_natural_aces)
+# ------------------------------------------------------------------------------------------------
+
+def hand_with_finish(game_cls, order, levels, declarer, rules=Rules(), cards=("S3", "S4", "S5")):
+    """The seats of ``order`` go out in that order, one single card each, in one trick."""
+    spec = dict(zip(order, cards))
+    game = game_cls.setup(make_hands(spec, tuple(p for p in range(4) if p not in order)),
+                          levels=levels, declarer=declarer, leader=order[0], rules=rules)
+    due = list(zip(order, cards))
+    while due:
+        p = game.current_player
+        if p == due[0][0]:
+            game.play(single(due[0][1]), seat=p)
+            due.pop(0)
+        else:
+            game.play(PASS, seat=p)
+    return game
+
+
+def test_any_win_needs_the_teams_own_ace(game_cls):
+    rules = Rules(ace_rule="any_win")
+    game = hand_with_finish(game_cls, [0, 1, 3], (14, 9), 0, rules)
+    assert game.is_over and game.winner == 0
+    # At the other team's level (9) a team at A only becomes declarer (decisions.md).
+    game = hand_with_finish(game_cls, [0, 1, 3], (14, 9), 1, rules)
+    assert not game.is_over and game.declarer == 0 and game.levels == (14, 9)
+    assert game.level == 14
+
+
+def test_double_only_first_and_third_at_own_ace_stays(game_cls):
+    game = hand_with_finish(game_cls, [2, 1, 0], (14, 6), 0, Rules(ace_rule="double_only"))
+    assert not game.is_over and game.winner is None
+    assert game.levels == (14, 6) and game.declarer == 0 and game.results[-1]["winner"] == 0
+
+
+def test_ace_fail_reset_when_the_opponents_win(game_cls):
+    game = hand_with_finish(game_cls, [1, 3], (14, 6), 0, Rules(ace_fail_reset=1))
+    assert game.levels == (2, 9) and game.declarer == 1 and game.level == 9
+
+
+def test_natural_aces_reset_not_applied_when_the_match_is_won(game_cls):
+    # Team 0 at its own A finishes 1st and 3rd: the match is won although the first opponent
+    # out (seat 1, 2nd) went out on a natural ace.
+    rules = Rules(ace_reset_on_natural_aces=True)
+    game = hand_with_finish(game_cls, [0, 1, 2], (14, 6), 0, rules, cards=("S3", "DA", "SB"))
+    assert game.is_over and game.winner == 0 and game.levels == (14, 6)
+    # The same finish under double_only fails: now the reset applies (team 0 back to 2).
+    rules = Rules(ace_reset_on_natural_aces=True, ace_rule="double_only")
+    game = hand_with_finish(game_cls, [0, 1, 2], (14, 6), 0, rules, cards=("S3", "DA", "SB"))
+    assert not game.is_over and game.levels == (2, 6) and game.declarer == 0
+
+
+# ------------------------------------------------------------------------------------------------
+# an independent rules monitor over random matches
+# ------------------------------------------------------------------------------------------------
+
+class RulesMonitor:
+    """Follows a match and predicts what RULES.md says must happen next.
+
+    It keeps its own copy of the four hands, the trick (top play, passes, players out), the
+    exchange (payers, receivers, leader) and the match (levels, declarer, A failures), all
+    from the rules text; ``step`` checks the engine against it, makes a random legal move and
+    advances both.
+    """
+
+    def __init__(self, game, rules, levels=(2, 2), declarer=None, previous_finish=None):
+        self.game, self.rules = game, rules
+        self.levels, self.declarer = list(levels), declarer
+        self.failures = [0, 0]
+        self.over = False
+        self.events = Counter()
+        self._start_hand(previous_finish)
+
+    @property
+    def level(self):
+        return 2 if self.declarer is None else self.levels[self.declarer]
+
+    # -- a new hand and its exchange (§9) ------------------------------------------------------
+    def _start_hand(self, previous_finish):
+        g = self.game
+        self.hands = [Counter(g.hand(p)) for p in range(4)]
+        assert sum(self.hands, Counter()) == Counter(FULL_DECK)
+        self.finish, self.out_move = [], {}
+        self.top, self.passes = None, 0
+        self.payers, self.paid, self.receiver_of = [], [], {}
+        self.choosing, self.receivers, self.backs = False, [], 0
+        self.anti = False
+        if previous_finish is None:
+            self.phase, self.turn = "play", g.current_player  # the draw is checked elsewhere
+            return
+        order = previous_finish
+        first = self.first = order[0]
+        if len(order) == 2:
+            payers = [(first + 1) % 4, (first + 3) % 4]
+        elif order[3] == partner(first):
+            payers = {"4th_pays": [order[3]], "3rd_pays": [order[2]],
+                      "none": []}[self.rules.tribute_on_first_fourth]
+        else:
+            payers = [order[3]]
+        big_jokers = sum(self.hands[p]["HR"] for p in payers)
+        if payers and self.rules.anti_tribute and big_jokers == 2:
+            self.anti = True
+            self.events["anti_tribute"] += 1
+            payers = []
+        if not payers:
+            self.phase, self.turn = "play", first
+            return
+        self.payers = payers
+        self.phase, self.turn = "tribute", payers[0]
+
+    def _tribute_choices(self, p):
+        hand = self.hands[p]
+        cards = [c for c in hand if not is_wild(c, self.level)] or list(hand)
+        best = max(single_value(c, self.level) for c in cards)
+        return {c for c in cards if single_value(c, self.level) == best}
+
+    def _return_choices(self, r):
+        hand = self.hands[r]
+        rule = self.rules.return_rule
+        if rule == "any":
+            return set(hand)
+        if rule == "any_but_received":
+            received = next(c for payer, c in self.paid if self.receiver_of[payer] == r)
+            return set(hand) - {received}
+        ok = {c for c in hand if c not in ("SB", "HR") and 2 <= natural_value(c) <= 10
+              and natural_value(c) != self.level}
+        if ok:
+            return ok
+        low = min(single_value(c, self.level) for c in hand)
+        return {c for c in hand if single_value(c, self.level) == low}
+
+    def _deliver(self):
+        for payer, card in self.paid:
+            self.hands[self.receiver_of[payer]][card] += 1
+        self.receivers = sorted(self.receiver_of.values(), key=lambda r: r != self.first)
+        self.phase, self.turn = "back", self.receivers[0]
+
+    def _after_tribute(self, p, card):
+        self.hands[p][card] -= 1
+        self.paid.append((p, card))
+        if len(self.paid) < len(self.payers):
+            self.turn = self.payers[len(self.paid)]
+            return
+        first = self.first
+        if len(self.paid) == 1:
+            self.receiver_of, self.leader = {p: first}, p
+            self._deliver()
+            return
+        (pa, ca), (pb, cb) = self.paid
+        va, vb = single_value(ca, self.level), single_value(cb, self.level)
+        if va != vb:
+            high, low = (pa, pb) if va > vb else (pb, pa)
+            self.receiver_of, self.leader = {high: first, low: partner(first)}, high
+        else:
+            self.events["equal_double"] += 1
+            self.leader = (first + 1) % 4
+            if self.rules.double_tie == "winners_choose":
+                self.choosing, self.turn = True, first
+                return
+            self.receiver_of = {payer: (payer + 3) % 4 for payer, _ in self.paid}
+        self._deliver()
+
+    # -- the end of a hand (§8) ----------------------------------------------------------------
+    def _end_hand(self):
+        f = self.finish
+        order = list(f) if len(f) == 2 else f + [s for s in range(4) if s not in f]
+        win = order[0] % 2
+        place = order.index(partner(order[0])) + 1
+        played, declarer = self.level, self.declarer
+        own_ace = declarer is not None and self.levels[declarer] == 14
+        at_own_ace_win = own_ace and win == declarer
+        won = at_own_ace_win and {"partner_2nd_or_3rd": place in (2, 3),
+                                  "double_only": place == 2,
+                                  "any_win": True}[self.rules.ace_rule]
+        if not won:
+            if not at_own_ace_win:
+                steps = (3, 2, 1) if self.rules.upgrade == "3-2-1" else (4, 2, 1)
+                self.levels[win] = min(14, self.levels[win] + steps[place - 2])
+            if own_ace:
+                self.events["ace_failure"] += 1
+                reset = False
+                if self.rules.ace_fail_reset is not None:
+                    self.failures[declarer] += 1
+                    reset = self.failures[declarer] >= self.rules.ace_fail_reset
+                if self.rules.ace_reset_on_natural_aces:
+                    opponents = [s for s in f if s % 2 != declarer]
+                    if opponents and any(c[1] == "A" and c != "HA" and c not in ("SB", "HR")
+                                         for c in self.out_move[opponents[0]].cards):
+                        reset = True
+                if reset:
+                    self.events["ace_reset"] += 1
+                    self.levels[declarer], self.failures[declarer] = 2, 0
+        expected = {"level": played, "declarer": declarer, "finish_order": order,
+                    "winner": win, "levels": tuple(self.levels)}
+        g = self.game
+        assert g.results[-1] == expected, (g.results[-1], expected)
+        assert tuple(g.levels) == tuple(self.levels)
+        self.events["hands"] += 1
+        if won:
+            self.over = True
+            self.events["match_won"] += 1
+            assert g.is_over and g.winner == win and g.phase == "over"
+            assert g.current_player is None and list(g.legal_moves()) == []
+            return
+        assert not g.is_over and g.winner is None
+        self.declarer = win
+        assert g.declarer == win and g.level == self.level
+        self._start_hand(order)
+
+    # -- one step ------------------------------------------------------------------------------
+    def step(self, rng):
+        g = self.game
+        p = self.turn
+        assert g.current_player == p and g.phase == self.phase, (g.current_player, p, g.phase)
+        moves = list(g.legal_moves())
+        assert len(moves) == len(set(moves))
+        if self.phase == "tribute":
+            assert {m.type for m in moves} == {"tribute"}
+            want = ({c for _, c in self.paid} if self.choosing else self._tribute_choices(p))
+            assert {m.cards[0] for m in moves} == want
+            m = rng.choice(moves)
+            g.play(m, seat=p)
+            card = m.cards[0]
+            self.events["tribute"] += 1
+            if self.choosing:
+                self.choosing = False
+                (pa, ca), (pb, cb) = self.paid
+                if ca == cb:
+                    self.receiver_of = {payer: (payer + 3) % 4 for payer, _ in self.paid}
+                else:
+                    mine, other = (pa, pb) if ca == card else (pb, pa)
+                    self.receiver_of = {mine: self.first, other: partner(self.first)}
+                self._deliver()
+            else:
+                self._after_tribute(p, card)
+        elif self.phase == "back":
+            assert {m.type for m in moves} == {"back"}
+            assert {m.cards[0] for m in moves} == self._return_choices(p)
+            m = rng.choice(moves)
+            g.play(m, seat=p)
+            card = m.cards[0]
+            payer = next(q for q, r in self.receiver_of.items() if r == p)
+            self.hands[p][card] -= 1
+            self.hands[payer][card] += 1
+            self.backs += 1
+            self.events["back"] += 1
+            if self.backs < len(self.receivers):
+                self.turn = self.receivers[self.backs]
+            else:
+                self.phase, self.turn = "play", self.leader
+        else:
+            assert (PASS in moves) == (self.top is not None)
+            plays = [m for m in moves if m != PASS]
+            m = rng.choice(plays) if plays and rng.random() < 0.75 else rng.choice(moves)
+            g.play(m, seat=p)
+            self._after_play(p, m)
+        if not self.over:
+            self._check_visible()
+
+    def _after_play(self, p, m):
+        in_play = [s for s in range(4) if s not in self.finish]
+        if m == PASS:
+            self.passes += 1
+            top_seat = self.top[0]
+            needed = len(in_play) - (1 if top_seat in in_play else 0)
+            if self.passes == needed:
+                if top_seat not in in_play:
+                    self.events["jiefeng"] += 1
+                self.turn = top_seat if top_seat in in_play else partner(top_seat)
+                self.top, self.passes = None, 0
+            else:
+                self.turn = self._next_in(p)
+            return
+        self.hands[p] -= Counter(m.cards)
+        if not +self.hands[p]:
+            self.finish.append(p)
+            self.out_move[p] = m
+            f = self.finish
+            if len(f) == 3 or (len(f) == 2 and f[1] == partner(f[0])):
+                self._end_hand()
+                return
+        self.top, self.passes = (p, m), 0
+        self.turn = self._next_in(p)
+
+    def _next_in(self, p):
+        q = (p + 1) % 4
+        while q in self.finish:
+            q = (q + 1) % 4
+        return q
+
+    def _check_visible(self):
+        g = self.game
+        for p in range(4):
+            assert g.hand(p) == sort_cards((+self.hands[p]).elements()), p
+        viewer = self.turn
+        obs = g.observation(viewer)
+        limit = {"10": 10, "7": 7, "always": 10 ** 6}[self.rules.count_disclosure]
+        sizes = [sum((+h).values()) for h in self.hands]
+        assert obs["counts"] == tuple(n if s == viewer or n <= limit else None
+                                      for s, n in enumerate(sizes))
+        assert obs["finish_order"] == tuple(self.finish) and obs["top"] == self.top
+        assert obs["anti_tribute"] is self.anti
+
+
+MONITOR_RULES = [
+    Rules(),
+    Rules(tribute_on_first_fourth="3rd_pays", double_tie="winners_choose", count_disclosure="7",
+          return_rule="any_but_received"),
+    Rules(tribute_on_first_fourth="none", ace_rule="double_only", ace_fail_reset=1,
+          upgrade="4-2-1", return_rule="any"),
+    Rules(ace_rule="any_win", ace_reset_on_natural_aces=True, anti_tribute=False,
+          count_disclosure="always", sf_as_straight=False, fullhouse_joker_pair=False),
+    Rules(ace_fail_reset=2, ace_reset_on_natural_aces=True, double_tie="winners_choose"),
+]
+
+
+def monitored_match(game_cls, seed, max_hands):
+    """A monitored random match: from a seed, or from a random deal near the end of a match
+    (levels at or near A, a random previous finish so that the first hand has a tribute)."""
+    rng = random.Random(seed)
+    rules = MONITOR_RULES[seed % len(MONITOR_RULES)]
+    if seed % 3 == 0:
+        game = game_cls(seed=seed, rules=rules)
+        monitor = RulesMonitor(game, rules)
+    else:
+        deck = list(FULL_DECK)
+        rng.shuffle(deck)
+        hands = [deck[27 * p: 27 * p + 27] for p in range(4)]
+        order = rng.sample(range(4), 4)
+        if order[1] == partner(order[0]):
+            # 1st and 2nd partners: a double-down, the engine ignores any later seats.
+            given, order = (order if rng.random() < 0.5 else order[:2]), order[:2]
+        else:
+            given = order
+        levels = tuple(rng.choice([12, 13, 14, 14]) for _ in range(2))
+        game = game_cls.setup(hands, levels=levels, previous_finish=given, seed=seed,
+                              rules=rules)
+        monitor = RulesMonitor(game, rules, levels, order[0] % 2, order)
+    start = len(game.results)
+    while not monitor.over and len(game.results) - start < max_hands:
+        monitor.step(rng)
+    return monitor.events
+
+
+N_MATCHES = 60 if LONG else 6
+
+
+def test_rules_monitor_random_matches(game_cls):
+    events = Counter()
+    for seed in range(N_MATCHES):
+        events += monitored_match(game_cls, seed, max_hands=12 if LONG else 3)
+    # The matches must have gone through the parts of the rules the monitor checks.
+    for what in ("hands", "tribute", "back", "jiefeng", "ace_failure"):
+        assert events[what] > 0, (what, dict(events))
