@@ -83,7 +83,7 @@ class Rules:
 
     @property
     def disclosure_threshold(self) -> int:
-        """A count at or below this is public (27 when all counts are public)."""
+        """A count at or below this is public (1000, above any hand size, when all are public)."""
         return {"10": 10, "7": 7, "always": 1000}[self.count_disclosure]
 
     def to_dict(self) -> dict:
