@@ -720,6 +720,7 @@ cdef class LegalMoves:
 
     def __getitem__(self, index):
         cdef Py_ssize_t i, n = cnp.PyArray_DIM(self.array, 0)
+        cdef const u64* w
         if isinstance(index, slice):
             return [self[j] for j in range(*index.indices(n))]
         i = index
@@ -727,7 +728,10 @@ cdef class LegalMoves:
             i += n
         if i < 0 or i >= n:
             raise IndexError(f"move index {index} out of range for {n} moves")
-        return self._list()[i]
+        if self._moves is not None:
+            return self._moves[i]
+        w = <const u64*>cnp.PyArray_DATA(self.array)
+        return _Move_from_words(w[2 * i], w[2 * i + 1])
 
     cdef list _list(self):
         cdef const u64* w
@@ -836,6 +840,7 @@ cdef class Game:
     cdef tuple _results
     cdef object _origin      # how the match started: None (from the seed) or a setup dict
     cdef object _cache       # legal-move array of the current state (compact=False) or None
+    cdef object _ccache      # the same for compact=True
     __hash__ = None
 
     def __init__(self, seed=None, rules=Rules()):
@@ -855,6 +860,7 @@ cdef class Game:
         self._results = ()
         self._origin = None
         self._cache = None
+        self._ccache = None
 
     @classmethod
     def setup(cls, hands, *, levels=(2, 2), declarer=None, previous_finish=None, leader=None,
@@ -969,6 +975,7 @@ cdef class Game:
                         "declarer": declarer, "previous_finish": prev,
                         "leader": None if prev is not None else leader}
         self._cache = None
+        self._ccache = None
         return self
 
     # -- properties ------------------------------------------------------------------------
@@ -1053,13 +1060,16 @@ cdef class Game:
     # -- legal moves -----------------------------------------------------------------------
     cdef object _legal_array(self, bint compact):
         cdef int n
-        if not compact and self._cache is not None:
-            return self._cache
+        arr = self._ccache if compact else self._cache
+        if arr is not None:
+            return arr
         n = game_legal(&self.st, compact, _scratch, MAX_MOVES)
         if n < 0:
             raise RuntimeError("move buffer too small")  # cannot happen: MAX_MOVES suffices
         arr = _new_array(_scratch, n)
-        if not compact:
+        if compact:
+            self._ccache = arr
+        else:
             self._cache = arr
         return arr
 
@@ -1106,6 +1116,7 @@ cdef class Game:
         node.length = 1 if self._hist is None else self._hist.length + 1
         self._hist = node
         self._cache = None
+        self._ccache = None
         r = game_apply(&self.st, lo, hi)
         if r != STEP_CONTINUE:
             self._results = self._results + (self._last_result(),)
@@ -1126,8 +1137,8 @@ cdef class Game:
         """
         cdef int n
         cdef const u64* buf
-        if not compact and self._cache is not None:
-            a = self._cache
+        a = self._ccache if compact else self._cache
+        if a is not None:
             n = cnp.PyArray_DIM(a, 0)
             buf = <const u64*>cnp.PyArray_DATA(a)
         else:
@@ -1319,6 +1330,7 @@ cdef class Game:
         c._results = self._results
         c._origin = self._origin
         c._cache = self._cache
+        c._ccache = self._ccache
         return c
 
     def __eq__(self, other):
