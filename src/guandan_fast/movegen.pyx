@@ -111,9 +111,10 @@ cdef struct Ctx:
     int n
     int cap
     # option lists per rank for groups of 1, 2, 3 cards, sorted by wilds used
-    bint built1
-    bint built2
-    bint built3
+    int b1          # rank masks of the option lists built so far
+    int b2
+    int b3
+    int bu          # compact: rank mask of the prefix tables built so far
     int n1[13]
     int nn1[13]     # entries with at least one natural card
     int n2[13]
@@ -129,6 +130,7 @@ cdef struct Ctx:
     u64 pre_lo[13][9]
     u64 pre_hi[13][9]
     int pre_pen[13][9]
+    int first_suit[13]   # suit of the preferred single natural card of each rank
 
 
 cdef inline void emit(Ctx* c, u64 lo, u64 hi) noexcept nogil:
@@ -215,9 +217,10 @@ cdef void ctx_init(Ctx* c, u64 lo, u64 hi, int level, const RulesC* rules) noexc
     c.nhr = <int>((hi >> 54) & 3)
     c.sfs = rules.sf_as_straight
     c.fjp = rules.fullhouse_joker_pair
-    c.built1 = False
-    c.built2 = False
-    c.built3 = False
+    c.b1 = 0
+    c.b2 = 0
+    c.b3 = 0
+    c.bu = 0
     c.n = 0
 
 
@@ -276,31 +279,57 @@ cdef int fill_opts(Ctx* c, int r, int n, Opt* dst, int* nn) noexcept nogil:
     return idx
 
 
-cdef void build1(Ctx* c) noexcept nogil:
+# Option lists are built only for the ranks a call needs (a follow needs few).
+
+cdef void build1(Ctx* c, int mask) noexcept nogil:
     cdef int r
-    if c.built1:
+    mask &= ~c.b1
+    if mask == 0:
         return
     for r in range(13):
-        c.n1[r] = fill_opts(c, r, 1, &c.o1[r][0], &c.nn1[r])
-    c.built1 = True
+        if (mask >> r) & 1:
+            c.n1[r] = fill_opts(c, r, 1, &c.o1[r][0], &c.nn1[r])
+    c.b1 |= mask
 
 
-cdef void build2(Ctx* c) noexcept nogil:
+cdef void build2(Ctx* c, int mask) noexcept nogil:
     cdef int r
-    if c.built2:
+    mask &= ~c.b2
+    if mask == 0:
         return
     for r in range(13):
-        c.n2[r] = fill_opts(c, r, 2, &c.o2[r][0], &c.nn2[r])
-    c.built2 = True
+        if (mask >> r) & 1:
+            c.n2[r] = fill_opts(c, r, 2, &c.o2[r][0], &c.nn2[r])
+    c.b2 |= mask
 
 
-cdef void build3(Ctx* c) noexcept nogil:
+cdef void build3(Ctx* c, int mask) noexcept nogil:
     cdef int r
-    if c.built3:
+    mask &= ~c.b3
+    if mask == 0:
         return
     for r in range(13):
-        c.n3[r] = fill_opts(c, r, 3, &c.o3[r][0], &c.nn3[r])
-    c.built3 = True
+        if (mask >> r) & 1:
+            c.n3[r] = fill_opts(c, r, 3, &c.o3[r][0], &c.nn3[r])
+    c.b3 |= mask
+
+
+cdef inline int keyed_ranks(Ctx* c) noexcept nogil:
+    """Ranks whose single-order value beats minkey."""
+    cdef int r, m = 0
+    if c.minkey < 2:
+        return 0x1FFF
+    for r in range(13):
+        if vkey(c, r) > c.minkey:
+            m |= 1 << r
+    return m
+
+
+cdef inline int window_ranks(int p0) noexcept nogil:
+    """Ranks at natural positions p0..14 (position 1 is the ace)."""
+    if p0 <= 1:
+        return 0x1FFF
+    return 0x1FFF & ~((1 << (p0 - 2)) - 1)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -332,7 +361,7 @@ cdef void gen_pairs(Ctx* c) noexcept nogil:
     cdef Opt* o
     if c.size and c.size != 2:
         return
-    build2(c)
+    build2(c, keyed_ranks(c))
     for r in range(13):
         if vkey(c, r) <= c.minkey:
             continue
@@ -354,7 +383,7 @@ cdef void gen_trips(Ctx* c) noexcept nogil:
     cdef Opt* o
     if c.size and c.size != 3:
         return
-    build3(c)
+    build3(c, keyed_ranks(c))
     for r in range(13):
         if vkey(c, r) <= c.minkey:
             continue
@@ -472,8 +501,8 @@ cdef void gen_full_houses(Ctx* c) noexcept nogil:
     cdef u64 t, lo, hi
     if c.size and c.size != 5:
         return
-    build2(c)
-    build3(c)
+    build2(c, 0x1FFF)
+    build3(c, keyed_ranks(c))
     np_[0] = 0
     np_[1] = 0
     np_[2] = 0
@@ -524,7 +553,7 @@ cdef void gen_straights(Ctx* c) noexcept nogil:
     cdef Opt* f
     if c.size and c.size != 5:
         return
-    build1(c)
+    build1(c, window_ranks(c.minkey + 1))
     for p in range(max(1, c.minkey + 1), 11):
         r0 = pos_rank(p)
         r1 = p - 1
@@ -587,7 +616,7 @@ cdef void gen_three_pairs(Ctx* c) noexcept nogil:
     cdef Opt* d
     if c.size and c.size != 6:
         return
-    build2(c)
+    build2(c, window_ranks(c.minkey + 1))
     for p in range(max(1, c.minkey + 1), 13):
         r0 = pos_rank(p)
         r1 = p - 1
@@ -621,7 +650,7 @@ cdef void gen_two_trips(Ctx* c) noexcept nogil:
     cdef Opt* b
     if c.size and c.size != 6:
         return
-    build3(c)
+    build3(c, window_ranks(c.minkey + 1))
     for p in range(max(1, c.minkey + 1), 14):
         r0 = pos_rank(p)
         r1 = p - 1
@@ -656,51 +685,52 @@ cdef void build_sfu(Ctx* c) noexcept nogil:
         cover &= c.pm[s]
         # positions 2..14 are ranks 0..12; position 1 is the ace too
         c.sfu[s] = ((cover >> 2) | (cover << 11)) & 0x1FFF
-    build_units(c)
 
 
-cdef void build_units(Ctx* c) noexcept nogil:
+cdef void build_unit(Ctx* c, int r) noexcept nogil:
     # The natural cards of each rank in order of preference: first the copies whose use breaks
     # no straight flush (all copies of a card no straight flush can use, all but one of the
     # others), then the last copies of cards a straight flush can use; each part in suit order.
     # The canonical choice of k naturals is the first k of this order.
-    cdef int r, s, k, j, cs, u, p
-    cdef u64 l, h
-    for r in range(13):
-        k = 0
-        l = 0
-        h = 0
-        p = 0
-        c.pre_lo[r][0] = 0
-        c.pre_hi[r][0] = 0
-        c.pre_pen[r][0] = 0
-        for s in range(4):
-            cs = c.cnt[r][s]
-            u = (c.sfu[s] >> r) & 1
-            for j in range(cs - u):
-                l += KW_LO[s][r]
-                h += KW_HI[s][r]
-                k += 1
-                c.pre_lo[r][k] = l
-                c.pre_hi[r][k] = h
-                c.pre_pen[r][k] = 0
-        for s in range(4):
-            if c.cnt[r][s] and (c.sfu[s] >> r) & 1:
-                l += KW_LO[s][r]
-                h += KW_HI[s][r]
-                p += 1
-                k += 1
-                c.pre_lo[r][k] = l
-                c.pre_hi[r][k] = h
-                c.pre_pen[r][k] = p
+    cdef int s, k = 0, j, cs, u, p = 0
+    cdef u64 l = 0, h = 0
+    c.pre_lo[r][0] = 0
+    c.pre_hi[r][0] = 0
+    c.pre_pen[r][0] = 0
+    for s in range(4):
+        cs = c.cnt[r][s]
+        u = (c.sfu[s] >> r) & 1
+        for j in range(cs - u):
+            l += KW_LO[s][r]
+            h += KW_HI[s][r]
+            k += 1
+            if k == 1:
+                c.first_suit[r] = s
+            c.pre_lo[r][k] = l
+            c.pre_hi[r][k] = h
+            c.pre_pen[r][k] = 0
+    for s in range(4):
+        if c.cnt[r][s] and (c.sfu[s] >> r) & 1:
+            l += KW_LO[s][r]
+            h += KW_HI[s][r]
+            p += 1
+            k += 1
+            if k == 1:
+                c.first_suit[r] = s
+            c.pre_lo[r][k] = l
+            c.pre_hi[r][k] = h
+            c.pre_pen[r][k] = p
+    c.bu |= 1 << r
 
 
-cdef int canon_group(Ctx* c, int r, int n, u64* lo, u64* hi, int* pen) noexcept nogil:
+cdef inline int canon_group(Ctx* c, int r, int n, u64* lo, u64* hi, int* pen) noexcept nogil:
     """The canonical n cards of rank r: wilds used, or -1 when the hand cannot."""
     cdef int k = min(n, c.avail[r])
     cdef int w = n - k
     if w > c.W:
         return -1
+    if not (c.bu >> r) & 1:
+        build_unit(c, r)
     lo[0] = c.pre_lo[r][k] + c.wild_lo * w
     hi[0] = c.pre_hi[r][k]
     pen[0] = c.pre_pen[r][k]
@@ -777,21 +807,33 @@ cdef void compact_full_houses(Ctx* c) noexcept nogil:
             phi[14] = 2 * HR_HI
             ppen[14] = 0
             pv[14] = 17
+    # the possible pairs, best first: fewest wilds, lowest penalty, lowest value
+    cdef int order[15]
+    cdef int no = 0, i, j, y2, ky
+    for y in range(15):
+        if pw[y] < 0:
+            continue
+        ky = (pw[y] * 64 + ppen[y]) * 32 + pv[y]
+        j = no
+        while j > 0:
+            y2 = order[j - 1]
+            if (pw[y2] * 64 + ppen[y2]) * 32 + pv[y2] <= ky:
+                break
+            order[j] = y2
+            j -= 1
+        order[j] = y
+        no += 1
     for x in range(13):
         if vkey(c, x) <= c.minkey:
             continue
         wt = canon_group(c, x, 3, &lo, &hi, &pen)
         if wt < 0:
             continue
-        best = -1
-        for y in range(15):
-            if y == x or pw[y] < 0 or pw[y] + wt > c.W:
-                continue
-            if best < 0 or pw[y] < pw[best] or (pw[y] == pw[best] and (
-                    ppen[y] < ppen[best] or (ppen[y] == ppen[best] and pv[y] < pv[best]))):
-                best = y
-        if best >= 0:
-            emit(c, lo + plo[best], (hi + phi[best]) | tag(T_3W2, x + 2))
+        for i in range(no):
+            best = order[i]
+            if best != x and pw[best] + wt <= c.W:
+                emit(c, lo + plo[best], (hi + phi[best]) | tag(T_3W2, x + 2))
+                break
 
 
 cdef inline int single_cost(Ctx* c, int r, int s) noexcept nogil:
@@ -825,16 +867,11 @@ cdef bint straight_choice(Ctx* c, int p, int* suit) noexcept nogil:
         if c.avail[r] == 0:
             gaps += 1
             continue
-        best = -1
-        bc = 2
-        for s in range(4):
-            if c.cnt[r][s]:
-                cost = single_cost(c, r, s)
-                if cost < bc:
-                    bc = cost
-                    best = s
+        if not (c.bu >> r) & 1:
+            build_unit(c, r)
+        best = c.first_suit[r]
         suit[i] = best
-        bestc[i] = bc
+        bestc[i] = c.pre_pen[r][1]
         m |= 1 << best
     if gaps > c.W:
         return False
