@@ -28,10 +28,18 @@ cdef enum:
     T_BACK = 11
     RANK_JOKER = 15
 
-# Mask of the 108 card bits of hi (kinds 26..53); lo uses all 52 low bits.
-cdef u64 LO_CARD_MASK = 0x000FFFFFFFFFFFFF
-cdef u64 HI_CARD_MASK = 0x00FFFFFFFFFFFFFF
-cdef u64 ODD_BITS = 0x5555555555555555
+# The card bits of each word (lo: kinds 0..25 in 52 bits; hi: kinds 26..53 in 56 bits) and the
+# low bit of every 2-bit count. Macros, because a value assigned in a .pxd is never initialised
+# in the modules that cimport it.
+cdef extern from *:
+    """
+    #define GF_LO_CARD_MASK 0x000FFFFFFFFFFFFFULL
+    #define GF_HI_CARD_MASK 0x00FFFFFFFFFFFFFFULL
+    #define GF_ODD_BITS 0x5555555555555555ULL
+    """
+    const u64 LO_CARD_MASK "GF_LO_CARD_MASK"
+    const u64 HI_CARD_MASK "GF_HI_CARD_MASK"
+    const u64 ODD_BITS "GF_ODD_BITS"
 
 cdef struct Cards:
     u64 lo
