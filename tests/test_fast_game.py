@@ -558,6 +558,18 @@ def test_record_round_trip_mid_hand_and_setup(tmp_path):
     assert hand0["moves"][0][1][0] == "tribute" or hand0["anti_tribute"]
 
 
+def test_record_file_with_two_matches(tmp_path):
+    from guandan_fast import records
+
+    a, b = _played(25, steps=150), _played(26, steps=90)
+    path = tmp_path / "two.jsonl"
+    records.write(path, [a, b])
+    assert Fast.from_record(path) == a
+    assert Fast.from_record(path, match=1) == b
+    with pytest.raises(ValueError, match="2 match"):
+        Fast.from_record(path, match=2)
+
+
 def _corrupt(lines, line_no, edit):
     out = list(lines)
     obj = json.loads(out[line_no - 1])

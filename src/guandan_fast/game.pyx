@@ -1392,11 +1392,12 @@ cdef class Game:
         return lines
 
     @staticmethod
-    def from_record(path_or_lines):
-        """Replay a JSON Lines record (a path or an iterable of lines) to the same state;
-        every move is checked, and a corrupted record raises ``ValueError`` naming its line."""
+    def from_record(path_or_lines, match=0):
+        """Replay a JSON Lines record (a path or an iterable of lines; ``match``: which of the
+        file's matches) to the same state; every move is checked, and a corrupted record
+        raises ``ValueError`` naming its line."""
         from .records import replay
-        return replay(path_or_lines, Game)
+        return replay(path_or_lines, Game, match)
 
 
 def _check_finish(order):
