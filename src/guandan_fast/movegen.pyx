@@ -78,6 +78,45 @@ for _m in range(32):
 
 _init_tables()
 
+# Sub-multisets of one rank, tabulated. A rank's natural cards are one byte `col` (2 bits per
+# suit: the copies held); SUB_BYTES[SUB_START[col][k] ...] lists, as bytes of the same form, every
+# sub-multiset of k cards, SUB_COUNT[col][k] of them. BASE_LO/BASE_HI[b] are the words of b at
+# rank 0 (shift left by 2r for rank r) and SUIT_MASK[b] its suits.
+cdef unsigned short SUB_START[256][9]
+cdef unsigned char SUB_COUNT[256][9]
+cdef unsigned char SUB_BYTES[6561]
+cdef u64 BASE_LO[256]
+cdef u64 BASE_HI[256]
+cdef int SUIT_MASK[256]
+
+
+cdef _init_subsets():
+    cdef int col, k, b, idx = 0
+    for b in range(256):
+        a = [(b >> (2 * s)) & 3 for s in range(4)]
+        BASE_LO[b] = <u64>a[0] | (<u64>a[1] << 26)
+        BASE_HI[b] = <u64>a[2] | (<u64>a[3] << 26)
+        SUIT_MASK[b] = sum(1 << s for s in range(4) if a[s])
+    for col in range(256):
+        c = [(col >> (2 * s)) & 3 for s in range(4)]
+        for k in range(9):
+            SUB_START[col][k] = idx
+            SUB_COUNT[col][k] = 0
+            if max(c) > 2:
+                continue
+            for a0 in range(c[0] + 1):
+                for a1 in range(c[1] + 1):
+                    for a2 in range(c[2] + 1):
+                        a3 = k - a0 - a1 - a2
+                        if 0 <= a3 <= c[3]:
+                            SUB_BYTES[idx] = a0 | (a1 << 2) | (a2 << 4) | (a3 << 6)
+                            idx += 1
+                            SUB_COUNT[col][k] += 1
+    assert idx <= 6561
+
+
+_init_subsets()
+
 # ---------------------------------------------------------------------------------------------
 # Generator state
 
@@ -94,6 +133,7 @@ cdef struct Ctx:
     int W           # wilds held
     u64 wild_lo     # one wild (a heart, so always in lo)
     int cnt[13][4]  # natural, non-wild copies per rank and suit
+    int col[13]     # the same as one byte per rank: 2 bits per suit
     int avail[13]
     int pm[4]       # per suit: positions 1..14 (A at 1 and 14) holding a natural
     int nsb
@@ -213,6 +253,7 @@ cdef void ctx_init(Ctx* c, u64 lo, u64 hi, int level, const RulesC* rules) noexc
         c.cnt[r][1] = <int>((sw[1] >> (2 * r)) & 3)
         c.cnt[r][2] = <int>((sw[2] >> (2 * r)) & 3)
         c.cnt[r][3] = <int>((sw[3] >> (2 * r)) & 3)
+        c.col[r] = c.cnt[r][0] | (c.cnt[r][1] << 2) | (c.cnt[r][2] << 4) | (c.cnt[r][3] << 6)
     c.nsb = <int>((hi >> 52) & 3)
     c.nhr = <int>((hi >> 54) & 3)
     c.sfs = rules.sf_as_straight
@@ -225,22 +266,15 @@ cdef void ctx_init(Ctx* c, u64 lo, u64 hi, int level, const RulesC* rules) noexc
 
 
 cdef int subsets(Ctx* c, int r, int k, u64* los, u64* his, int* sm) noexcept nogil:
-    """Every sub-multiset of k natural cards of rank r (at most 19)."""
-    cdef int c0 = c.cnt[r][0], c1 = c.cnt[r][1], c2 = c.cnt[r][2], c3 = c.cnt[r][3]
-    cdef int a0, a1, a2, a3, rem0, rem1, idx = 0
-    for a0 in range(min(c0, k) + 1):
-        rem0 = k - a0
-        for a1 in range(min(c1, rem0) + 1):
-            rem1 = rem0 - a1
-            for a2 in range(min(c2, rem1) + 1):
-                a3 = rem1 - a2
-                if a3 > c3:
-                    continue
-                los[idx] = a0 * KW_LO[0][r] + a1 * KW_LO[1][r]
-                his[idx] = a2 * KW_HI[2][r] + a3 * KW_HI[3][r]
-                sm[idx] = (a0 > 0) | ((a1 > 0) << 1) | ((a2 > 0) << 2) | ((a3 > 0) << 3)
-                idx += 1
-    return idx
+    """Every sub-multiset of k natural cards of rank r (at most 19), from the tables below."""
+    cdef int col = c.col[r], i, b
+    cdef int st = SUB_START[col][k], m = SUB_COUNT[col][k], sh = 2 * r
+    for i in range(m):
+        b = SUB_BYTES[st + i]
+        los[i] = BASE_LO[b] << sh
+        his[i] = BASE_HI[b] << sh
+        sm[i] = SUIT_MASK[b]
+    return m
 
 
 cdef int fill_opts(Ctx* c, int r, int n, Opt* dst, int* nn) noexcept nogil:
