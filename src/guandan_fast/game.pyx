@@ -20,16 +20,14 @@ True
 cimport cython
 from libc.string cimport memset, memcpy, memcmp
 from libc.stdlib cimport malloc, free
-from libc.stdint cimport int8_t, int32_t, uint8_t, uint64_t
-from cpython.ref cimport PyObject
+from libc.stdint cimport int32_t, uint8_t
 
-from guandan_fast.hand cimport (u64, kind_count, __builtin_popcountll, T_PASS, T_SINGLE,
-                                T_BOMB, T_STRAIGHT_FLUSH, T_TRIBUTE, T_BACK, TYPE_SHIFT,
-                                RANK_SHIFT, KIND_SB, KIND_HR)
-from guandan_fast.movegen cimport RulesC, generate, count_moves, classify_cards, beats, MAX_MOVES
-from guandan_fast.rng cimport sm_next, sm_below
+from guandan_fast.hand cimport (u64, kind_count, __builtin_popcountll, T_PASS, T_BOMB,
+                                T_STRAIGHT_FLUSH, T_TRIBUTE, T_BACK, TYPE_SHIFT, RANK_SHIFT,
+                                KIND_HR)
+from guandan_fast.movegen cimport generate, count_moves, classify_cards, beats, MAX_MOVES
+from guandan_fast.rng cimport sm_below
 
-import numpy as np
 cimport numpy as cnp
 
 from .cards import CARD_CODES, KIND_OF, FULL_DECK, parse_cards, parse_level, sort_cards
@@ -573,7 +571,7 @@ cdef inline bint cards_in(u64 hand_lo, u64 hand_hi, u64 lo, u64 hi) noexcept nog
 
 
 cdef inline bint sub_ok(u64 a, u64 b) noexcept nogil:
-    # Field-wise a >= b for 2-bit counts 0..2: compare each field with a lookup on both bits.
+    # Field-wise a >= b over the 2-bit counts (only Python-facing validation calls this).
     cdef int i
     for i in range(28):
         if ((b >> (2 * i)) & 3) > ((a >> (2 * i)) & 3):
