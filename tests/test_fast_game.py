@@ -121,8 +121,9 @@ class Stats(Counter):
 
 
 def lockstep(fast, ref, rng: random.Random, rules: Rules, stats: Stats,
-             max_steps: int = 20000) -> None:
-    """Drive both games to the end of the match, comparing everything at every step."""
+             max_steps: int = 20000, hands: int | None = None) -> None:
+    """Drive both games to the end of the match (or of its first ``hands`` hands),
+    comparing everything at every step."""
     assert fast == fast.clone()
     steps = 0
     levels_before = ref.levels
@@ -130,7 +131,7 @@ def lockstep(fast, ref, rng: random.Random, rules: Rules, stats: Stats,
     while True:
         before = snapshot(ref)
         assert snapshot(fast) == before, f"states differ at step {steps}"
-        if ref.is_over:
+        if ref.is_over or (hands is not None and len(ref.results) >= hands):
             break
         ref_moves = ref.legal_moves()
         fast_moves = fast.legal_moves()
@@ -312,6 +313,22 @@ def test_setup_leader_draw_matches_reference():
         f, r = Fast.setup(hands, seed=seed), Ref.setup(hands, seed=seed)
         assert snapshot(f) == snapshot(r)
         assert f == f.clone()
+
+
+def test_lockstep_uneven_constructed_hands():
+    """Constructed first hands of uneven sizes (the reference allows any size >= 1), played
+    through in lockstep, then one more (dealt) hand."""
+    stats = Stats()
+    for seed in range(4):
+        rng = random.Random(50 + seed)
+        deck = list(FULL_DECK)
+        rng.shuffle(deck)
+        cut = sorted(rng.sample(range(14, 95), 3))
+        hands = [deck[:cut[0]], deck[cut[0]:cut[1]], deck[cut[1]:cut[2]], deck[cut[2]:]]
+        rules = RULESETS[seed]
+        lockstep(Fast.setup(hands, seed=seed, rules=rules), Ref.setup(hands, seed=seed, rules=rules),
+                 rng, rules, stats, hands=2)
+    assert stats["hands"] == 4 * 2
 
 
 # ---------------------------------------------------------------------------------------------

@@ -627,7 +627,7 @@ cdef object _Move_from_words(u64 lo, u64 hi):
     _setattr(m, "rank", rank)
     _setattr(m, "cards", cards)
     _setattr(m, "_words", (lo, hi))
-    if len(_MOVES) >= 1 << 18:
+    if len(_MOVES) >= 1 << 16:
         _MOVES.clear()
     _MOVES[key] = m
     return m
