@@ -431,6 +431,32 @@ def test_buffer_growth_on_huge_move_lists():
     assert len(fast.legal_moves(hand, 2)) == n
 
 
+def test_moves_are_decoded_as_move_from_words():
+    rng = random.Random(8000)
+    for i in range(40):
+        level = 2 + i % 13
+        hand = deal(rng, 27, level, i % 3) + (["SB", "SB", "HR", "HR"] if i % 5 == 0 else [])
+        for m in list(fast.legal_moves(hand[:27], level)) + [PASS]:
+            want = Move.from_words(*m.words)
+            assert type(m) is Move and hash(m) == hash(want)
+            assert (m.type, m.rank, m.cards, m.words) == (want.type, want.rank, want.cards, want.words)
+        for cards in ("SB SB HR HR", "SB", "HR HR", "SA S2 S3 S4 S5"):
+            for m in fast.classify(cards, level):
+                want = Move.from_words(*m.words)
+                assert (m.type, m.rank, m.cards) == (want.type, want.rank, want.cards)
+
+
+def test_hand_parsing_fast_path_agrees_with_parse_cards():
+    from guandan_fast.cards import parse_cards
+    for text in ("♥7 h7 S10, sb", "D9 D9 HR", ["S2", "s2"], ("HR",), iter(["CA", "DA"]), ""):
+        if not isinstance(text, type(iter([]))):
+            assert fast.Hand(text).cards == sort_cards(parse_cards(text))
+    assert fast.Hand(iter(["CA", "DA"])).cards == ("CA", "DA")
+    for bad in ("S2 S2 S2", ["S2", "S2", "s2"], "X9", ["S2", 5]):
+        with pytest.raises((ValueError, TypeError)):
+            fast.Hand(bad)
+
+
 # -- input checking ------------------------------------------------------------------------------
 
 def test_bad_input_raises_specific_errors():

@@ -11,7 +11,7 @@ reaches the core:
 ['8', 'J']
 >>> moves = legal_moves('S9 C9 H7', 7, last=Move('Pair', '8', 'S8 D8'))
 >>> [str(m) for m in moves.sorted()]
-['PASS', 'Pair 9 H7 S9', 'Pair 9 H7 C9', 'Pair 9 S9 C9']
+['PASS', 'Pair 9 H7 C9', 'Pair 9 H7 S9', 'Pair 9 S9 C9']
 >>> h = Hand('S3 S4 S5 S6 S7 D7')
 >>> h.count_moves(2, compact=True)
 8
@@ -1181,7 +1181,6 @@ from collections.abc import Sequence as _Sequence
 
 _DEFAULT_RULES = Rules()
 _RANKS = "23456789TJQKA"
-cdef object _from_words = Move.from_words
 cdef dict _checked = {}   # (lo, hi, level, rules flags) of plays known to be readings
 cdef u64* _scratch = NULL  # shared by the module-level functions (always called with the GIL)
 cdef int _scratch_cap = 0
@@ -1246,22 +1245,103 @@ cdef object _check_play(object move, int level, RulesC* rc, str what):
 
 
 cdef object _hand_words(object cards):
-    codes = parse_cards(cards)
+    """(lo, hi) of some cards; canonical codes take a fast path, anything else (suit symbols,
+    lower case, '10', errors) goes through parse_cards."""
+    cdef u64 lo = 0, hi = 0, bit
+    cdef int k
+    if isinstance(cards, str):
+        tokens = cards.replace(",", " ").split()
+    elif isinstance(cards, (list, tuple)):
+        tokens = cards
+    else:
+        tokens = parse_cards(cards)
+    for code in tokens:
+        kk = _KIND.get(code) if type(code) is str else None
+        if kk is None:
+            return _slow_words(cards)
+        k = kk
+        if k < 26:
+            bit = (<u64>1) << (2 * k)
+            if (lo >> (2 * k)) & 3 == 2:
+                return _slow_words(cards)
+            lo += bit
+        else:
+            bit = (<u64>1) << (2 * (k - 26))
+            if (hi >> (2 * (k - 26))) & 3 == 2:
+                return _slow_words(cards)
+            hi += bit
+    return lo, hi
+
+
+cdef object _slow_words(object cards):
     cdef u64 lo = 0, hi = 0
     cdef int k
-    for code in codes:
+    for code in parse_cards(cards):
         k = _KIND[code]
         if k < 26:
             lo += (<u64>1) << (2 * k)
         else:
             hi += (<u64>1) << (2 * (k - 26))
-    return codes, lo, hi
+    return lo, hi
+
+
+cdef object _osa = object.__setattr__
+cdef object _Move_new = Move.__new__
+cdef tuple _TYPE_NAMES = ("PASS", "Single", "Pair", "Trips", "ThreeWithTwo", "Straight",
+                          "ThreePair", "TwoTrips", "Bomb", "StraightFlush", "tribute", "back")
+cdef list _DISPLAY_CODES = []   # card codes in canonical display order (rank, then suit)
+
+
+cdef tuple _codes(u64 lo, u64 hi):
+    """The card codes of a multiset in canonical order (rank, then suit S H C D; jokers last)."""
+    cdef int r, s, n, k
+    cdef list cards = []
+    for r in range(13):
+        for s in range(4):
+            if s < 2:
+                n = <int>((lo >> (26 * s + 2 * r)) & 3)
+            else:
+                n = <int>((hi >> (26 * (s - 2) + 2 * r)) & 3)
+            while n > 0:
+                cards.append(_DISPLAY_CODES[4 * r + s])
+                n -= 1
+    for k in range(2):
+        n = <int>((hi >> (52 + 2 * k)) & 3)
+        while n > 0:
+            cards.append(_DISPLAY_CODES[52 + k])
+            n -= 1
+    return tuple(cards)
+
+
+cdef object _from_words(u64 lo, u64 hi):
+    """``Move.from_words(lo, hi)``, made without the Python loop over 54 kinds."""
+    cdef int t = <int>((hi >> TS) & 15), rc = <int>((hi >> RS) & 15)
+    if t == 0:
+        return PASS
+    cdef tuple cards = _codes(lo, hi)
+    name = _TYPE_NAMES[t]
+    if t >= 10:
+        rank = name
+    elif rc == 15:
+        rank = "JOKER" if t == T_BOMB else ("R" if cards[0] == "HR" else "B")
+    elif rc == 1:
+        rank = "A"
+    else:
+        rank = _RANKS[rc - 2]
+    m = _Move_new(Move)
+    _osa(m, "type", name)
+    _osa(m, "rank", rank)
+    _osa(m, "cards", cards)
+    _osa(m, "_words", (lo, hi))
+    return m
 
 
 _SUITS = "SHCD"
 cdef dict _KIND = {s + r: i * 13 + j for i, s in enumerate(_SUITS) for j, r in enumerate(_RANKS)}
 _KIND["SB"] = 52
 _KIND["HR"] = 53
+_DISPLAY_CODES.extend(s + r for r in _RANKS for s in _SUITS)
+_DISPLAY_CODES.extend(["SB", "HR"])
 
 
 cdef MoveList _new_list(u64* src, int n):
@@ -1450,10 +1530,10 @@ cdef class Hand:
             self.hi = (<Hand>cards).hi
             self._cards = (<Hand>cards)._cards
             return
-        codes, lo, hi = _hand_words(cards)
+        lo, hi = _hand_words(cards)
         self.lo = lo
         self.hi = hi
-        self._cards = sort_cards(codes)
+        self._cards = _codes(lo, hi)
 
     def __dealloc__(self):
         free(self.buf)
@@ -1554,7 +1634,7 @@ cdef object _prepare_free(object hand, object level, object last, object rules, 
         lo = (<Hand>hand).lo
         hi = (<Hand>hand).hi
     else:
-        _, lo, hi = _hand_words(hand)
+        lo, hi = _hand_words(hand)
     lv = _level(level)
     _rules_c(rules, rc)
     if last is None:
@@ -1577,7 +1657,7 @@ def legal_moves(hand, level, last=None, rules=_DEFAULT_RULES, compact=False):
     per suit for straight flushes (docs/design.md, "Compact mode").
 
     >>> [str(m) for m in legal_moves('S3 C3 D9 H7', 7, last=['Pair', '2', ['S2', 'D2']]).sorted()]
-    ['PASS', 'Pair 3 S3 C3', 'Pair 3 S3 H7', 'Pair 3 C3 H7', 'Pair 9 H7 D9']
+    ['PASS', 'Pair 3 C3 H7', 'Pair 3 S3 C3', 'Pair 3 S3 H7', 'Pair 9 H7 D9']
     >>> [str(m) for m in legal_moves('S3 C3 D9 H7', 7, last=['Pair', '2', ['S2', 'D2']], compact=True)]
     ['Pair 3 S3 C3', 'Pair 9 H7 D9', 'PASS']
     """
@@ -1613,7 +1693,7 @@ def classify(cards, level, rules=_DEFAULT_RULES):
     cdef RulesC rc
     cdef u64 buf[2 * 64]
     cdef int n, i
-    _, lo, hi = _hand_words(cards)
+    lo, hi = _hand_words(cards)
     lv = _level(level)
     _rules_c(rules, &rc)
     n = classify_cards(lo, hi, lv, &rc, buf, 64)
