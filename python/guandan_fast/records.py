@@ -79,9 +79,10 @@ def game_to_lines(game) -> list[str]:
                 "deal": [list(replica.hand(p)) for p in range(4)]}
         tribute, back, anti = _exchange(replica)
         for seat, move in moves:
+            exchanging = replica.phase in ("tribute", "back")
             replica.play(move, seat=seat)
-            if replica.hand_number == i and replica.phase in ("play", "over"):
-                tribute, back, anti = _exchange(replica)
+            if exchanging and replica.phase == "play":
+                tribute, back, anti = _exchange(replica)  # the exchange just completed
         done = i < len(results)
         line.update({"anti_tribute": anti, "tribute": tribute, "back": back,
                      "moves": [[seat, move.to_platform()] for seat, move in moves],
