@@ -407,6 +407,8 @@ def test_hand_api():
     assert h.cards == ("S9", "D9", "ST", "HR") and len(h) == 4
     assert h.words == cards_to_words(h.cards)
     assert fast.Hand(h) == h and hash(fast.Hand(h)) == hash(h)
+    import pickle
+    assert pickle.loads(pickle.dumps(h)) == h
     assert set(h.legal_moves(9)) == set(ref.legal_moves(h.cards, 9))
     assert h.count_moves(9) == len(h.legal_moves(9))
     # cached rules, level and last change correctly between calls
@@ -499,6 +501,12 @@ def test_bad_input_raises_specific_errors():
     with pytest.raises(ValueError, match="do not make Pair 9"):
         h.legal_moves(8, last)
     assert len(h.legal_moves(7, last)) == 2
+    # a platform list passed again after a change is read again
+    h = fast.Hand("S9 ST")
+    last = ["Single", "8", ["S8"]]
+    assert len(h.legal_moves(2, last)) == 3
+    last[1:] = ["T", ["DT"]]
+    assert len(h.legal_moves(2, last)) == 1
     # PASS as last is a lead
     assert set(fast.legal_moves("S2 S3", 2, last=PASS)) == set(fast.legal_moves("S2 S3", 2))
     assert set(fast.legal_moves("S2 S3", 2, last=["PASS", "PASS", "PASS"])) == set(

@@ -1562,6 +1562,9 @@ cdef class Hand:
     def __hash__(self):
         return hash((self.lo, self.hi))
 
+    def __reduce__(self):
+        return (Hand, (self._cards,))
+
     cdef int _prepare(self, object level, object last, object rules) except -1:
         """Level, rules flags and the words of ``last``, cached between calls."""
         cdef int lv = _level(level)
@@ -1572,7 +1575,8 @@ cdef class Hand:
             self._llo = 0
             self._lhi = 0
             self._last = None
-        elif last is not self._last or lv != self._last_level or rules is not self._last_rules:
+        elif (last is not self._last or lv != self._last_level or rules is not self._last_rules
+              or type(last) is not Move):  # a list may have changed since: only Moves are immutable
             words = _check_play(last, lv, &self._rc, "last")
             self._llo = words[0]
             self._lhi = words[1]
