@@ -459,6 +459,19 @@ def test_hand_parsing_fast_path_agrees_with_parse_cards():
             fast.Hand(bad)
 
 
+def test_whole_deck_as_one_hand():
+    """Far beyond 27 cards (132,162 moves at level 7): no overflow, every move sampled is a
+    reading of its cards (reference), and compact mode has one move per group."""
+    ml = fast.legal_moves(FULL_DECK, 7)
+    assert len(ml) == fast.count_moves(FULL_DECK, 7) == len(set(map(tuple, ml.array.tolist())))
+    rng = random.Random(9)
+    for i in rng.sample(range(len(ml)), 200):
+        m = ml[i]
+        assert m in ref.classify(m.cards, 7)
+    compact = fast.legal_moves(FULL_DECK, 7, compact=True)
+    assert set(compact) == compact_definition(ml.to_list(), list(FULL_DECK), 7)
+
+
 # -- input checking ------------------------------------------------------------------------------
 
 def test_bad_input_raises_specific_errors():
