@@ -1,15 +1,24 @@
 """guandan-fast: an exact, fast rules engine for Guandan (掼蛋).
 
+The friendly API lives here; the compiled core is in ``guandan_fast.movegen`` (move
+generation), ``guandan_fast.game`` (the state machine), ``guandan_fast.bots`` and
+``guandan_fast.simulate_core``; the plain-Python oracle is ``guandan_fast.reference``.
+
 >>> import guandan_fast as gf
 >>> gf.parse_cards('♥7 S8')
 ('H7', 'S8')
+>>> sorted(str(m) for m in gf.legal_moves('S8 C8 H7', level=7) if m.type == 'Pair')
+['Pair 8 H7 C8', 'Pair 8 H7 S8', 'Pair 8 S8 C8']
 """
 
 from .cards import parse_cards, parse_level
+from .game import Game
+from .movegen import Hand, MoveList, beats, classify, count_moves, legal_moves
 from .moves import PASS, IllegalMoveError, Move
 from .rules import Rules
 from .simulate import SimulationResult, simulate  # the function shadows the submodule's name
 
 __all__ = ["Move", "PASS", "IllegalMoveError", "Rules", "parse_cards", "parse_level",
+           "Hand", "MoveList", "legal_moves", "count_moves", "classify", "beats", "Game",
            "simulate", "SimulationResult"]
 __version__ = "0.1.0"

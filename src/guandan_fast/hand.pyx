@@ -20,7 +20,7 @@ def encode(codes):
     """``(lo, hi)`` of canonical card codes; ValueError on an unknown code or a third copy.
 
     >>> encode(['S2', 'S2', 'HR'])
-    (5, 18014398509481984)
+    (2, 18014398509481984)
     """
     cdef Cards c
     cdef int k
