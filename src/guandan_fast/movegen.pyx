@@ -2,8 +2,11 @@
 """The compiled move generator: RULES.md §3-6 over the 128-bit encoding of docs/design.md.
 
 The C core (``generate``, ``count_moves``, ``classify_cards``, ``beats``; see movegen.pxd) is
-``nogil``, allocation-free and unchecked. The Python API below checks every input before it
-reaches the core:
+``nogil``, allocation-free and unchecked. It works on per-rank counts (naturals by suit, the
+wilds apart), per-suit rank masks for straight flushes, and per-rank option lists ("k natural
+cards of rank r plus n-k wilds") from which every combination is assembled by adding words, so
+that distinct choices give distinct multisets and no deduplication is needed. The Python API
+below checks every input before it reaches the core:
 
 >>> from guandan_fast.movegen import Hand, legal_moves, classify, beats
 >>> from guandan_fast import Move
@@ -28,8 +31,8 @@ from guandan_fast.movegen cimport RulesC, MAX_MOVES
 
 import numpy as np
 
-from guandan_fast.cards import parse_cards, parse_level, sort_cards
-from guandan_fast.moves import Move, PASS, TYPE_CODE
+from guandan_fast.cards import parse_cards, parse_level
+from guandan_fast.moves import Move, PASS
 from guandan_fast.rules import Rules
 
 
@@ -525,13 +528,33 @@ cdef void gen_sf(Ctx* c, bint compact) noexcept nogil:
                                  (bhi - shi[i] - shi[sub]) | t)
 
 
+cdef inline void emit_block(Ctx* c, u64 lo, u64 hi, const u64* plo, const u64* phi,
+                            int a, int b) noexcept nogil:
+    """Emit (lo + plo[j], hi + phi[j]) for j in a..b-1, checking the capacity once."""
+    cdef int j
+    cdef u64* o
+    if c.n + (b - a) <= c.cap:
+        o = c.out + 2 * c.n
+        for j in range(a, b):
+            o[0] = lo + plo[j]
+            o[1] = hi + phi[j]
+            o += 2
+        c.n += b - a
+    else:
+        for j in range(a, b):
+            emit(c, lo + plo[j], hi + phi[j])
+
+
 cdef void gen_full_houses(Ctx* c) noexcept nogil:
-    # Pairs of every rank, by wilds used; the triple and the pair must differ in rank.
-    cdef Opt pl[3][200]
+    # The pairs of every rank (jokers last) by wilds used, as word arrays; ps/pe[w][x] delimit
+    # the pairs of rank x, which a triple of rank x must skip.
+    cdef u64 plo[3][200]
+    cdef u64 phi[3][200]
+    cdef int ps[3][13]
+    cdef int pe[3][13]
     cdef int np_[3]
-    cdef int r, i, j, w, m, wt, wmax, x
+    cdef int r, i, w, m, wt, wmax, x
     cdef Opt* o
-    cdef Opt* p
     cdef u64 t, lo, hi
     if c.size and c.size != 5:
         return
@@ -541,21 +564,26 @@ cdef void gen_full_houses(Ctx* c) noexcept nogil:
     np_[1] = 0
     np_[2] = 0
     for r in range(13):
+        ps[0][r] = np_[0]
+        ps[1][r] = np_[1]
+        ps[2][r] = np_[2]
         m = c.n2[r] if r == c.lr else c.nn2[r]
         for i in range(m):
             o = &c.o2[r][i]
-            pl[o.w][np_[o.w]] = o[0]
+            plo[o.w][np_[o.w]] = o.lo
+            phi[o.w][np_[o.w]] = o.hi
             np_[o.w] += 1
+        pe[0][r] = np_[0]
+        pe[1][r] = np_[1]
+        pe[2][r] = np_[2]
     if c.fjp:
         if c.nsb == 2:
-            pl[0][np_[0]].lo = 0
-            pl[0][np_[0]].hi = 2 * SB_HI
-            pl[0][np_[0]].r = 13
+            plo[0][np_[0]] = 0
+            phi[0][np_[0]] = 2 * SB_HI
             np_[0] += 1
         if c.nhr == 2:
-            pl[0][np_[0]].lo = 0
-            pl[0][np_[0]].hi = 2 * HR_HI
-            pl[0][np_[0]].r = 14
+            plo[0][np_[0]] = 0
+            phi[0][np_[0]] = 2 * HR_HI
             np_[0] += 1
     for x in range(13):
         if vkey(c, x) <= c.minkey:
@@ -568,11 +596,8 @@ cdef void gen_full_houses(Ctx* c) noexcept nogil:
             hi = o.hi | t
             wmax = c.W - wt
             for w in range(wmax + 1):
-                for j in range(np_[w]):
-                    p = &pl[w][j]
-                    if p.r == x:
-                        continue
-                    emit(c, lo + p.lo, hi + p.hi)
+                emit_block(c, lo, hi, &plo[w][0], &phi[w][0], 0, ps[w][x])
+                emit_block(c, lo, hi, &plo[w][0], &phi[w][0], pe[w][x], np_[w])
 
 
 cdef void gen_straights(Ctx* c) noexcept nogil:
