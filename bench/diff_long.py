@@ -139,6 +139,8 @@ def worker(args):
                 if words(h.legal_moves(level, last, rules, compact=True)) != words(want_c):
                     fail("compact follow", hand=hand, level=level, rules=rules, last=last)
             cases += 1
+        if wid == 0 and (i + 1) % max(1, n_hands // 20) == 0:
+            print(f"  worker 0: {i + 1}/{n_hands} hands, {cases} cases", flush=True)
     return cases
 
 
