@@ -391,6 +391,20 @@ def test_equality_covers_the_generator_and_the_past():
         hash(Fast(1))
 
 
+def test_pickle_and_deepcopy_round_trip():
+    import copy
+    import pickle
+
+    g = _played(31, steps=500)
+    for other in (pickle.loads(pickle.dumps(g)), copy.deepcopy(g), copy.copy(g)):
+        assert other == g and snapshot(other) == snapshot(g)
+        other.play_index(0)
+        assert other != g
+    with pytest.raises(ValueError, match="bytes"):
+        from guandan_fast.game import _restore
+        _restore(b"short", 0, Rules(), (), (), None)
+
+
 def test_sizeof_state_is_small():
     assert sizeof_state() <= 192
 

@@ -1352,6 +1352,18 @@ cdef class Game:
             b = b.prev
         return True
 
+    def __reduce__(self):
+        """Pickling (and ``copy.deepcopy``): the struct's bytes, the past and the start."""
+        cdef list steps = []
+        cdef _Step n = self._hist
+        while n is not None:
+            steps.append((n.lo, n.hi, n.hand, n.seat))
+            n = n.prev
+        steps.reverse()
+        state = (<char*>&self.st)[:sizeof(GameState)]
+        return (_restore, (state, self._seed, self._rules, tuple(steps), self._results,
+                           self._origin))
+
     def __repr__(self):
         return (f"<Game hand {self.st.hand_number} phase={self.phase} level={self.st.level} "
                 f"levels={self.levels} to act={self.current_player}>")
@@ -1396,6 +1408,39 @@ cdef class Game:
         raises ``ValueError`` naming its line."""
         from .records import replay
         return replay(path_or_lines, Game, match)
+
+
+def _restore(bytes state, seed, rules, tuple steps, tuple results, origin):
+    """Unpickle a ``Game`` (see ``Game.__reduce__``).
+
+    >>> import pickle
+    >>> g = Game(seed=4); g.play_index(0)
+    >>> pickle.loads(pickle.dumps(g)) == g
+    True
+    """
+    cdef Game g = Game.__new__(Game)
+    cdef _Step node
+    if len(state) != sizeof(GameState):
+        raise ValueError(f"a pickled Game state has {sizeof(GameState)} bytes, not {len(state)} "
+                         f"(pickled by another build of guandan_fast?)")
+    memcpy(&g.st, <const char*>state, sizeof(GameState))
+    g._seed = seed
+    g._rules = rules
+    g._results = results
+    g._origin = origin
+    g._cache = None
+    g._ccache = None
+    g._hist = None
+    for lo, hi, hand, seat in steps:
+        node = _Step.__new__(_Step)
+        node.prev = g._hist
+        node.lo = lo
+        node.hi = hi
+        node.hand = hand
+        node.seat = seat
+        node.length = 1 if g._hist is None else g._hist.length + 1
+        g._hist = node
+    return g
 
 
 def _check_finish(order):
