@@ -30,6 +30,11 @@ from guandan_fast import Move
 from guandan_fast import movegen as fast
 from guandan_fast import reference as ref
 from guandan_fast.cards import FULL_DECK
+from guandan_fast.reference.combos import readings
+
+# The reference caches readings by canonical cards; every reference round starts with an empty
+# cache, so that it is timed as it runs on a new hand.
+_cold = readings.cache_clear
 
 LEVEL = 7
 HANDS = {
@@ -101,7 +106,8 @@ def test_lead_compact_compiled(benchmark, name):
 
 @pytest.mark.parametrize("name", list(HANDS))
 def test_lead_reference(benchmark, name):
-    moves = benchmark.pedantic(ref.legal_moves, (HANDS[name], LEVEL), rounds=3, iterations=1)
+    moves = benchmark.pedantic(ref.legal_moves, (HANDS[name], LEVEL), setup=_cold, rounds=3,
+                               iterations=1)
     benchmark.extra_info["moves"] = len(moves)
 
 
@@ -124,7 +130,11 @@ def test_lead_random_1000_compact_fast(benchmark):
 def test_lead_random_100_reference(benchmark):
     """The first 100 random hands, one round (the reference takes ~50 ms a hand)."""
     def run():
-        return sum(len(ref.legal_moves(h, LEVEL)) for h in RANDOM[:100])
+        n = 0
+        for h in RANDOM[:100]:
+            _cold()
+            n += len(ref.legal_moves(h, LEVEL))
+        return n
     benchmark.extra_info["moves"] = benchmark.pedantic(run, rounds=1, iterations=1)
 
 
@@ -142,8 +152,8 @@ def test_follow_compiled(benchmark, kind):
 
 @pytest.mark.parametrize("kind", list(FOLLOWS))
 def test_follow_reference(benchmark, kind):
-    moves = benchmark.pedantic(ref.legal_moves, (HANDS["w1"], LEVEL, FOLLOWS[kind]), rounds=5,
-                               iterations=1)
+    moves = benchmark.pedantic(ref.legal_moves, (HANDS["w1"], LEVEL, FOLLOWS[kind]), setup=_cold,
+                               rounds=5, iterations=1)
     benchmark.extra_info["moves"] = len(moves)
 
 
@@ -156,11 +166,8 @@ def test_classify_fast(benchmark):
 
 
 def test_classify_reference(benchmark):
-    # the reference caches readings by canonical cards: clear it so that each round computes
-    from guandan_fast.reference.combos import readings
-
     def run():
-        readings.cache_clear()
+        _cold()
         return _classify_all(ref)
     benchmark.extra_info["readings"] = benchmark(run)
 
@@ -192,7 +199,11 @@ def summary(deals: int, ref_deals: int) -> None:
         rows.append(f"| {what} | {fast_ns / 1e3:,.3f} µs | {ref_s} | {ratio} | {note} |")
 
     print(f"random hands: {deals} (reference on the first {ref_deals})")
-    ref_lead = statistics.median(_per_call(lambda: ref.legal_moves(h.cards, LEVEL), 1, 1)
+    def ref_cold(*args):
+        _cold()
+        return ref.legal_moves(*args)
+
+    ref_lead = statistics.median(_per_call(lambda: ref_cold(h.cards, LEVEL), 1, 1)
                                  for h in hands[:ref_deals])
     moves = statistics.median(h.count_moves(LEVEL) for h in hands)
     c_lead = statistics.median(h.time_generate(LEVEL, repeat=50) for h in hands)
@@ -207,7 +218,7 @@ def summary(deals: int, ref_deals: int) -> None:
         hands, lambda h: h.legal_moves(LEVEL, compact=True), 20))
     for name, cards in HANDS.items():
         h = fast.Hand(cards)
-        r = _per_call(lambda: ref.legal_moves(cards, LEVEL), 1, 3)
+        r = _per_call(lambda: ref_cold(cards, LEVEL), 1, 3)
         row(f"lead {name}, compiled loop", h.time_generate(LEVEL, repeat=500), r,
             f"{h.count_moves(LEVEL)} moves")
         row(f"lead {name}, Hand.legal_moves", _per_call(lambda: h.legal_moves(LEVEL)), r)
@@ -215,17 +226,15 @@ def summary(deals: int, ref_deals: int) -> None:
             None, f"{h.count_moves(LEVEL, compact=True)} moves")
     h = fast.Hand(HANDS["w1"])
     for kind, last in FOLLOWS.items():
-        r = _per_call(lambda: ref.legal_moves(HANDS["w1"], LEVEL, last), 3, 3)
+        r = _per_call(lambda: ref_cold(HANDS["w1"], LEVEL, last), 1, 3)
         row(f"follow {kind} (w1), compiled loop", h.time_generate(LEVEL, last, repeat=2000), r,
             f"{h.count_moves(LEVEL, last)} moves")
         row(f"follow {kind} (w1), Hand.legal_moves", _per_call(lambda: h.legal_moves(LEVEL, last), 2000), r)
     # follows over the random hands: one last per type, median over hands and types
     per = [h.time_generate(LEVEL, last, repeat=50) for h in hands[:200] for last in FOLLOWS.values()]
     row("follow, random hands × 9 types, compiled loop", statistics.median(per))
-    from guandan_fast.reference.combos import readings
-
     def ref_classify():
-        readings.cache_clear()
+        _cold()
         return _classify_all(ref)
     row(f"classify ×{len(CLASSIFY)}", _per_call(lambda: _classify_all(fast), 500),
         _per_call(ref_classify, 20))
