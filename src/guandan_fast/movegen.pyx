@@ -282,33 +282,34 @@ cdef int subsets(Ctx* c, int r, int k, u64* los, u64* his, int* sm) noexcept nog
 
 cdef int fill_opts(Ctx* c, int r, int n, Opt* dst, int* nn) noexcept nogil:
     """Groups of n cards of rank r: k naturals + (n - k) wilds, fewest wilds first."""
-    cdef u64 los[19]
-    cdef u64 his[19]
-    cdef int sm[19]
-    cdef int k, i, m, idx = 0, w
+    cdef int k, i, b, m, st, idx = 0, w
+    cdef int col = c.col[r], sh = 2 * r
     cdef int kmax = min(n, c.avail[r])
     cdef int kmin = n - c.W
+    cdef u64 wl
     if kmin < 0:
         kmin = 0
     nn[0] = 0
     k = kmax
     while k >= kmin:
         w = n - k
+        wl = c.wild_lo * w
         if k == 0:
             nn[0] = idx
-            dst[idx].lo = c.wild_lo * w
+            dst[idx].lo = wl
             dst[idx].hi = 0
             dst[idx].w = w
             dst[idx].suits = 0
             dst[idx].r = r
-            idx += 1
-            return idx
-        m = subsets(c, r, k, los, his, sm)
+            return idx + 1
+        st = SUB_START[col][k]
+        m = SUB_COUNT[col][k]
         for i in range(m):
-            dst[idx].lo = los[i] + c.wild_lo * w
-            dst[idx].hi = his[i]
+            b = SUB_BYTES[st + i]
+            dst[idx].lo = (BASE_LO[b] << sh) + wl
+            dst[idx].hi = BASE_HI[b] << sh
             dst[idx].w = w
-            dst[idx].suits = sm[i]
+            dst[idx].suits = SUIT_MASK[b]
             dst[idx].r = r
             idx += 1
         k -= 1
