@@ -52,7 +52,9 @@ cdef enum:
     T_BOMB = 8
     T_SF = 9
     NONBOMB_TYPES = 0xFE   # bits 1..7
-    CLASSIFY_CAP = 4096
+    # classify_cards generates only moves of exactly the hand's size, i.e. readings of all its
+    # cards: one per (type, rank label), a handful
+    CLASSIFY_CAP = 256
 
 cdef u64 SB_HI = (<u64>1) << 52
 cdef u64 HR_HI = (<u64>1) << 54
@@ -1174,7 +1176,7 @@ cdef int classify_cards(u64 lo, u64 hi, int level, const RulesC* rules, u64* out
     c.size = n
     gen_moves(&c, False)
     if c.n > CLASSIFY_CAP:
-        c.n = CLASSIFY_CAP  # cannot happen for 10 cards
+        c.n = CLASSIFY_CAP  # cannot happen: see CLASSIFY_CAP
     for i in range(c.n):
         if buf[2 * i] == lo and (buf[2 * i + 1] & CARD_HI) == hi:
             if k < cap:
