@@ -5,7 +5,7 @@ import importlib
 import pytest
 
 # name -> module providing classify / beats / legal_moves (same signatures and results).
-MOVE_ENGINES = ["guandan_fast.reference"]
+MOVE_ENGINES = ["guandan_fast.reference", "guandan_fast.movegen"]
 # name -> module providing a Game class with the API of docs/design.md.
 GAME_ENGINES = ["guandan_fast.reference", "guandan_fast.game"]
 

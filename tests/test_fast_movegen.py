@@ -9,7 +9,8 @@
   every sub-multiset of the hand through the reference ``classify``;
 * ``classify``, ``beats``, ``MoveList``, ``Hand``, input checking, and a fuzz test of the public
   API (only ``ValueError``/``TypeError`` may come out);
-* RULES.md §13 items 1-26 (tests/test_edge_cases_moves.py) re-run with this engine.
+
+RULES.md §13 items 1-26 run on this engine through the ``engine`` fixture (tests/conftest.py).
 
 The default run takes about a minute. ``GF_LONG=1`` multiplies every case count by 20; the
 million-case differential run is ``bench/diff_long.py`` (see bench/RESULTS.md).
@@ -34,18 +35,6 @@ from guandan_fast.reference.combos import beats_unchecked, bomb_tier, key, readi
 
 LONG = os.environ.get("GF_LONG") == "1"
 SCALE = 20 if LONG else 1
-
-import test_edge_cases_moves as _edge_cases  # noqa: E402
-
-# RULES.md §13 items 1-26, re-run here with the compiled engine (the fixture below overrides
-# conftest's for this module).
-globals().update({name: f for name, f in vars(_edge_cases).items() if name.startswith("test_")})
-
-
-@pytest.fixture
-def engine():
-    return fast
-
 
 ALL_RULES = [Rules(), Rules(sf_as_straight=False), Rules(fullhouse_joker_pair=False),
              Rules(sf_as_straight=False, fullhouse_joker_pair=False)]
