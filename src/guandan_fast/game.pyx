@@ -841,6 +841,14 @@ cdef class Game:
     cdef object _ccache      # the same for compact=True
     __hash__ = None
 
+    def __cinit__(self):
+        # A bare Game.__new__(Game) is an inert finished match, not a zeroed (tribute) state.
+        self.st.phase = PH_OVER
+        self.st.current = -1
+        self.st.winner = -1
+        self.st.declarer = -1
+        self.st.level = 2
+
     def __init__(self, seed=None, rules=Rules()):
         cdef GameRulesC rc
         if not isinstance(rules, Rules):
