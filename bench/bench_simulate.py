@@ -60,3 +60,17 @@ def test_thread_speedup(benchmark, mix):
     benchmark.extra_info["speedup_1_to_2_threads"] = round(speedup, 2)
     print(f"\n{mix:>18}: 1 thread {statistics.median(one):.3f} s, 2 threads "
           f"{statistics.median(two):.3f} s, speed-up {speedup:.2f}x (medians of {len(one)})")
+
+
+def test_reference_hands_per_second(benchmark):
+    """The same job on the reference engine (pure Python, random bots), for the ratio."""
+    from guandan_fast.reference.simulate import simulate_reference
+
+    res = benchmark.pedantic(simulate_reference, kwargs=dict(matches=1, seed=1),
+                             rounds=3, iterations=1)
+    assert res.matches == 1 and res.hands >= 1
+    stats = getattr(benchmark, "stats", None)
+    if stats is not None:
+        rate = res.hands / stats.stats.median
+        benchmark.extra_info["hands_per_second"] = round(rate, 1)
+        print(f"\n reference random: {rate:,.1f} hands/s (median of 3 one-match runs)")
