@@ -88,7 +88,7 @@ class Stats(Counter):
         if game.phase == "back":
             self["back_phase"] += 1
         if obs["anti_tribute"]:
-            self["anti_tribute_hand"] += 1
+            self["anti_tribute_steps"] += 1
         top = before["observations"][0]["top"]
         if (top is not None and game.hand_number == before["hand_number"]
                 and obs["top"] is None and game.phase == "play"):
@@ -156,8 +156,8 @@ def lockstep(fast, ref, rng: random.Random, rules: Rules, stats: Stats,
     stats["hands"] += len(ref.results)
 
 
-def full_match(seed: int, stats: Stats) -> None:
-    rules = RULESETS[seed % len(RULESETS)]
+def full_match(seed: int, stats: Stats, rules: Rules | None = None) -> None:
+    rules = RULESETS[seed % len(RULESETS)] if rules is None else rules
     lockstep(Fast(seed, rules), Ref(seed, rules), random.Random(seed), rules, stats)
 
 
@@ -219,8 +219,8 @@ def _give(hands, card, to, rng, only_from=None):
 
 
 def endgame_match(seed: int, stats: Stats, both_at_ace: bool = False,
-                  any_win: bool = False) -> None:
-    rules = RULESETS[seed % len(RULESETS)]
+                  any_win: bool = False, rules: Rules | None = None) -> None:
+    rules = RULESETS[seed % len(RULESETS)] if rules is None else rules
     if any_win:
         # Every win at the declarer's own A ends the match: at most a couple of hands.
         rules = dataclasses.replace(rules, ace_rule="any_win")
@@ -258,7 +258,7 @@ def test_lockstep_matches_agree(battery):
 
 
 @pytest.mark.parametrize("event", [
-    "tribute_phase", "back_phase", "anti_tribute_hand", "winners_choose", "jiefeng",
+    "tribute_phase", "back_phase", "anti_tribute_steps", "winners_choose", "jiefeng",
     "end_double_down", "end_three_out", "first_and_fourth", "ace_not_enough",
     "win_at_other_level_while_at_A", "ace_reset",
     "match_won_partner_2nd_or_3rd_partner_2", "match_won_partner_2nd_or_3rd_partner_3",
@@ -279,10 +279,14 @@ def test_long_lockstep():
     stats = Stats()
     t = time.perf_counter()
     for i in range(worker, n, workers):
+        # Rulesets and the any_win switch vary with i // 2 and i // 6, so that every worker
+        # slice (i mod n) meets every ruleset, with and without any_win.
+        rules = RULESETS[(i // 2) % len(RULESETS)]
         if i % 100 == 0:
-            full_match(100_000 + i, stats)
+            full_match(100_000 + i, stats, RULESETS[(i // 100) % len(RULESETS)])
         else:
-            endgame_match(200_000 + i, stats, both_at_ace=True, any_win=i % 3 != 0)
+            endgame_match(200_000 + i, stats, both_at_ace=True, any_win=(i // 12) % 3 != 0,
+                          rules=rules)
         if stats["matches"] % 100 == 0:
             print(f"{stats['matches']} matches, {stats['hands']} hands, "
                   f"{time.perf_counter() - t:.0f} s", file=sys.stderr, flush=True)
