@@ -23,7 +23,7 @@ test: $(VENV)/.installed
 	$(BIN)/python -m pytest -q
 
 bench: $(VENV)/.installed
-	$(BIN)/python -m pytest bench --benchmark-enable --benchmark-only -q
+	$(BIN)/python -m pytest bench/bench_*.py --benchmark-enable --benchmark-only -q -s
 
 # Developer build: editable install (Python files are used from python/, compiled modules are
 # rebuilt by running `make dev` again).
