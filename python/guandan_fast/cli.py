@@ -40,11 +40,15 @@ class _Progress:
 
     def __init__(self, total: int, label: str, enabled: bool) -> None:
         self.total, self.label, self.enabled = total, label, enabled
-        self.t0 = time.perf_counter()
+        self.t0 = self.drawn = time.perf_counter()
 
     def __call__(self, done: int) -> None:
         if not self.enabled:
             return
+        now = time.perf_counter()
+        if now - self.drawn < 0.1 and done < self.total:  # the callback comes every few matches
+            return
+        self.drawn = now
         width = 30
         frac = min(1.0, done / self.total) if self.total else 1.0
         bar = "#" * int(frac * width) + "-" * (width - int(frac * width))
