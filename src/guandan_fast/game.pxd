@@ -74,6 +74,9 @@ cdef struct GameState:
     GameRulesC rules
 
 # Start a new match from `seed` (deal, first leader): Game(seed, rules).
+# The Rules dataclass as the core reads it (TypeError/ValueError on anything else).
+cdef GameRulesC rules_to_c(object rules) except *
+
 cdef void game_init(GameState* s, u64 seed, const GameRulesC* rules) noexcept nogil
 
 # The current player's legal moves into out[2*i], out[2*i+1] (same convention as

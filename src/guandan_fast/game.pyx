@@ -638,8 +638,11 @@ cdef u64 _scratch[2 * MAX_MOVES]
 
 
 cdef GameRulesC rules_to_c(object rules) except *:
+    """The §12 switches as the compiled game reads them (game.pxd GameRulesC)."""
     cdef GameRulesC r
     cdef int i
+    if not isinstance(rules, Rules):
+        raise TypeError(f"rules must be a guandan_fast.Rules, not {type(rules).__name__}")
     memset(&r, 0, sizeof(GameRulesC))
     r.gen.sf_as_straight = rules.sf_as_straight
     r.gen.fullhouse_joker_pair = rules.fullhouse_joker_pair

@@ -22,14 +22,14 @@ from guandan_fast.hand cimport u64, move_type, T_PASS, T_BOMB, T_STRAIGHT_FLUSH,
     T_TRIBUTE, T_BACK
 from guandan_fast.rng cimport sm_next
 from guandan_fast.movegen cimport MAX_MOVES
-from guandan_fast.game cimport (GameState, GameRulesC, game_init, game_legal, game_apply,
+from guandan_fast.game cimport (GameState, GameRulesC, rules_to_c, game_init, game_legal,
+                                game_apply,
                                 STEP_CONTINUE, STEP_HAND_OVER, STEP_MATCH_OVER, PH_PLAY)
 from guandan_fast.bots cimport (Bot, ncards, bot_init, bot_choose, agent_compact, AGENT_RANDOM,
                                 AGENT_RANDOM_COMPACT, AGENT_GREEDY, N_AGENT_KINDS)
 
 import numpy as np
 
-from .cards import KIND_OF
 from .rules import Rules
 
 cdef struct SimStats:
@@ -125,40 +125,6 @@ cdef int play_match(u64 mseed, const GameRulesC* rules, const int* kinds, SimSta
             if hands > st.longest:
                 st.longest = hands
             return 1
-
-
-cdef int8_t _choice(value, tuple choices, str name) except? -1:
-    try:
-        return <int8_t>choices.index(value)
-    except ValueError:
-        raise ValueError(f"Rules.{name} = {value!r} is not supported by the compiled simulation")
-
-
-cdef GameRulesC rules_to_c(rules) except *:
-    """The §12 switches as the compiled game reads them (game.pxd GameRulesC)."""
-    cdef GameRulesC c
-    memset(&c, 0, sizeof(GameRulesC))
-    if not isinstance(rules, Rules):
-        raise TypeError(f"rules must be a guandan_fast.Rules, not {type(rules).__name__}")
-    c.gen.sf_as_straight = rules.sf_as_straight
-    c.gen.fullhouse_joker_pair = rules.fullhouse_joker_pair
-    steps = rules.upgrade_steps
-    c.up[0] = steps[0]
-    c.up[1] = steps[1]
-    c.up[2] = steps[2]
-    c.ace_rule = _choice(rules.ace_rule, ("partner_2nd_or_3rd", "double_only", "any_win"),
-                         "ace_rule")
-    c.ace_fail_reset = min(127, rules.ace_fail_reset or 0)
-    c.ace_reset_natural_aces = rules.ace_reset_on_natural_aces
-    c.tribute_first_fourth = _choice(rules.tribute_on_first_fourth,
-                                     ("4th_pays", "none", "3rd_pays"), "tribute_on_first_fourth")
-    c.anti_tribute = rules.anti_tribute
-    c.return_rule = _choice(rules.return_rule, ("natural_2_10", "any", "any_but_received"),
-                            "return_rule")
-    c.double_tie = _choice(rules.double_tie, ("clockwise", "winners_choose"), "double_tie")
-    c.disclosure = min(127, rules.disclosure_threshold)
-    c.first_leader = -1 if rules.first_leader == "random" else KIND_OF[rules.first_leader]
-    return c
 
 
 cdef _stats_dict(SimStats* st):
