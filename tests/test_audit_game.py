@@ -8,7 +8,7 @@ Two parts:
   ``tribute_on_first_fourth`` value with its leader, anti-tribute counting only the payers,
   double-down assignment with level cards, return at levels 10, A and 2, count disclosure at
   exactly 10/11 and 7/8 cards, the A rule variants and resets.
-* ``RulesMonitor``: an independent tracker written from RULES.md and docs/decisions.md that
+* ``RulesMonitor``: an independent tracker written from RULES.md and docs/rules.md §14 that
   follows random matches move by move and predicts, before every step, the player to act, the
   phase, the legal tribute/return choices, the leader after the exchange, every hand's
   finishing order, levels, declarer and match winner, and the public card counts.
@@ -261,7 +261,7 @@ def test_double_down_equal_cards_winners_choose(game_cls):
     game.play(back("S5"))  # to seat 0, whose card he took
     game.play(back("S6"), seat=3)  # to seat 2
     assert game.hand(0) == ("S4", "S5", "H7") and game.hand(2) == ("S3", "S6")
-    assert game.phase == "play" and game.current_player == 2  # decisions.md: after 1st
+    assert game.phase == "play" and game.current_player == 2  # rules.md §14: after 1st
 
 
 def test_tribute_of_a_level_card_choice_of_suits(game_cls):
@@ -366,7 +366,7 @@ def test_any_win_needs_the_teams_own_ace(game_cls):
     rules = Rules(ace_rule="any_win")
     game = hand_with_finish(game_cls, [0, 1, 3], (14, 9), 0, rules)
     assert game.is_over and game.winner == 0
-    # At the other team's level (9) a team at A only becomes declarer (decisions.md).
+    # At the other team's level (9) a team at A only becomes declarer (rules.md §14).
     game = hand_with_finish(game_cls, [0, 1, 3], (14, 9), 1, rules)
     assert not game.is_over and game.declarer == 0 and game.levels == (14, 9)
     assert game.level == 14

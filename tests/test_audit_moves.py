@@ -3,7 +3,7 @@ boundaries the §13 list touches only lightly: levels A, 10 and 2, wild-only gro
 level cards inside full houses and runs, joker pairs in full houses with the switch off,
 ``sf_as_straight`` off on follow, bombs of the level rank against the ladder.
 
-Every expectation is written by hand from RULES.md and docs/decisions.md (the reasoning is in
+Every expectation is written by hand from RULES.md and docs/rules.md §14 (the reasoning is in
 the comments); nothing is copied from an engine's output. Only ``engine.classify``,
 ``engine.beats``, ``engine.legal_moves`` and ``Move`` values are used, so every move engine of
 ``tests/conftest.py`` runs these tests. Runtime: well under a second.
@@ -88,7 +88,7 @@ def test_level_ace_full_houses(engine):
     fh_a, fh_k = M("ThreeWithTwo", "A", cards), M("ThreeWithTwo", "K", cards)
     assert readings(engine, cards, "A") == {fh_a, fh_k}
     assert above(engine, fh_a, fh_k, "A")
-    # Three natural aces + both wilds are five level cards: only a bomb (decisions.md).
+    # Three natural aces + both wilds are five level cards: only a bomb (rules.md §14).
     assert readings(engine, "SA CA DA HA HA", "A") == {M("Bomb", "A", "SA CA DA HA HA")}
 
 
