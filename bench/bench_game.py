@@ -113,6 +113,32 @@ def test_bench_clone(benchmark):
     benchmark(g.clone)
 
 
+def test_bench_clone_reference(benchmark):
+    from guandan_fast.reference import Game as RefGame
+
+    benchmark(RefGame(1).clone)
+
+
+def _one_match_steps(game_cls, seed: int) -> int:
+    """A whole match of the first legal move each step (``legal_moves()`` + ``play``)."""
+    g = game_cls(seed)
+    steps = 0
+    while not g.is_over:
+        g.play(g.legal_moves()[0])
+        steps += 1
+    return steps
+
+
+def test_bench_match_first_move_fast(benchmark):
+    benchmark.pedantic(_one_match_steps, args=(Game, 5), rounds=5)
+
+
+def test_bench_match_first_move_reference(benchmark):
+    from guandan_fast.reference import Game as RefGame
+
+    benchmark.pedantic(_one_match_steps, args=(RefGame, 5), rounds=1)
+
+
 def test_bench_step_fast_path(benchmark):
     benchmark.pedantic(python_fast_path, args=(20,), rounds=3)
 
