@@ -24,7 +24,7 @@ from libc.stdint cimport int32_t, uint8_t
 
 from guandan_fast.hand cimport (u64, kind_count, __builtin_popcountll, T_PASS, T_BOMB,
                                 T_STRAIGHT_FLUSH, T_TRIBUTE, T_BACK, TYPE_SHIFT, RANK_SHIFT,
-                                KIND_HR)
+                                KIND_HR, codes_of, move_of)
 from guandan_fast.movegen cimport generate, count_moves, classify_cards, beats, MAX_MOVES
 from guandan_fast.rng cimport sm_below
 
@@ -589,48 +589,25 @@ _FIRST_FOURTH = ("4th_pays", "none", "3rd_pays")
 _RETURN_RULES = ("natural_2_10", "any", "any_but_received")
 _DOUBLE_TIE = ("clockwise", "winners_choose")
 cdef u64 MASK64 = 0xFFFFFFFFFFFFFFFF
-# Card kinds in canonical display order (rank, then suit S H C D; jokers last).
-cdef tuple _DISPLAY = tuple(KIND_OF[c] for c in sort_cards(CARD_CODES))
 cdef tuple _CODES = CARD_CODES
 cdef object _PASS = PASS
-cdef object _setattr = object.__setattr__
-cdef object _Move_new = Move.__new__
-cdef tuple _TYPE_NAMES = TYPE_NAMES
-cdef str _RANKS = "23456789TJQKA"
 # Move objects by their words: moves recur constantly, and Move.from_words is slow.
 cdef dict _MOVES = {}
 
 
 cdef object _Move_from_words(u64 lo, u64 hi):
-    """The Move of some move words (well-formed: built by the core or checked)."""
+    """The Move of some move words (well-formed: built by the core or checked), cached."""
     cdef object key = (lo, hi)
     cdef object m = _MOVES.get(key)
-    cdef int t, rc
     if m is not None:
         return m
-    t = (hi >> TYPE_SHIFT) & 15
-    rc = (hi >> RANK_SHIFT) & 15
-    if t == T_PASS:
-        return _PASS
-    cards = decode_cards(lo, hi & HI_CARDS)
-    name = _TYPE_NAMES[t]
-    if t >= T_TRIBUTE:
-        rank = name
-    elif rc == 15:
-        rank = "JOKER" if t == T_BOMB else ("R" if cards[0] == "HR" else "B")
-    elif rc == 1:
-        rank = "A"
-    else:
-        rank = _RANKS[rc - 2]
-    m = _Move_new(Move)
-    _setattr(m, "type", name)
-    _setattr(m, "rank", rank)
-    _setattr(m, "cards", cards)
-    _setattr(m, "_words", (lo, hi))
+    m = move_of(lo, hi)
     if len(_MOVES) >= 1 << 16:
         _MOVES.clear()
     _MOVES[key] = m
     return m
+
+
 cdef object _PLAY_TYPES = frozenset(TYPE_NAMES[1:10])
 
 # Scratch buffer for move generation from Python (the GIL serialises its users).
@@ -659,18 +636,6 @@ cdef GameRulesC rules_to_c(object rules) except *:
     r.disclosure = min(127, rules.disclosure_threshold)
     r.first_leader = -1 if rules.first_leader == "random" else KIND_OF[rules.first_leader]
     return r
-
-
-cdef tuple decode_cards(u64 lo, u64 hi):
-    cdef list out = []
-    cdef int k, n
-    for k in _DISPLAY:
-        n = kind_count(lo, hi, k)
-        if n:
-            out.append(_CODES[k])
-            if n == 2:
-                out.append(_CODES[k])
-    return tuple(out)
 
 
 cdef int check_seat(object p, str what) except -1:
@@ -1053,7 +1018,7 @@ cdef class Game:
         True
         """
         check_seat(p, "seat")
-        return decode_cards(self.st.hand_lo[p], self.st.hand_hi[p])
+        return codes_of(self.st.hand_lo[p], self.st.hand_hi[p])
 
     cdef list _hand_steps(self):
         """The current hand's history nodes, oldest first."""
@@ -1314,7 +1279,7 @@ cdef class Game:
             "levels": (s.levels[0], s.levels[1]),
             "declarer": None if s.declarer < 0 else s.declarer,
             "hand_number": s.hand_number,
-            "hand": decode_cards(s.hand_lo[p], s.hand_hi[p]),
+            "hand": codes_of(s.hand_lo[p], s.hand_hi[p]),
             "counts": tuple(counts),
             "finish_order": tuple(s.finish[i] for i in range(s.n_finished)),
             "plays": tuple(plays),

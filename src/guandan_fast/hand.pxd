@@ -79,3 +79,9 @@ cdef inline int move_rank(u64 hi) noexcept nogil:
 
 cdef inline int wild_kind(int level) noexcept nogil:
     return 13 + level - 2
+
+# Python objects <-> words, implemented once in hand.pyx and used by every module that talks
+# to Python (checked: they raise ValueError/TypeError on bad input).
+cdef object words_of(object cards)           # (lo, hi) of card codes, as parse_cards accepts
+cdef tuple codes_of(u64 lo, u64 hi)          # card codes of a multiset, canonical order
+cdef object move_of(u64 lo, u64 hi)          # the Move of well-formed move words

@@ -26,7 +26,7 @@ from libc.stdlib cimport malloc, free, realloc
 from libc.string cimport memcpy
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
-from guandan_fast.hand cimport u64
+from guandan_fast.hand cimport u64, words_of, codes_of, move_of
 from guandan_fast.movegen cimport RulesC, MAX_MOVES
 
 import numpy as np
@@ -1272,106 +1272,6 @@ cdef object _check_play(object move, int level, RulesC* rc, str what):
                      f"at level {_RANKS[level - 2]}")
 
 
-cdef object _hand_words(object cards):
-    """(lo, hi) of some cards; canonical codes take a fast path, anything else (suit symbols,
-    lower case, '10', errors) goes through parse_cards."""
-    cdef u64 lo = 0, hi = 0, bit
-    cdef int k
-    if isinstance(cards, str):
-        tokens = cards.replace(",", " ").split()
-    elif isinstance(cards, (list, tuple)):
-        tokens = cards
-    else:
-        tokens = parse_cards(cards)
-    for code in tokens:
-        kk = _KIND.get(code) if type(code) is str else None
-        if kk is None:
-            return _slow_words(cards)
-        k = kk
-        if k < 26:
-            bit = (<u64>1) << (2 * k)
-            if (lo >> (2 * k)) & 3 == 2:
-                return _slow_words(cards)
-            lo += bit
-        else:
-            bit = (<u64>1) << (2 * (k - 26))
-            if (hi >> (2 * (k - 26))) & 3 == 2:
-                return _slow_words(cards)
-            hi += bit
-    return lo, hi
-
-
-cdef object _slow_words(object cards):
-    cdef u64 lo = 0, hi = 0
-    cdef int k
-    for code in parse_cards(cards):
-        k = _KIND[code]
-        if k < 26:
-            lo += (<u64>1) << (2 * k)
-        else:
-            hi += (<u64>1) << (2 * (k - 26))
-    return lo, hi
-
-
-cdef object _osa = object.__setattr__
-cdef object _Move_new = Move.__new__
-cdef tuple _TYPE_NAMES = ("PASS", "Single", "Pair", "Trips", "ThreeWithTwo", "Straight",
-                          "ThreePair", "TwoTrips", "Bomb", "StraightFlush", "tribute", "back")
-cdef list _DISPLAY_CODES = []   # card codes in canonical display order (rank, then suit)
-
-
-cdef tuple _codes(u64 lo, u64 hi):
-    """The card codes of a multiset in canonical order (rank, then suit S H C D; jokers last)."""
-    cdef int r, s, n, k
-    cdef list cards = []
-    for r in range(13):
-        for s in range(4):
-            if s < 2:
-                n = <int>((lo >> (26 * s + 2 * r)) & 3)
-            else:
-                n = <int>((hi >> (26 * (s - 2) + 2 * r)) & 3)
-            while n > 0:
-                cards.append(_DISPLAY_CODES[4 * r + s])
-                n -= 1
-    for k in range(2):
-        n = <int>((hi >> (52 + 2 * k)) & 3)
-        while n > 0:
-            cards.append(_DISPLAY_CODES[52 + k])
-            n -= 1
-    return tuple(cards)
-
-
-cdef object _from_words(u64 lo, u64 hi):
-    """``Move.from_words(lo, hi)``, made without the Python loop over 54 kinds."""
-    cdef int t = <int>((hi >> TS) & 15), rc = <int>((hi >> RS) & 15)
-    if t == 0:
-        return PASS
-    cdef tuple cards = _codes(lo, hi)
-    name = _TYPE_NAMES[t]
-    if t >= 10:
-        rank = name
-    elif rc == 15:
-        rank = "JOKER" if t == T_BOMB else ("R" if cards[0] == "HR" else "B")
-    elif rc == 1:
-        rank = "A"
-    else:
-        rank = _RANKS[rc - 2]
-    m = _Move_new(Move)
-    _osa(m, "type", name)
-    _osa(m, "rank", rank)
-    _osa(m, "cards", cards)
-    _osa(m, "_words", (lo, hi))
-    return m
-
-
-_SUITS = "SHCD"
-cdef dict _KIND = {s + r: i * 13 + j for i, s in enumerate(_SUITS) for j, r in enumerate(_RANKS)}
-_KIND["SB"] = 52
-_KIND["HR"] = 53
-_DISPLAY_CODES.extend(s + r for r in _RANKS for s in _SUITS)
-_DISPLAY_CODES.extend(["SB", "HR"])
-
-
 cdef MoveList _new_list(u64* src, int n):
     cdef MoveList ml = MoveList.__new__(MoveList)
     ml.n = n
@@ -1439,17 +1339,17 @@ cdef class MoveList:
             i += self.n
         if i < 0 or i >= self.n:
             raise IndexError(f"move index {index} out of range for {self.n} moves")
-        return _from_words(self.buf[2 * i], self.buf[2 * i + 1])
+        return move_of(self.buf[2 * i], self.buf[2 * i + 1])
 
     def __iter__(self):
         cdef Py_ssize_t i
         for i in range(self.n):
-            yield _from_words(self.buf[2 * i], self.buf[2 * i + 1])
+            yield move_of(self.buf[2 * i], self.buf[2 * i + 1])
 
     def __reversed__(self):
         cdef Py_ssize_t i
         for i in range(self.n - 1, -1, -1):
-            yield _from_words(self.buf[2 * i], self.buf[2 * i + 1])
+            yield move_of(self.buf[2 * i], self.buf[2 * i + 1])
 
     cdef Py_ssize_t _find(self, x) except -2:
         cdef u64 lo, hi
@@ -1501,7 +1401,7 @@ cdef class MoveList:
 
     def to_list(self):
         """The moves as a list of ``Move``."""
-        return [_from_words(self.buf[2 * i], self.buf[2 * i + 1]) for i in range(self.n)]
+        return [move_of(self.buf[2 * i], self.buf[2 * i + 1]) for i in range(self.n)]
 
     def __eq__(self, other):
         # Equal to another MoveList or a list/tuple holding the same moves in any order: the
@@ -1558,10 +1458,10 @@ cdef class Hand:
             self.hi = (<Hand>cards).hi
             self._cards = (<Hand>cards)._cards
             return
-        lo, hi = _hand_words(cards)
+        lo, hi = words_of(cards)
         self.lo = lo
         self.hi = hi
-        self._cards = _codes(lo, hi)
+        self._cards = codes_of(lo, hi)
 
     def __dealloc__(self):
         free(self.buf)
@@ -1666,7 +1566,7 @@ cdef object _prepare_free(object hand, object level, object last, object rules, 
         lo = (<Hand>hand).lo
         hi = (<Hand>hand).hi
     else:
-        lo, hi = _hand_words(hand)
+        lo, hi = words_of(hand)
     lv = _level(level)
     _rules_c(rules, rc)
     if last is None:
@@ -1725,11 +1625,11 @@ def classify(cards, level, rules=_DEFAULT_RULES):
     cdef RulesC rc
     cdef u64 buf[2 * 64]
     cdef int n, i
-    lo, hi = _hand_words(cards)
+    lo, hi = words_of(cards)
     lv = _level(level)
     _rules_c(rules, &rc)
     n = classify_cards(lo, hi, lv, &rc, buf, 64)
-    return sorted([_from_words(buf[2 * i], buf[2 * i + 1]) for i in range(min(n, 64))],
+    return sorted([move_of(buf[2 * i], buf[2 * i + 1]) for i in range(min(n, 64))],
                   key=_SORT_KEY)
 
 
