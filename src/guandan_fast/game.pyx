@@ -25,7 +25,8 @@ from libc.stdint cimport int32_t, uint8_t
 from guandan_fast.hand cimport (u64, kind_count, __builtin_popcountll, T_PASS, T_BOMB,
                                 T_STRAIGHT_FLUSH, T_TRIBUTE, T_BACK, TYPE_SHIFT, RANK_SHIFT,
                                 KIND_HR, codes_of, move_of)
-from guandan_fast.movegen cimport generate, count_moves, classify_cards, beats, MAX_MOVES
+from guandan_fast.movegen cimport (generate, count_moves, classify_cards, beats, MAX_MOVES,
+                                   MoveList, new_move_list)
 from guandan_fast.rng cimport sm_below
 
 cimport numpy as cnp
@@ -591,23 +592,6 @@ _DOUBLE_TIE = ("clockwise", "winners_choose")
 cdef u64 MASK64 = 0xFFFFFFFFFFFFFFFF
 cdef tuple _CODES = CARD_CODES
 cdef object _PASS = PASS
-# Move objects by their words: moves recur constantly, and Move.from_words is slow.
-cdef dict _MOVES = {}
-
-
-cdef object _Move_from_words(u64 lo, u64 hi):
-    """The Move of some move words (well-formed: built by the core or checked), cached."""
-    cdef object key = (lo, hi)
-    cdef object m = _MOVES.get(key)
-    if m is not None:
-        return m
-    m = move_of(lo, hi)
-    if len(_MOVES) >= 1 << 16:
-        _MOVES.clear()
-    _MOVES[key] = m
-    return m
-
-
 cdef object _PLAY_TYPES = frozenset(TYPE_NAMES[1:10])
 
 # Scratch buffer for move generation from Python (the GIL serialises its users).
@@ -663,125 +647,8 @@ cdef class _Step:
 
 cdef inline object step_move(_Step n):
     if n.move is None:
-        n.move = _Move_from_words(n.lo, n.hi)
+        n.move = move_of(n.lo, n.hi)
     return n.move
-
-
-cdef class LegalMoves:
-    """The current player's legal moves: a read-only sequence of ``Move`` over an ``(n, 2)``
-    uint64 array of move words (``.array``), behaving as movegen's ``MoveList``.
-
-    >>> g = Game(seed=3)
-    >>> ms = g.legal_moves()
-    >>> len(ms) == g.legal_moves_array().shape[0], ms[0] in ms, PASS in ms
-    (True, True, False)
-    >>> ms.index(ms[-1]) == len(ms) - 1, ms[0].to_platform() in ms
-    (True, True)
-    """
-    cdef readonly object array
-    cdef object _moves
-
-    def __len__(self):
-        return cnp.PyArray_DIM(self.array, 0)
-
-    def __getitem__(self, index):
-        cdef Py_ssize_t i, n = cnp.PyArray_DIM(self.array, 0)
-        cdef const u64* w
-        if isinstance(index, slice):
-            return [self[j] for j in range(*index.indices(n))]
-        i = index
-        if i < 0:
-            i += n
-        if i < 0 or i >= n:
-            raise IndexError(f"move index {index} out of range for {n} moves")
-        if self._moves is not None:
-            return self._moves[i]
-        w = <const u64*>cnp.PyArray_DATA(self.array)
-        return _Move_from_words(w[2 * i], w[2 * i + 1])
-
-    cdef list _list(self):
-        cdef const u64* w
-        cdef Py_ssize_t j, n
-        if self._moves is None:
-            a = self.array
-            n = cnp.PyArray_DIM(a, 0)
-            w = <const u64*>cnp.PyArray_DATA(a)
-            self._moves = [_Move_from_words(w[2 * j], w[2 * j + 1]) for j in range(n)]
-        return self._moves
-
-    def __iter__(self):
-        return iter(self._list())
-
-    def __reversed__(self):
-        return reversed(self._list())
-
-    cdef Py_ssize_t _find(self, x) except -2:
-        cdef const u64* w
-        cdef Py_ssize_t j, n
-        cdef u64 lo, hi
-        if isinstance(x, Move):
-            words = x.words
-        elif isinstance(x, (list, tuple)):
-            if len(x) == 3 and x[0] == "PASS":
-                words = Move.from_platform(x, 2).words
-            elif len(x) == 3 and not isinstance(x[2], str):
-                words = Move(*x).words
-            else:
-                raise ValueError(f"a platform action is [type, rank, [cards]]; got {x!r}")
-        else:
-            raise TypeError(f"a move list holds Moves; cannot look for a {type(x).__name__}")
-        lo = words[0]
-        hi = words[1]
-        n = cnp.PyArray_DIM(self.array, 0)
-        w = <const u64*>cnp.PyArray_DATA(self.array)
-        for j in range(n):
-            if w[2 * j] == lo and w[2 * j + 1] == hi:
-                return j
-        return -1
-
-    def __contains__(self, x):
-        return self._find(x) >= 0
-
-    def index(self, x):
-        """Position of a move (a ``Move`` or a platform list); ValueError when absent."""
-        cdef Py_ssize_t i = self._find(x)
-        if i < 0:
-            raise ValueError(f"{x!r} is not in this move list")
-        return i
-
-    def count(self, x):
-        """1 if the move is in the list, else 0 (moves are distinct)."""
-        return 1 if self._find(x) >= 0 else 0
-
-    def to_list(self):
-        """The moves as a list of ``Move``."""
-        return list(self._list())
-
-    def __eq__(self, other):
-        if isinstance(other, LegalMoves):
-            return self._list() == (<LegalMoves>other)._list()
-        if isinstance(other, list):
-            return self._list() == other
-        return NotImplemented
-
-    def __repr__(self):
-        return f"<LegalMoves of {len(self)} moves>"
-
-
-from collections.abc import Sequence as _Sequence
-_Sequence.register(LegalMoves)
-
-
-cdef object _new_array(const u64* buf, int n):
-    cdef cnp.npy_intp dims[2]
-    dims[0] = n
-    dims[1] = 2
-    arr = cnp.PyArray_EMPTY(2, dims, cnp.NPY_UINT64, 0)
-    if n:
-        memcpy(cnp.PyArray_DATA(arr), buf, 16 * n)
-    # Shared by the move cache, LegalMoves and the caller: nobody may change it.
-    cnp.PyArray_CLEARFLAGS(arr, cnp.NPY_ARRAY_WRITEABLE)
-    return arr
 
 
 @cython.final
@@ -805,7 +672,7 @@ cdef class Game:
     cdef _Step _hist
     cdef tuple _results
     cdef object _origin      # how the match started: None (from the seed) or a setup dict
-    cdef object _cache       # legal-move array of the current state (compact=False) or None
+    cdef object _cache       # legal-move MoveList of the current state (compact=False) or None
     cdef object _ccache      # the same for compact=True
     __hash__ = None
 
@@ -1032,20 +899,20 @@ cdef class Game:
         return out
 
     # -- legal moves -----------------------------------------------------------------------
-    cdef object _legal_array(self, bint compact):
+    cdef MoveList _legal_list(self, bint compact):
         cdef int n
-        arr = self._ccache if compact else self._cache
-        if arr is not None:
-            return arr
+        cdef MoveList ml = self._ccache if compact else self._cache
+        if ml is not None:
+            return ml
         n = game_legal(&self.st, compact, _scratch, MAX_MOVES)
         if n < 0:
             raise RuntimeError("move buffer too small")  # cannot happen: MAX_MOVES suffices
-        arr = _new_array(_scratch, n)
+        ml = new_move_list(_scratch, n)
         if compact:
-            self._ccache = arr
+            self._ccache = ml
         else:
-            self._cache = arr
-        return arr
+            self._cache = ml
+        return ml
 
     def legal_moves(self, compact=False):
         """The current player's moves (tribute or back cards, or plays then PASS when
@@ -1056,9 +923,7 @@ cdef class Game:
         >>> len(ms) > len(g.legal_moves(compact=True)) > 0
         True
         """
-        cdef LegalMoves out = LegalMoves.__new__(LegalMoves)
-        out.array = self._legal_array(compact)
-        return out
+        return self._legal_list(compact)
 
     def legal_moves_array(self, compact=False):
         """The legal moves as an ``(n, 2)`` uint64 array of ``(lo, hi)`` words (fast path).
@@ -1066,7 +931,7 @@ cdef class Game:
         >>> g = Game(seed=0); a = g.legal_moves_array(); a.dtype, a.shape[1]
         (dtype('uint64'), 2)
         """
-        return self._legal_array(compact)
+        return self._legal_list(compact).array
 
     def num_legal(self, compact=False):
         """How many legal moves (nothing else is built)."""
@@ -1109,12 +974,12 @@ cdef class Game:
         >>> g = Game(seed=0); g.play_index(0); len(g.history)
         1
         """
-        cdef int n
+        cdef Py_ssize_t n
         cdef const u64* buf
-        a = self._ccache if compact else self._cache
-        if a is not None:
-            n = cnp.PyArray_DIM(a, 0)
-            buf = <const u64*>cnp.PyArray_DATA(a)
+        cdef MoveList ml = self._ccache if compact else self._cache
+        if ml is not None:
+            n = ml.n
+            buf = ml.buf
         else:
             if self.st.phase == PH_OVER:
                 raise IllegalMoveError("the match is over")
@@ -1232,7 +1097,7 @@ cdef class Game:
             raise IllegalMoveError(f"seat {p} does not hold {' '.join(sort_cards(lacking))} "
                                    f"for {m}")
         if s.top_seat >= 0:
-            raise IllegalMoveError(f"{m} does not beat {_Move_from_words(s.top_lo, s.top_hi)}")
+            raise IllegalMoveError(f"{m} does not beat {move_of(s.top_lo, s.top_hi)}")
         return 0
 
     # -- information -----------------------------------------------------------------------
@@ -1270,7 +1135,7 @@ cdef class Game:
                              _CODES[s.back_kind[i]] if seen else None))
         top = None
         if s.top_seat >= 0:
-            top = (s.top_seat, _Move_from_words(s.top_lo, s.top_hi))
+            top = (s.top_seat, move_of(s.top_lo, s.top_hi))
         return {
             "seat": p,
             "phase": _PHASE_NAMES[s.phase],
@@ -1491,7 +1356,7 @@ def perft_game(Game game, int depth, bint per_move=False, bint compact=False):
             game_apply(&child, bufs[2 * i], bufs[2 * i + 1])
             with nogil:
                 total = perft_rec(&child, depth - 1, compact, bufs + 2 * MAX_MOVES)
-            out[_Move_from_words(bufs[2 * i], bufs[2 * i + 1])] = total
+            out[move_of(bufs[2 * i], bufs[2 * i + 1])] = total
         return out
     finally:
         free(bufs)

@@ -70,11 +70,20 @@ cdef tuple codes_of(u64 lo, u64 hi):
     return tuple(out)
 
 
+# Moves by their words: the same moves recur constantly in games and move lists, and a Move is
+# immutable, so one object per move serves every caller (bounded: cleared when full).
+cdef dict _MOVES = {}
+
+
 cdef object move_of(u64 lo, u64 hi):
     # Move.from_words without its Python loop over 54 kinds (same fields; tested).
     cdef int t = <int>((hi >> 56) & 15), rc = <int>((hi >> 60) & 15)
     if t == 0:
         return _PASS
+    key = (lo, hi)
+    m = _MOVES.get(key)
+    if m is not None:
+        return m
     cdef tuple cards = codes_of(lo, hi & HI_CARD_MASK)
     name = _TYPE_NAMES[t]
     if t >= 10:
@@ -89,7 +98,10 @@ cdef object move_of(u64 lo, u64 hi):
     _setattr(m, "type", name)
     _setattr(m, "rank", rank)
     _setattr(m, "cards", cards)
-    _setattr(m, "_words", (lo, hi))
+    _setattr(m, "_words", key)
+    if len(_MOVES) >= 1 << 16:
+        _MOVES.clear()
+    _MOVES[key] = m
     return m
 
 

@@ -29,3 +29,13 @@ cdef int classify_cards(u64 lo, u64 hi, int level, const RulesC* rules, u64* out
 
 # RULES.md §5 on encoded moves (`last` == (0, 0) means a lead).
 cdef bint beats(u64 lo, u64 hi, u64 last_lo, u64 last_hi, int level) noexcept nogil
+
+# The Python-facing list of one generate() call (defined in movegen.pyx): a read-only sequence
+# of Move over its own copy of the words. Other modules (game) make them with new_move_list.
+cdef class MoveList:
+    cdef u64* buf
+    cdef Py_ssize_t n
+    cdef object _array
+    cdef Py_ssize_t _find(self, x) except -2
+
+cdef MoveList new_move_list(const u64* src, int n)

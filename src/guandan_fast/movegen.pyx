@@ -30,6 +30,9 @@ from guandan_fast.hand cimport u64, words_of, codes_of, move_of
 from guandan_fast.movegen cimport RulesC, MAX_MOVES
 
 import numpy as np
+cimport numpy as cnp
+
+cnp.import_array()
 
 from guandan_fast.cards import parse_cards, parse_level
 from guandan_fast.moves import Move, PASS
@@ -1272,7 +1275,7 @@ cdef object _check_play(object move, int level, RulesC* rc, str what):
                      f"at level {_RANKS[level - 2]}")
 
 
-cdef MoveList _new_list(u64* src, int n):
+cdef MoveList new_move_list(const u64* src, int n):
     cdef MoveList ml = MoveList.__new__(MoveList)
     ml.n = n
     ml.buf = <u64*>malloc(sizeof(u64) * 2 * (n if n > 0 else 1))
@@ -1301,7 +1304,7 @@ cdef MoveList _run_generate(u64 lo, u64 hi, int level, u64 llo, u64 lhi, RulesC*
         buf[0] = nb
         cap[0] = n
         n = generate(lo, hi, level, llo, lhi, rc, compact, buf[0], cap[0])
-    return _new_list(buf[0], n)
+    return new_move_list(buf[0], n)
 
 
 cdef class MoveList:
@@ -1315,10 +1318,6 @@ cdef class MoveList:
     >>> ml.array.shape, ml.array.dtype.name
     ((3, 2), 'uint64')
     """
-
-    cdef u64* buf
-    cdef Py_ssize_t n
-    cdef object _array
 
     def __cinit__(self):
         self.buf = NULL
@@ -1389,13 +1388,14 @@ cdef class MoveList:
     @property
     def array(self):
         """The moves as a read-only ``(n, 2)`` uint64 numpy array of ``(lo, hi)`` rows."""
-        cdef u64[:, ::1] view
+        cdef cnp.npy_intp dims[2]
         if self._array is None:
-            a = np.empty((self.n, 2), dtype=np.uint64)
+            dims[0] = self.n
+            dims[1] = 2
+            a = cnp.PyArray_EMPTY(2, dims, cnp.NPY_UINT64, 0)
             if self.n:
-                view = a
-                memcpy(&view[0, 0], self.buf, sizeof(u64) * 2 * self.n)
-            a.flags.writeable = False
+                memcpy(cnp.PyArray_DATA(a), self.buf, sizeof(u64) * 2 * self.n)
+            cnp.PyArray_CLEARFLAGS(a, cnp.NPY_ARRAY_WRITEABLE)  # the list is immutable
             self._array = a
         return self._array
 
