@@ -395,6 +395,25 @@ def test_natural_aces_reset_not_applied_when_the_match_is_won(game_cls):
     assert not game.is_over and game.levels == (2, 6) and game.declarer == 0
 
 
+@pytest.mark.parametrize("cards, reset", [
+    ("SA CA", True),              # Pair A: a play of natural aces
+    ("ST SJ SQ SK DA", False),    # Straight T holds an ace but is not a play of aces
+])
+def test_natural_aces_reset_needs_a_play_of_aces(game_cls, cards, reset):
+    # Team 0 at its own A; seat 1 goes out first on `cards`, everyone passes, his partner
+    # (seat 3) takes the lead (接风) and goes out 2nd: team 1 wins 1st-and-2nd (+3).
+    play = Move("Pair", "A", cards) if reset else Move("Straight", "T", cards)
+    rules = Rules(ace_reset_on_natural_aces=True)
+    game = game_cls.setup(make_hands({1: cards, 3: "S3"}, (0, 2)), levels=(14, 6), declarer=0,
+                          leader=1, rules=rules)
+    game.play(play, seat=1)
+    for p in (2, 3, 0):
+        game.play(PASS, seat=p)
+    game.play(single("S3"), seat=3)
+    assert game.results[-1]["finish_order"][:2] == [1, 3]
+    assert game.levels == ((2 if reset else 14), 9)
+
+
 # ------------------------------------------------------------------------------------------------
 # an independent rules monitor over random matches
 # ------------------------------------------------------------------------------------------------
@@ -529,7 +548,8 @@ class RulesMonitor:
                     reset = self.failures[declarer] >= self.rules.ace_fail_reset
                 if self.rules.ace_reset_on_natural_aces:
                     opponents = [s for s in f if s % 2 != declarer]
-                    if opponents and any(c[1] == "A" and c != "HA" and c not in ("SB", "HR")
+                    # a play made only of natural aces (rules.md §14)
+                    if opponents and all(c in ("SA", "CA", "DA")
                                          for c in self.out_move[opponents[0]].cards):
                         reset = True
                 if reset:

@@ -324,9 +324,13 @@ cdef int end_hand(GameState* s) noexcept nogil:
 # Moves
 # ------------------------------------------------------------------------------------------
 
-cdef inline bint has_natural_ace(u64 lo, u64 hi) noexcept nogil:
-    """Does the play hold SA, CA or DA? (HA is the wild when the aces' team plays at A.)"""
-    return ((lo >> 24) & 3) != 0 or ((hi >> 24) & 3) != 0 or ((hi >> (26 + 24)) & 3) != 0
+cdef inline bint only_natural_aces(u64 lo, u64 hi) noexcept nogil:
+    """Is the play made only of SA, CA and DA (a play of natural aces; HA is the wild when the
+    aces' team plays at A)?"""
+    cdef u64 ace_lo = (<u64>3) << 24                           # SA
+    cdef u64 ace_hi = ((<u64>3) << 24) | ((<u64>3) << 50)      # CA, DA
+    hi &= HI_CARDS
+    return (lo | hi) != 0 and (lo & ~ace_lo) == 0 and (hi & ~ace_hi) == 0
 
 
 cdef inline bint team_out(const GameState* s, int p) noexcept nogil:
@@ -366,9 +370,9 @@ cdef int apply_play(GameState* s, u64 lo, u64 hi) noexcept nogil:
         s.finish[s.n_finished] = p
         s.n_finished += 1
         if not team_out(s, p):
-            # The team's first finisher: did he go out on a play with a natural (non-wild) ace?
-            # (ace_reset_on_natural_aces, read as the reference Game reads it)
-            if has_natural_ace(lo, hi):
+            # The team's first finisher: did he go out on a play of natural aces?
+            # (ace_reset_on_natural_aces, rules.md §14)
+            if only_natural_aces(lo, hi):
                 s.first_out_aces |= 1 << (p & 1)
         if s.n_finished == 3 or (s.n_finished == 2 and (s.finish[0] & 1) == (p & 1)):
             return end_hand(s)

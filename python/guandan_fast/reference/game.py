@@ -573,8 +573,8 @@ class Game:
             opp_out = [s for s in self._finish if s % 2 != team]
             if opp_out:
                 last = self._out_moves[opp_out[0]]
-                if any(c not in ("SB", "HR") and natural_value(c) == 14 and not is_wild(c, 14)
-                       for c in last.cards):
+                # "a play of natural aces": every card an ace and none the wild HA
+                if all(c in ("SA", "CA", "DA") for c in last.cards):
                     reset = True
         if reset:
             self._levels[team] = 2
