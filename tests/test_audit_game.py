@@ -28,28 +28,13 @@ import pytest
 from guandan_fast.cards import FULL_DECK, is_wild, natural_value, single_value, sort_cards
 from guandan_fast.moves import PASS, IllegalMoveError, Move
 from guandan_fast.rules import Rules
+from helpers import make_hands, single
 
 LONG = os.environ.get("GF_LONG") == "1"
 
 
 def partner(p):
     return (p + 2) % 4
-
-
-def make_hands(spec: dict[int, str], rest: tuple[int, ...]) -> list[list[str]]:
-    """Seats of ``spec`` hold exactly those cards plus, for the seats of ``rest``, a
-    round-robin share of the rest of the deck."""
-    hands = {p: spec.get(p, "").split() for p in range(4)}
-    remaining = Counter(FULL_DECK) - Counter(c for h in hands.values() for c in h)
-    for i, c in enumerate(sorted(remaining.elements())):
-        hands[rest[i % len(rest)]].append(c)
-    return [hands[p] for p in range(4)]
-
-
-def single(card: str) -> Move:
-    if card in ("SB", "HR"):
-        return Move("Single", "B" if card == "SB" else "R", [card])
-    return Move("Single", card[1], [card])
 
 
 def trib(card: str) -> Move:

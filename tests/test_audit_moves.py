@@ -12,20 +12,10 @@ the comments); nothing is copied from an engine's output. Only ``engine.classify
 import pytest
 
 from guandan_fast import PASS, Move, Rules
+from helpers import M, readings
 
 OFF_JOKER_PAIR = Rules(fullhouse_joker_pair=False)
 OFF_SF_STRAIGHT = Rules(sf_as_straight=False)
-
-
-def M(type_name, rank, cards):
-    return Move(type_name, rank, cards)
-
-
-def readings(engine, cards, level, rules=Rules()):
-    """``classify`` as a set, checking that no reading is listed twice."""
-    found = engine.classify(cards, level, rules)
-    assert len(found) == len(set(found)), f"duplicate readings in {found}"
-    return set(found)
 
 
 def above(engine, high, low, level, rules=Rules()):

@@ -4,25 +4,10 @@ documented API of docs/design.md is used)."""
 
 from __future__ import annotations
 
-from collections import Counter
-
 import pytest
 
-from guandan_fast.cards import FULL_DECK
 from guandan_fast.moves import PASS, IllegalMoveError, Move
-
-
-def make_hands(spec: dict[int, str], rest: tuple[int, ...]) -> list[list[str]]:
-    """Seats of ``spec`` get those cards; the rest of the deck goes round-robin to ``rest``."""
-    hands = {p: spec.get(p, "").split() for p in range(4)}
-    remaining = Counter(FULL_DECK) - Counter(c for h in hands.values() for c in h)
-    for i, c in enumerate(sorted(remaining.elements())):
-        hands[rest[i % len(rest)]].append(c)
-    return [hands[p] for p in range(4)]
-
-
-def single(card: str) -> Move:
-    return Move("Single", card[1], [card])
+from helpers import make_hands, single
 
 
 def trib(card: str) -> Move:

@@ -9,17 +9,7 @@ are used, so the compiled engine can be checked with the same tests.
 import pytest
 
 from guandan_fast import PASS, Move, Rules
-
-
-def M(type_name, rank, cards):
-    return Move(type_name, rank, cards)
-
-
-def readings(engine, cards, level, rules=Rules()):
-    """classify as a set, checking that no reading is listed twice."""
-    found = engine.classify(cards, level, rules)
-    assert len(found) == len(set(found)), f"duplicate readings in {found}"
-    return set(found)
+from helpers import M, readings
 
 
 def equal_keys(engine, a, b, level):
