@@ -12,11 +12,16 @@ $(BIN)/python:
 	$(BIN)/pip install -q --upgrade pip
 
 # The installed build, rebuilt when a source changes. A lock keeps parallel builds apart.
-$(VENV)/.installed: $(BIN)/python $(SOURCES)
-	flock /tmp/guandan-fast-build.lock $(BIN)/pip install -q ".[test]"
+# `run` needs only the core; `test` adds the test tools and every optional integration.
+$(VENV)/.installed-core: $(BIN)/python $(SOURCES)
+	flock /tmp/guandan-fast-build.lock $(BIN)/pip install -q .
 	touch $@
 
-run: $(VENV)/.installed
+$(VENV)/.installed: $(BIN)/python $(SOURCES)
+	flock /tmp/guandan-fast-build.lock $(BIN)/pip install -q ".[test,all]"
+	touch $@
+
+run: $(VENV)/.installed-core
 	$(BIN)/guandan-fast simulate
 
 test: $(VENV)/.installed
