@@ -78,8 +78,10 @@ def test_level_ace_full_houses(engine):
     fh_a, fh_k = M("ThreeWithTwo", "A", cards), M("ThreeWithTwo", "K", cards)
     assert readings(engine, cards, "A") == {fh_a, fh_k}
     assert above(engine, fh_a, fh_k, "A")
-    # Three natural aces + both wilds are five level cards: only a bomb (rules.md §14).
-    assert readings(engine, "SA CA DA HA HA", "A") == {M("Bomb", "A", "SA CA DA HA HA")}
+    # Three natural aces + both wilds: a bomb, and a full house whose pair is the two wilds
+    # standing for another rank (RULES.md edge case 42, revised).
+    assert readings(engine, "SA CA DA HA HA", "A") == {M("Bomb", "A", "SA CA DA HA HA"),
+                                                       M("ThreeWithTwo", "A", "SA CA DA HA HA")}
 
 
 # -- level 10: the ten is lifted in the single order, natural in sequences --------------------

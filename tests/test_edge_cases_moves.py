@@ -120,8 +120,23 @@ def test_13_10_bomb_and_full_house_with_two_wilds(engine):
 
 def test_13_11_five_natural_of_a_rank_are_a_bomb_only(engine):
     assert readings(engine, "S8 S8 C8 C8 D8", 2) == {M("Bomb", "8", "S8 S8 C8 C8 D8")}
-    # Five level cards (three natural, two wilds) are five of one rank too.
-    assert readings(engine, "S7 C7 D7 H7 H7", 7) == {M("Bomb", "7", "S7 C7 D7 H7 H7")}
+    assert readings(engine, "S7 S7 C7 C7 D7", 7) == {M("Bomb", "7", "S7 S7 C7 C7 D7")}
+
+
+def test_13_42_level_triple_takes_both_wilds_as_its_pair(engine):
+    # RULES.md edge case 42 (revised): the two wilds stand for a pair of another rank.
+    cards = "S7 C7 D7 H7 H7"
+    fh = M("ThreeWithTwo", "7", cards)
+    assert readings(engine, cards, 7) == {M("Bomb", "7", cards), fh}
+    assert readings(engine, "SA CA DA HA HA", "A") == {M("Bomb", "A", "SA CA DA HA HA"),
+                                                       M("ThreeWithTwo", "A", "SA CA DA HA HA")}
+    # Generated on lead and as a follow of a lower full house; its key is the level card's.
+    assert fh in engine.legal_moves("S7 C7 D7 H7 H7 S3", 7)
+    assert fh in engine.legal_moves(cards, 7, last=M("ThreeWithTwo", "A", "SA CA DA S2 C2"))
+    assert strictly_above(engine, fh, M("ThreeWithTwo", "A", "SA CA DA S2 C2"), 7)
+    # One wild is not enough: four level cards and a wild make no full house.
+    assert M("ThreeWithTwo", "7", "S7 S7 C7 D7 H7") not in engine.legal_moves(
+        "S7 S7 C7 D7 H7", 7)
 
 
 # -- straights and straight flushes ------------------------------------------------------------

@@ -284,6 +284,16 @@ def test_compact_against_definition_on_27_card_hands():
         check_compact(hand, level, last, rules, complete)
 
 
+def test_compact_level_triple_takes_the_wild_pair_only_when_nothing_else_fits():
+    # RULES.md edge case 42: the two wilds may be the pair of a natural level triple.
+    def full_houses(hand):
+        return {m for m in fast.legal_moves(hand, 7, compact=True) if m.type == "ThreeWithTwo"}
+    assert full_houses("S7 C7 D7 H7 H7") == {Move("ThreeWithTwo", "7", "S7 C7 D7 H7 H7")}
+    # A pair with fewer wilds wins: S3 + a wild, then S3 C3 with none.
+    assert Move("ThreeWithTwo", "7", "S7 C7 D7 S3 H7") in full_houses("S7 C7 D7 H7 H7 S3")
+    assert Move("ThreeWithTwo", "7", "S7 C7 D7 S3 C3") in full_houses("S7 C7 D7 H7 H7 S3 C3")
+
+
 def test_compact_examples_by_hand():
     # Fewest wilds: the pair of 9s is S9 C9, not a 9 with the wild.
     assert set(fast.legal_moves("S9 C9 H7", 7, last=Move("Pair", "8", "S8 D8"), compact=True)) == {

@@ -125,8 +125,9 @@ def oracle_classify(cards, level, rules=Rules()):
     else:
         for subst in combinations_with_replacement(SUITED, n_wild):
             labels |= plain_labels(tuple(rest) + subst, rules)
-    if len({c[1] for c in cards}) == 1:
-        # [decision] five cards of one physical rank (wilds included) are never a full house
+    if len({c[1] for c in cards}) == 1 and n_wild == 0:
+        # [decision] five natural cards of one rank are never a full house (with both wilds
+        # among them, the wilds are a pair of another rank: RULES.md edge case 42)
         labels = {lb for lb in labels if lb[0] != "ThreeWithTwo"}
     if not rules.sf_as_straight:
         # [decision] a run that can be a straight flush in a window is not a straight there

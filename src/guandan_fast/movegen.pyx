@@ -604,6 +604,11 @@ cdef void gen_full_houses(Ctx* c) noexcept nogil:
             for w in range(wmax + 1):
                 emit_block(c, lo, hi, &plo[w][0], &phi[w][0], 0, ps[w][x])
                 emit_block(c, lo, hi, &plo[w][0], &phi[w][0], pe[w][x], np_[w])
+            if x == c.lr and wmax == 2:
+                # The two wilds as the pair stand for another rank (RULES.md §4, edge case 42):
+                # a natural triple of the level rank takes them, though they sit in its own
+                # pair list (the only two-wild pair there).
+                emit(c, lo + 2 * c.wild_lo, hi)
 
 
 cdef void gen_straights(Ctx* c) noexcept nogil:
@@ -899,6 +904,11 @@ cdef void compact_full_houses(Ctx* c) noexcept nogil:
             if best != x and pw[best] + wt <= c.W:
                 emit(c, lo + plo[best], (hi + phi[best]) | tag(T_3W2, x + 2))
                 break
+        else:
+            # The pair of two wilds (edge case 42) for a natural triple of the level rank: it
+            # has the most wilds of any pair, so it is canonical only when nothing else fits.
+            if x == c.lr and wt == 0 and c.W == 2:
+                emit(c, lo + 2 * c.wild_lo, hi | tag(T_3W2, x + 2))
 
 
 cdef inline int single_cost(Ctx* c, int r, int s) noexcept nogil:

@@ -139,9 +139,9 @@ def _full_house_triples(by_value: Counter, wilds: int, small: int, big: int, lev
     """Natural values T such that five cards are a triple of T plus a pair of another rank.
 
     The triple holds every natural T (at most 3) and wilds for the rest; the remaining two cards
-    must be a pair of a different rank: naturals of one rank P with wilds, two wilds (read as
-    level cards, so never paired with a triple of the level rank: that would be five of one
-    rank), or SB SB / HR HR when the rules allow a joker pair.
+    must be a pair of a different rank: naturals of one rank P with wilds, two wilds (standing
+    for a pair of any rank other than the triple's, so a natural triple of the level rank takes
+    them too: RULES.md §4, edge case 42), or SB SB / HR HR when the rules allow a joker pair.
     """
     out = []
     for t, have in by_value.items():
@@ -155,7 +155,7 @@ def _full_house_triples(by_value: Counter, wilds: int, small: int, big: int, lev
         elif rest:
             ok = len(rest) == 1 and sum(rest.values()) + spare_wilds == 2
         else:
-            ok = spare_wilds == 2 and t != level
+            ok = spare_wilds == 2
         if ok:
             out.append(t)
     return out
