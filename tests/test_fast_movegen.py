@@ -29,19 +29,16 @@ from hypothesis import strategies as st
 from guandan_fast import PASS, Move, Rules
 from guandan_fast import movegen as fast
 from guandan_fast import reference as ref
-from guandan_fast.cards import CARD_CODES, FULL_DECK, RANKS, card_sort_key, is_wild, sort_cards
+from guandan_fast.cards import CARD_CODES, FULL_DECK, RANKS, sort_cards
 from guandan_fast.moves import cards_to_words
-from guandan_fast.reference.combos import beats_unchecked, bomb_tier, key, readings
+from guandan_fast.reference.combos import beats_unchecked, bomb_tier, readings
+from helpers import compact_definition, wild_of
 
 LONG = os.environ.get("GF_LONG") == "1"
 SCALE = 20 if LONG else 1
 
 ALL_RULES = [Rules(), Rules(sf_as_straight=False), Rules(fullhouse_joker_pair=False),
              Rules(sf_as_straight=False, fullhouse_joker_pair=False)]
-
-
-def wild_of(level):
-    return "H" + RANKS[level - 2]
 
 
 def deal(rng, n, level, wilds, ranks=None):
@@ -195,61 +192,6 @@ def test_exhaustive_small_hands():
 
 
 # -- compact mode against its definition ----------------------------------------------------------
-
-def sf_usable(hand, level):
-    """Natural cards of the hand that some straight flush of the hand could use (docs/design.md)."""
-    w = wild_of(level)
-    wilds = hand.count(w)
-    naturals = {c for c in hand if c not in ("SB", "HR") and c != w}
-    usable = set()
-    for suit in "SHCD":
-        for low in range(1, 11):
-            codes = [suit + ("A" if p in (1, 14) else RANKS[p - 2]) for p in range(low, low + 5)]
-            held = [c for c in codes if c in naturals]
-            if 5 - len(held) <= wilds:
-                usable.update(held)
-    return usable
-
-
-def compact_definition(moves, hand, level):
-    """docs/design.md "Compact mode", written plainly over a complete move list: group by
-    (type, key, size[, suit]) and keep the best of each group by (wilds, straight-flush
-    penalty, [full house: pair value], cards in canonical order)."""
-    w = wild_of(level)
-    held = Counter(hand)
-    usable = sf_usable(hand, level)
-
-    def group(m):
-        if m.type == "StraightFlush":
-            suit = {c[0] for c in m.cards if c != w}.pop()
-            return (m.type, key(m, level), 5, suit)
-        return (m.type, key(m, level), len(m.cards))
-
-    def preference(m):
-        used = Counter(c for c in m.cards if c != w and c not in ("SB", "HR"))
-        penalty = sum(1 for c, k in used.items() if c in usable and k == held[c])
-        pair_value = 0
-        if m.type == "ThreeWithTwo":
-            # the pair: what is neither a wild nor a natural of the triple's rank
-            rest = [c for c in m.cards if c != w and (c in ("SB", "HR") or c[1] != m.rank)]
-            if not rest:
-                pair_value = 15  # two wilds: a pair of level cards
-            else:
-                c = rest[0]
-                pair_value = 16 if c == "SB" else 17 if c == "HR" else (
-                    15 if RANKS.index(c[1]) + 2 == level else RANKS.index(c[1]) + 2)
-        cards_key = tuple(card_sort_key(c) for c in sort_cards(m.cards))
-        return (m.cards.count(w), penalty, pair_value, cards_key)
-
-    best = {}
-    for m in moves:
-        if m == PASS:
-            continue
-        g = group(m)
-        if g not in best or preference(m) < preference(best[g]):
-            best[g] = m
-    return set(best.values())
-
 
 def check_compact(hand, level, last, rules, complete):
     want = compact_definition(complete, hand, level)

@@ -31,11 +31,17 @@ def _check(depth) -> int:
     return depth
 
 
-def perft(seed: int, depth: int, rules: Rules = Rules(), per_move: bool = False):
-    """The compiled engine's leaf count (or ``{first move: count}`` with ``per_move``)."""
+def perft(seed: int, depth: int, rules: Rules = Rules(), per_move: bool = False,
+          compact: bool = False):
+    """The compiled engine's leaf count (or ``{first move: count}`` with ``per_move``);
+    ``compact`` counts the tree of compact moves (docs/design.md, "Compact mode").
+
+    >>> perft(1, 2), perft(1, 2, compact=True)
+    (64542, 547)
+    """
     from .game import Game as _Fast, perft_game
 
-    return perft_game(_Fast(seed, rules), _check(depth), per_move)
+    return perft_game(_Fast(seed, rules), _check(depth), per_move, bool(compact))
 
 
 def perft_reference(seed: int, depth: int, rules: Rules = Rules(), per_move: bool = False):

@@ -1,0 +1,68 @@
+"""Pinned perft counts (tests/data/perft.csv): the leaf counts of the move tree from fixed deals,
+as chess engines pin theirs. A changed count means move generation or the game's flow changed.
+
+The pins were checked against the reference engine when they were made; these tests check the
+cheap ones against it again: the complete trees to depth 2 through ``perft_reference``, and the
+compact trees to depth 3 (depth 4 in long mode) through the reference's complete lists pruned by
+the compact definition (docs/design.md). Rows marked ``long`` (seconds to a minute each) run
+only with ``GF_LONG=1``.
+"""
+
+import os
+
+import pytest
+
+from guandan_fast.perft import perft, perft_reference
+from guandan_fast.reference.game import Game as RefGame
+from helpers import compact_definition, perft_pins
+
+LONG = os.environ.get("GF_LONG") == "1"
+
+
+PINS = perft_pins()
+
+
+def test_the_pin_file_covers_both_modes_and_several_depths():
+    modes = {(mode, depth) for _, depth, mode, _, _ in PINS}
+    assert {("complete", d) for d in (1, 2, 3, 4)} <= modes
+    assert {("compact", d) for d in (1, 2, 3, 4, 5)} <= modes
+
+
+@pytest.mark.parametrize("seed,depth,mode,leaves",
+                         [p[:4] for p in PINS if LONG or not p[4]],
+                         ids=lambda v: str(v))
+def test_pinned_count(seed, depth, mode, leaves):
+    assert perft(seed, depth, compact=(mode == "compact")) == leaves
+
+
+@pytest.mark.parametrize("seed", sorted({p[0] for p in PINS}))
+def test_complete_pins_equal_the_reference(seed):
+    pin = {d: n for s, d, mode, n, _ in PINS if s == seed and mode == "complete"}
+    assert perft_reference(seed, 1) == pin[1]
+    assert perft_reference(seed, 2) == pin[2]
+
+
+def _compact_reference(game, depth):
+    """Leaves of the compact tree, from the reference's complete lists."""
+    if depth == 0 or game.is_over:
+        return 1
+    moves = game.legal_moves()
+    if game.phase == "play":
+        hand = list(game.hand(game.current_player))
+        pruned = compact_definition(moves, hand, game.level)
+        moves = [m for m in moves if m in pruned or m.is_pass]
+    if depth == 1:
+        return len(moves)
+    total = 0
+    for m in moves:
+        child = game.clone()
+        child.play(m)
+        total += _compact_reference(child, depth - 1)
+    return total
+
+
+@pytest.mark.parametrize("seed", sorted({p[0] for p in PINS}))
+def test_compact_pins_equal_the_reference_pruned_by_the_definition(seed):
+    pin = {d: n for s, d, mode, n, _ in PINS if s == seed and mode == "compact"}
+    for depth in (1, 2, 3, 4) if LONG else (1, 2, 3):
+        assert _compact_reference(RefGame(seed), depth) == pin[depth], depth
