@@ -170,14 +170,18 @@ def test_bad_agent_and_position():
 # -- strength ----------------------------------------------------------------------------------
 
 def test_greedy_beats_random():
+    # Measured over 20,000 matches per seating (seeds 11 and 12, about 102,500 hands each):
+    # the greedy team won every match and 99.44% of hands (the 1st finisher's team). The test
+    # pins both near those figures: a regression in the bot or the engine shows as a drop.
+    hand_rate = 0.9944
     n = 2000 if LONG else 240
-    res = simulate(matches=n, agents=("greedy", "random", "greedy", "random"), seed=7)
-    rate = res.win_rate(0)
-    if LONG:
-        print(f"greedy vs random: {rate:.3f} over {n} matches")
-    # Under the null hypothesis of equal strength the rate is 0.5 with sd 0.5/sqrt(n)
-    # (= 0.032 at n = 240); 0.65 is more than 4.6 sd above it.
-    assert rate > 0.5 + 4.5 * 0.5 / math.sqrt(n)
-    # Seats swapped: the greedy team still wins.
-    res = simulate(matches=n, agents=("random", "greedy", "random", "greedy"), seed=8)
-    assert res.win_rate(1) > 0.5 + 4.5 * 0.5 / math.sqrt(n)
+    for seed, agents, team in ((7, ("greedy", "random", "greedy", "random"), 0),
+                               (8, ("random", "greedy", "random", "greedy"), 1)):
+        res = simulate(matches=n, agents=agents, seed=seed)
+        # A match takes many hands, so losing one is far rarer than losing a hand.
+        assert res.win_rate(team) >= 0.99, (agents, res.win_rate(team))
+        rate = res.hand_wins[team] / res.hands
+        sd = math.sqrt(hand_rate * (1 - hand_rate) / res.hands)
+        if LONG:
+            print(f"greedy vs random: matches {res.win_rate(team):.4f}, hands {rate:.4f}")
+        assert abs(rate - hand_rate) < 4.5 * sd, (agents, rate, res.hands)
