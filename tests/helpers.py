@@ -19,6 +19,14 @@ def single(card: str) -> Move:
     return Move("Single", card[1], [card])
 
 
+def tribute(card: str) -> Move:
+    return Move("tribute", "tribute", [card])
+
+
+def back(card: str) -> Move:
+    return Move("back", "back", [card])
+
+
 def readings(engine, cards, level, rules=Rules()):
     """``classify`` as a set, checking that no reading is listed twice."""
     found = engine.classify(cards, level, rules)
@@ -101,3 +109,27 @@ def perft_pins() -> list[tuple[int, int, str, int, bool]]:
     lines = [line for line in path.read_text().splitlines() if not line.startswith("#")]
     return [(int(r["seed"]), int(r["depth"]), r["mode"], int(r["leaves"]), r["long"] == "1")
             for r in csv.DictReader(lines)]
+
+
+def go_out(game, order, cards) -> None:
+    """Seats of ``order`` go out in that order on the given single cards, in one trick (the
+    other seats pass)."""
+    due = list(zip(order, cards))
+    while due:
+        p = game.current_player
+        if p == due[0][0]:
+            game.play(single(due[0][1]), seat=p)
+            due.pop(0)
+        else:
+            game.play(PASS, seat=p)
+
+
+def hand_with_finish(game_cls, order, levels, declarer, rules=Rules(), cards=("S3", "S4", "S5"),
+                     **setup):
+    """A ``game_cls.setup`` game in which the seats of ``order`` go out in that order, one
+    single card each, in one trick; returned after the last of them went out."""
+    spec = dict(zip(order, cards))
+    game = game_cls.setup(make_hands(spec, tuple(p for p in range(4) if p not in order)),
+                          levels=levels, declarer=declarer, leader=order[0], rules=rules, **setup)
+    go_out(game, order, cards)
+    return game

@@ -28,21 +28,13 @@ import pytest
 from guandan_fast.cards import FULL_DECK, is_wild, natural_value, single_value, sort_cards
 from guandan_fast.moves import PASS, IllegalMoveError, Move
 from guandan_fast.rules import Rules
-from helpers import make_hands, single
+from helpers import back, hand_with_finish, make_hands, single, tribute
 
 LONG = os.environ.get("GF_LONG") == "1"
 
 
 def partner(p):
     return (p + 2) % 4
-
-
-def trib(card: str) -> Move:
-    return Move("tribute", "tribute", [card])
-
-
-def back(card: str) -> Move:
-    return Move("back", "back", [card])
 
 
 def is_lead(game) -> bool:
@@ -130,8 +122,8 @@ def test_first_fourth_third_pays(game_cls):
     game = game_cls.setup(make_hands({3: "SQ S4", 0: "S6 SK"}, (1, 2)),
                           previous_finish=FIRST_FOURTH, rules=rules)
     assert game.phase == "tribute" and game.current_player == 3
-    assert list(game.legal_moves()) == [trib("SQ")]
-    game.play(trib("SQ"))
+    assert list(game.legal_moves()) == [tribute("SQ")]
+    game.play(tribute("SQ"))
     assert game.phase == "back" and game.current_player == 0
     assert game.hand(0) == ("S6", "SQ", "SK")
     assert list(game.legal_moves()) == [back("S6")]  # level 2: the only card of 3..10
@@ -163,7 +155,7 @@ def test_third_pays_anti_tribute_counts_the_payer_only(game_cls):
     game = game_cls.setup(make_hands({2: "HR HR S3", 3: "SK S4"}, (0, 1)),
                           previous_finish=FIRST_FOURTH, rules=rules)
     assert game.phase == "tribute" and game.current_player == 3
-    assert list(game.legal_moves()) == [trib("SK")]
+    assert list(game.legal_moves()) == [tribute("SK")]
     # The 3rd holds both HR: anti-tribute, 1st leads.
     game = game_cls.setup(make_hands({3: "HR HR S4"}, (0, 1, 2)),
                           previous_finish=FIRST_FOURTH, rules=rules)
@@ -182,10 +174,10 @@ def test_double_down_one_big_joker_and_small_jokers_pays(game_cls):
     # One HR and the small jokers on the paying side: small jokers do not count.
     game = game_cls.setup(make_hands({1: "HR SB S3", 3: "SB S4"}, (0, 2)), previous_finish=[0, 2])
     assert game.phase == "tribute" and game.current_player == 1
-    assert list(game.legal_moves()) == [trib("HR")]
-    game.play(trib("HR"))
-    assert game.current_player == 3 and list(game.legal_moves()) == [trib("SB")]
-    game.play(trib("SB"))
+    assert list(game.legal_moves()) == [tribute("HR")]
+    game.play(tribute("HR"))
+    assert game.current_player == 3 and list(game.legal_moves()) == [tribute("SB")]
+    game.play(tribute("SB"))
     # HR > SB: HR goes to 1st (0), SB to 2nd (2); seat 1 paid 1st and will lead.
     assert "HR" in game.hand(0) and "SB" in game.hand(2)
     assert game.phase == "back" and game.current_player == 0
@@ -197,10 +189,10 @@ def test_double_down_level_card_outranks_an_ace(game_cls):
     game = game_cls.setup(make_hands({1: "H7 H7 SA S3", 3: "C7 S4", 0: "S5 SK", 2: "S6 SQ"},
                                      (0, 2)), levels=(7, 2), previous_finish=[0, 2])
     assert game.level == 7 and game.current_player == 1
-    assert list(game.legal_moves()) == [trib("SA")]
-    game.play(trib("SA"))
-    assert list(game.legal_moves()) == [trib("C7")]
-    game.play(trib("C7"))
+    assert list(game.legal_moves()) == [tribute("SA")]
+    game.play(tribute("SA"))
+    assert list(game.legal_moves()) == [tribute("C7")]
+    game.play(tribute("C7"))
     assert "C7" in game.hand(0) and "SA" in game.hand(2)
     assert game.phase == "back" and game.current_player == 0
     assert back("S5") in game.legal_moves() and back("SK") not in game.legal_moves()
@@ -217,10 +209,10 @@ def double_tie_game(game_cls, rules=Rules()):
     game = game_cls.setup(make_hands(spec, (1, 3)), levels=(2, 7), previous_finish=[1, 3],
                           rules=rules)
     assert game.level == 7 and game.current_player == 2
-    assert list(game.legal_moves()) == [trib("S7")]
-    game.play(trib("S7"))
-    assert list(game.legal_moves()) == [trib("D7")]  # the wild H7 is never paid
-    game.play(trib("D7"))
+    assert list(game.legal_moves()) == [tribute("S7")]
+    game.play(tribute("S7"))
+    assert list(game.legal_moves()) == [tribute("D7")]  # the wild H7 is never paid
+    game.play(tribute("D7"))
     return game
 
 
@@ -239,8 +231,8 @@ def test_double_down_equal_level_cards_go_clockwise(game_cls):
 def test_double_down_equal_cards_winners_choose(game_cls):
     game = double_tie_game(game_cls, Rules(double_tie="winners_choose"))
     assert game.phase == "tribute" and game.current_player == 1
-    assert set(game.legal_moves()) == {trib("S7"), trib("D7")} and len(game.legal_moves()) == 2
-    game.play(trib("D7"))  # 1st takes seat 0's card; seat 2's goes to 2nd
+    assert set(game.legal_moves()) == {tribute("S7"), tribute("D7")} and len(game.legal_moves()) == 2
+    game.play(tribute("D7"))  # 1st takes seat 0's card; seat 2's goes to 2nd
     assert "D7" in game.hand(1) and "S7" in game.hand(3)
     assert game.phase == "back" and game.current_player == 1
     game.play(back("S5"))  # to seat 0, whose card he took
@@ -253,10 +245,10 @@ def test_tribute_of_a_level_card_choice_of_suits(game_cls):
     # Level 9: the payer's highest non-wild cards are S9 and D9 (value 15), either may be paid.
     game = game_cls.setup(make_hands({3: "H9 H9 S9 D9 SA S3"}, (0, 1, 2)), levels=(9, 2),
                           previous_finish=[0, 1, 2, 3])
-    assert set(game.legal_moves()) == {trib("S9"), trib("D9")} and len(game.legal_moves()) == 2
+    assert set(game.legal_moves()) == {tribute("S9"), tribute("D9")} and len(game.legal_moves()) == 2
     before = game.clone()
     with pytest.raises(IllegalMoveError):
-        game.play(trib("H9"))
+        game.play(tribute("H9"))
     assert game == before
 
 
@@ -265,7 +257,7 @@ def single_tribute(game_cls, level, receiver_cards, payer_cards="SK S3"):
     game = game_cls.setup(make_hands({3: payer_cards, 0: receiver_cards}, (1, 2)),
                           levels=(level, 2), previous_finish=[0, 1, 2, 3])
     top = max(payer_cards.split(), key=lambda c: single_value(c, level))
-    game.play(trib(top))
+    game.play(tribute(top))
     assert game.phase == "back" and game.current_player == 0
     return game
 
@@ -330,22 +322,6 @@ def test_count_disclosure_boundaries(game_cls, mode, visible):
 # ------------------------------------------------------------------------------------------------
 # levels and the A rule (RULES.md §8, ace_rule, ace_fail_reset, ace_reset_on_natural_aces)
 # ------------------------------------------------------------------------------------------------
-
-def hand_with_finish(game_cls, order, levels, declarer, rules=Rules(), cards=("S3", "S4", "S5")):
-    """The seats of ``order`` go out in that order, one single card each, in one trick."""
-    spec = dict(zip(order, cards))
-    game = game_cls.setup(make_hands(spec, tuple(p for p in range(4) if p not in order)),
-                          levels=levels, declarer=declarer, leader=order[0], rules=rules)
-    due = list(zip(order, cards))
-    while due:
-        p = game.current_player
-        if p == due[0][0]:
-            game.play(single(due[0][1]), seat=p)
-            due.pop(0)
-        else:
-            game.play(PASS, seat=p)
-    return game
-
 
 def test_any_win_needs_the_teams_own_ace(game_cls):
     rules = Rules(ace_rule="any_win")

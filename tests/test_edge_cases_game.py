@@ -6,28 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from guandan_fast.moves import PASS, IllegalMoveError, Move
-from helpers import make_hands, single
-
-
-def trib(card: str) -> Move:
-    return Move("tribute", "tribute", [card])
-
-
-def back(card: str) -> Move:
-    return Move("back", "back", [card])
-
-
-def go_out(game, order, cards):
-    """Seats of ``order`` go out in that order on the given single cards, in one trick."""
-    due = list(zip(order, cards))
-    while due:
-        p = game.current_player
-        if p == due[0][0]:
-            game.play(single(due[0][1]), seat=p)
-            due.pop(0)
-        else:
-            game.play(PASS, seat=p)
+from guandan_fast.moves import PASS, IllegalMoveError
+from helpers import back, go_out, hand_with_finish, make_hands, single, tribute
 
 
 # -- trick flow ---------------------------------------------------------------------------------
@@ -87,14 +67,14 @@ def test_31_level_2_payer_pays_a_natural_2_never_h2(game_cls):
     game = game_cls.setup(make_hands({3: "H2 S2 C2 D2 SA"}, (0, 1, 2)),
                           previous_finish=[0, 1, 2, 3])
     assert game.level == 2 and game.current_player == 3
-    assert set(game.legal_moves()) == {trib("S2"), trib("C2"), trib("D2")}
+    assert set(game.legal_moves()) == {tribute("S2"), tribute("C2"), tribute("D2")}
     assert len(game.legal_moves()) == 3
 
 
 def test_32_payer_with_big_joker_and_wild_pays_big_joker(game_cls):
     game = game_cls.setup(make_hands({3: "HR H2 H2 S3"}, (0, 1, 2)),
                           previous_finish=[0, 1, 2, 3])
-    assert list(game.legal_moves()) == [trib("HR")]
+    assert list(game.legal_moves()) == [tribute("HR")]
 
 
 def test_33_single_payer_with_both_big_jokers_anti_tribute(game_cls):
@@ -115,7 +95,7 @@ def test_35_non_paying_loser_with_both_big_jokers_tribute_paid(game_cls):
     game = game_cls.setup(make_hands({1: "HR HR", 3: "SK S3"}, (0, 2)),
                           previous_finish=[0, 1, 2, 3])
     assert game.phase == "tribute" and game.current_player == 3
-    game.play(trib("SK"))
+    game.play(tribute("SK"))
     assert game.phase == "back" and game.current_player == 0
 
 
@@ -123,7 +103,7 @@ def test_36_first_and_fourth_partner_pays_and_leads(game_cls):
     game = game_cls.setup(make_hands({2: "SK S3", 0: "S6 SQ"}, (1, 3)),
                           previous_finish=[0, 1, 3, 2])
     assert game.phase == "tribute" and game.current_player == 2
-    game.play(trib("SK"))
+    game.play(tribute("SK"))
     assert game.current_player == 0 and game.hand(0) == ("S6", "SQ", "SK")
     game.play(back("S6"))
     assert game.hand(2) == ("S3", "S6")
@@ -135,8 +115,8 @@ def test_37_double_down_equal_cards_clockwise(game_cls):
     game = game_cls.setup(make_hands({3: "SA S3", 1: "DA S4", 2: "S6 S7", 0: "S8 S9"}, (0, 2)),
                           previous_finish=[2, 0], levels=(2, 2), declarer=0)
     assert game.current_player == 3
-    game.play(trib("SA"))
-    game.play(trib("DA"), seat=1)
+    game.play(tribute("SA"))
+    game.play(tribute("DA"), seat=1)
     assert game.phase == "back" and game.current_player == 2
     game.play(back("S6"))  # to seat 3, who paid seat 2
     game.play(back("S8"), seat=0)  # to seat 1
@@ -147,7 +127,7 @@ def test_37_double_down_equal_cards_clockwise(game_cls):
 def test_38_return_at_level_5_no_five_and_lowest_when_nothing_allowed(game_cls):
     game = game_cls.setup(make_hands({3: "SK S3", 0: "S5 C5 D6 SQ"}, (1, 2)),
                           levels=(5, 2), declarer=0, previous_finish=[0, 1, 2, 3])
-    game.play(trib("SK"))
+    game.play(tribute("SK"))
     assert list(game.legal_moves()) == [back("D6")]
     before = game.clone()
     with pytest.raises(IllegalMoveError):
@@ -155,20 +135,12 @@ def test_38_return_at_level_5_no_five_and_lowest_when_nothing_allowed(game_cls):
     assert game == before
     game = game_cls.setup(make_hands({3: "SK S3", 0: "S5 DJ CJ SQ"}, (1, 2)),
                           levels=(5, 2), declarer=0, previous_finish=[0, 1, 2, 3])
-    game.play(trib("SK"))
+    game.play(tribute("SK"))
     assert set(game.legal_moves()) == {back("CJ"), back("DJ")}
     assert len(game.legal_moves()) == 2
 
 
 # -- levels and the match -------------------------------------------------------------------------
-
-def hand_with_finish(game_cls, order, levels, declarer, cards=("S3", "S4", "S5")):
-    spec = {seat: card for seat, card in zip(order, cards)}
-    game = game_cls.setup(make_hands(spec, tuple(p for p in range(4) if p not in order)),
-                          levels=levels, declarer=declarer, leader=order[0])
-    go_out(game, order, cards)
-    return game
-
 
 def test_39_level_gains_and_king_stops_at_ace(game_cls):
     assert hand_with_finish(game_cls, [0, 2], (2, 2), None).levels == (5, 2)

@@ -21,36 +21,12 @@ from guandan_fast.moves import PASS, IllegalMoveError, Move
 from guandan_fast.reference.game import Game
 from guandan_fast.reference.rng import SplitMix64
 from guandan_fast.rules import Rules
+from helpers import back, hand_with_finish, make_hands, single, tribute
 
 LONG = os.environ.get("GF_LONG") == "1"
 
 
 # -- helpers ----------------------------------------------------------------------------------
-
-def make_hands(spec: dict[int, str], rest: tuple[int, ...]) -> list[list[str]]:
-    """Seats of ``spec`` get those cards; the remaining cards of the deck are dealt
-    round-robin to the seats of ``rest`` (which may also appear in ``spec``)."""
-    hands = {p: list(spec.get(p, "").split()) for p in range(4)}
-    remaining = Counter(FULL_DECK) - Counter(c for h in hands.values() for c in h)
-    for i, c in enumerate(sorted(remaining.elements())):
-        hands[rest[i % len(rest)]].append(c)
-    return [hands[p] for p in range(4)]
-
-
-def T(card: str) -> Move:
-    return Move("tribute", "tribute", [card])
-
-
-def B(card: str) -> Move:
-    return Move("back", "back", [card])
-
-
-def S(card: str, level: int) -> Move:
-    """A single, labelled as the rules label it."""
-    if card in ("SB", "HR"):
-        return Move("Single", "B" if card == "SB" else "R", [card])
-    return Move("Single", card[1], [card])
-
 
 def finish_hand(order, *, levels=(2, 2), declarer=None, rules=Rules(), cards=None, seed=0):
     """A game set up so that the seats of ``order`` (2 or 3 of them) go out in that order,
@@ -61,19 +37,7 @@ def finish_hand(order, *, levels=(2, 2), declarer=None, rules=Rules(), cards=Non
     if cards is None:
         ranks = [r for r in "3456789TJQK" if natural_value("S" + r) != level][:3]
         cards = ["S" + r for r in ranks][:len(order)]
-    spec = {seat: card for seat, card in zip(order, cards)}
-    others = tuple(p for p in range(4) if p not in order)
-    game = Game.setup(make_hands(spec, others), levels=levels, declarer=declarer,
-                      leader=order[0], rules=rules, seed=seed)
-    due = list(order)
-    while due:
-        p = game.current_player
-        if p == due[0]:
-            game.play(S(spec[p], level), seat=p)
-            due.pop(0)
-        else:
-            game.play(PASS, seat=p)
-    return game
+    return hand_with_finish(Game, order, levels, declarer, rules=rules, cards=cards, seed=seed)
 
 
 def accounted(game: Game) -> Counter:
@@ -304,8 +268,8 @@ def test_hand_goes_on_after_two_opponents_go_out():
     # 0 and 1 out (not partners): the hand continues; finished seats are skipped.
     hands = make_hands({0: "S3", 1: "S4", 2: "S5 S6"}, (3,))
     game = Game.setup(hands, leader=0)
-    game.play(S("S3", 2))
-    game.play(S("S4", 2))
+    game.play(single("S3"))
+    game.play(single("S4"))
     assert game.finish_order == (0, 1) and game.phase == "play" and game.current_player == 2
     game.play(PASS)
     game.play(PASS)  # seat 3; top is seat 1, out: seats 2 and 3 must both pass -> partner 3
@@ -316,19 +280,19 @@ def test_hand_goes_on_after_two_opponents_go_out():
 def test_passed_player_may_play_later_in_the_trick():
     hands = make_hands({0: "S3 S4", 1: "S5 S9", 2: "S6 S7"}, (3,))
     game = Game.setup(hands, leader=0)
-    game.play(S("S3", 2))
+    game.play(single("S3"))
     game.play(PASS)           # seat 1 passes ...
-    game.play(S("S6", 2))
+    game.play(single("S6"))
     game.play(PASS)           # seat 3
     game.play(PASS)           # seat 0
-    game.play(S("S9", 2))     # ... and plays later in the same trick
-    assert game.observation(0)["top"] == (1, S("S9", 2))
+    game.play(single("S9"))     # ... and plays later in the same trick
+    assert game.observation(0)["top"] == (1, single("S9"))
 
 
 def test_partner_leads_after_last_play_out_jiefeng():
     hands = make_hands({1: "S3", 2: "S4 S5"}, (0, 3))
     game = Game.setup(hands, leader=1)
-    game.play(S("S3", 2))
+    game.play(single("S3"))
     assert game.finish_order == (1,) and game.current_player == 2
     for p in (2, 3, 0):
         game.play(PASS, seat=p)
@@ -339,8 +303,8 @@ def test_partner_leads_after_last_play_out_jiefeng():
 def test_opponent_who_beats_the_last_play_leads():
     hands = make_hands({1: "S3", 2: "S4 S5"}, (0, 3))
     game = Game.setup(hands, leader=1)
-    game.play(S("S3", 2))
-    game.play(S("S4", 2), seat=2)
+    game.play(single("S3"))
+    game.play(single("S4"), seat=2)
     game.play(PASS, seat=3)
     game.play(PASS, seat=0)
     assert game.current_player == 2
@@ -349,12 +313,12 @@ def test_opponent_who_beats_the_last_play_leads():
 def test_observation_plays_and_top():
     hands = make_hands({0: "S3 S4"}, (1, 2, 3))
     game = Game.setup(hands, leader=0)
-    game.play(S("S3", 2))
+    game.play(single("S3"))
     game.play(PASS)
     obs = game.observation(3)
-    assert obs["plays"] == ((0, S("S3", 2)), (1, PASS))
-    assert obs["top"] == (0, S("S3", 2))
-    assert game.history == [(0, S("S3", 2)), (1, PASS)]
+    assert obs["plays"] == ((0, single("S3")), (1, PASS))
+    assert obs["top"] == (0, single("S3"))
+    assert game.history == [(0, single("S3")), (1, PASS)]
     assert set(obs) == {"seat", "phase", "current_player", "level", "levels", "declarer",
                         "hand_number", "hand", "counts", "finish_order", "plays", "top",
                         "tribute", "back", "anti_tribute"}
@@ -372,15 +336,15 @@ def test_single_tribute_return_and_leader():
                         levels=(5, 9))
     assert game.declarer == 0 and game.level == 5 and game.phase == "tribute"
     assert game.current_player == 3
-    assert game.legal_moves() == [T("SA"), T("DA")]
-    game.play(T("DA"), seat=3)
+    assert game.legal_moves() == [tribute("SA"), tribute("DA")]
+    game.play(tribute("DA"), seat=3)
     assert game.phase == "back" and game.current_player == 0
     assert "DA" not in game.hand(3) and "DA" in game.hand(0)
     # At level 5 the 5 may not go back: only C7 is natural 2..10 and not the level rank.
-    assert game.legal_moves() == [B("C7")]
+    assert game.legal_moves() == [back("C7")]
     assert game.observation(1)["tribute"] == ((3, 0, None),)
     assert game.observation(3)["tribute"] == ((3, 0, "DA"),)
-    game.play(B("C7"))
+    game.play(back("C7"))
     assert game.phase == "play" and game.current_player == 3
     assert sorted(game.hand(3)) == sorted(["SA", "S3", "S4", "C7"])
     obs = game.observation(1)
@@ -391,18 +355,18 @@ def test_single_tribute_return_and_leader():
 
 def test_tribute_at_level_2_pays_level_card_never_the_wild():
     game = tribute_game({3: "H2 H2 S2 D2 SA"}, (0, 1, 2), [0, 1, 2, 3])
-    assert game.legal_moves() == [T("S2"), T("D2")]
+    assert game.legal_moves() == [tribute("S2"), tribute("D2")]
     clone = game.clone()
     with pytest.raises(IllegalMoveError):
-        game.play(T("H2"))
+        game.play(tribute("H2"))
     with pytest.raises(IllegalMoveError):
-        game.play(T("SA"))
+        game.play(tribute("SA"))
     assert game == clone
 
 
 def test_payer_with_big_joker_and_wild_pays_the_joker():
     game = tribute_game({3: "HR H2 SB S2"}, (0, 1, 2), [0, 1, 2, 3])
-    assert game.legal_moves() == [T("HR")]
+    assert game.legal_moves() == [tribute("HR")]
 
 
 def test_double_down_higher_card_to_first_and_return_order():
@@ -410,19 +374,19 @@ def test_double_down_higher_card_to_first_and_return_order():
     game = tribute_game({1: "SA S3", 3: "HR S4", 0: "S6 S7 SB", 2: "S8 S9 SB"}, (0, 2),
                         [0, 2], levels=(7, 2))
     assert game.phase == "tribute" and game.current_player == 1
-    game.play(T("SA"))
+    game.play(tribute("SA"))
     assert game.current_player == 3
     assert game.observation(0)["tribute"] == ((1, None, None),)  # receiver not known yet
     assert game.observation(1)["tribute"] == ((1, None, "SA"),)
-    game.play(T("HR"))
+    game.play(tribute("HR"))
     assert "HR" in game.hand(0) and "SA" in game.hand(2)
     assert game.phase == "back" and game.current_player == 0
     assert game.observation(0)["tribute"] == ((1, 2, None), (3, 0, "HR"))
-    game.play(B("S6"))
+    game.play(back("S6"))
     assert game.current_player == 2 and "S6" in game.hand(3)
     assert game.observation(2)["back"] == ((0, 3, None),)
     assert game.observation(3)["back"] == ((0, 3, "S6"),)
-    game.play(B("S8"))
+    game.play(back("S8"))
     assert "S8" in game.hand(1)
     assert game.phase == "play" and game.current_player == 3  # the payer of 1st leads
     obs = game.observation(1)
@@ -434,8 +398,8 @@ def test_double_down_equal_cards_clockwise():
     # 2 1st, 0 2nd: payers 3 then 1. Equal (A vs A): each gives to prev(p): 3 -> 2, 1 -> 0.
     game = tribute_game({3: "SA S3", 1: "DA S4"}, (0, 2), [2, 0], levels=(2, 6))
     assert game.level == 2 and game.current_player == 3
-    game.play(T("SA"))
-    game.play(T("DA"))
+    game.play(tribute("SA"))
+    game.play(tribute("DA"))
     assert "SA" in game.hand(2) and "DA" in game.hand(0)
     assert game.phase == "back" and game.current_player == 2
     b2 = game.legal_moves()[0]
@@ -448,18 +412,18 @@ def test_double_down_equal_cards_clockwise():
 def test_double_down_equal_cards_winners_choose():
     rules = Rules(double_tie="winners_choose")
     game = tribute_game({1: "SA S3", 3: "DA S4"}, (0, 2), [0, 2], rules=rules)
-    game.play(T("SA"))
-    game.play(T("DA"))
+    game.play(tribute("SA"))
+    game.play(tribute("DA"))
     assert game.phase == "tribute" and game.current_player == 0
-    assert game.legal_moves() == [T("SA"), T("DA")]
+    assert game.legal_moves() == [tribute("SA"), tribute("DA")]
     sa, da = game.hand(2).count("SA"), game.hand(0).count("DA")
-    game.play(T("DA"))
+    game.play(tribute("DA"))
     assert game.hand(0).count("DA") == da + 1 and game.hand(2).count("SA") == sa + 1
     assert game.observation(0)["tribute"] == ((1, 2, None), (3, 0, "DA"))
-    game.play(B(game.legal_moves()[0].cards[0]))  # 0 returns to 3
+    game.play(back(game.legal_moves()[0].cards[0]))  # 0 returns to 3
     back0 = game.observation(0)["back"][0]
     assert back0[:2] == (0, 3)
-    game.play(B(game.legal_moves()[0].cards[0]))
+    game.play(back(game.legal_moves()[0].cards[0]))
     assert game.observation(0)["back"][1][:2] == (2, 1)
     assert game.current_player == 1 and game.phase == "play"
     assert [m.type for _, m in game.history] == ["tribute"] * 3 + ["back"] * 2
@@ -468,10 +432,10 @@ def test_double_down_equal_cards_winners_choose():
 def test_winners_choose_same_code_falls_back_to_clockwise():
     rules = Rules(double_tie="winners_choose")
     game = tribute_game({1: "SA S3", 3: "SA S4"}, (0, 2), [0, 2], rules=rules)
-    game.play(T("SA"))
-    game.play(T("SA"))
-    assert game.legal_moves() == [T("SA")]
-    game.play(T("SA"))
+    game.play(tribute("SA"))
+    game.play(tribute("SA"))
+    assert game.legal_moves() == [tribute("SA")]
+    game.play(tribute("SA"))
     assert game.hand(0).count("SA") == 1 and game.hand(2).count("SA") == 1
     assert game.observation(0)["tribute"] == ((1, 0, "SA"), (3, 2, None))
 
@@ -493,7 +457,7 @@ def test_anti_tribute_double_one_big_joker_each():
 def test_anti_tribute_switch_off_pays_the_joker():
     game = tribute_game({3: "HR HR S3"}, (0, 1, 2), [0, 1, 2, 3],
                         rules=Rules(anti_tribute=False))
-    assert game.phase == "tribute" and game.legal_moves() == [T("HR")]
+    assert game.phase == "tribute" and game.legal_moves() == [tribute("HR")]
 
 
 def test_non_paying_loser_with_both_big_jokers_does_not_stop_tribute():
@@ -515,7 +479,7 @@ def test_first_and_fourth_switch(mode, payer, phase):
         return
     assert game.current_player == payer
     card = "SK" if payer == 2 else "SQ"
-    game.play(T(card))
+    game.play(tribute(card))
     assert card in game.hand(0) and game.current_player == 0
     game.play(game.legal_moves()[0])
     assert game.phase == "play" and game.current_player == payer
@@ -525,11 +489,11 @@ def test_return_no_natural_2_10_returns_lowest_card():
     # Level 5: the receiver holds only J and above (and 5s): lowest single-order value J.
     game = tribute_game({3: "S3 S4 SK", 0: "DJ CJ S5 SQ SB"}, (1, 2), [0, 1, 2, 3],
                         levels=(5, 5))
-    game.play(T("SK"))
-    assert game.legal_moves() == [B("CJ"), B("DJ")]
+    game.play(tribute("SK"))
+    assert game.legal_moves() == [back("CJ"), back("DJ")]
     clone = game.clone()
     with pytest.raises(IllegalMoveError):
-        game.play(B("S5"))
+        game.play(back("S5"))
     assert game == clone
 
 
@@ -541,16 +505,16 @@ def test_return_no_natural_2_10_returns_lowest_card():
 def test_return_rules(rule, expected):
     game = tribute_game({3: "S3 S4 SK", 0: "S6 SQ SB"}, (1, 2), [0, 1, 2, 3],
                         rules=Rules(return_rule=rule))
-    game.play(T("SK"))
-    assert game.legal_moves() == [B(c) for c in expected]
+    game.play(tribute("SK"))
+    assert game.legal_moves() == [back(c) for c in expected]
 
 
 def test_tribute_card_reaches_receiver_only_after_every_payment():
     game = tribute_game({1: "SA S3", 3: "SK S4"}, (0, 2), [0, 2])
     n0, n2 = len(game.hand(0)), len(game.hand(2))
-    game.play(T("SA"))
+    game.play(tribute("SA"))
     assert len(game.hand(1)) == 1 and (len(game.hand(0)), len(game.hand(2))) == (n0, n2)
-    game.play(T("SK"))
+    game.play(tribute("SK"))
     assert (len(game.hand(0)), len(game.hand(2))) == (n0 + 1, n2 + 1)
 
 
@@ -701,19 +665,19 @@ def test_bad_input_leaves_state_unchanged():
         (Move("Pair", "9", ["D9", "S3"]), ValueError),       # cards do not make that reading
         (Move("Single", "K", ["SK"]), IllegalMoveError),     # not in hand
         (PASS, IllegalMoveError),                            # pass on lead
-        (T("S3"), IllegalMoveError),                         # wrong phase
-        (B("S3"), IllegalMoveError),
+        (tribute("S3"), IllegalMoveError),                         # wrong phase
+        (back("S3"), IllegalMoveError),
     ]
     for move, exc in bad:
         with pytest.raises(exc):
             game.play(move)
         assert game == before
     with pytest.raises(IllegalMoveError):
-        game.play(S("S3", 2), seat=1)  # wrong seat
+        game.play(single("S3"), seat=1)  # wrong seat
     with pytest.raises(ValueError):
-        game.play(S("S3", 2), seat=4)
+        game.play(single("S3"), seat=4)
     with pytest.raises(TypeError):
-        game.play(S("S3", 2), seat="0")
+        game.play(single("S3"), seat="0")
     assert game == before
 
 
@@ -733,12 +697,12 @@ def test_does_not_beat_and_platform_lists():
 def test_play_moves_in_tribute_phase_are_illegal():
     game = tribute_game({3: "SA S3"}, (0, 1, 2), [0, 1, 2, 3])
     before = game.clone()
-    for move in (S("S3", 2), PASS, B("S3")):
+    for move in (single("S3"), PASS, back("S3")):
         with pytest.raises(IllegalMoveError):
             game.play(move)
         assert game == before
     with pytest.raises(IllegalMoveError):
-        game.play(T("SA"), seat=0)
+        game.play(tribute("SA"), seat=0)
     assert game == before
 
 
