@@ -20,7 +20,7 @@ import time
 
 from .rules import Rules
 
-__all__ = ["perft", "perft_reference", "perft_report"]
+__all__ = ["perft", "perft_reference", "perft_report", "count_leaves"]
 
 
 def _check(depth) -> int:
@@ -44,35 +44,37 @@ def perft(seed: int, depth: int, rules: Rules = Rules(), per_move: bool = False,
     return perft_game(_Fast(seed, rules), _check(depth), per_move, bool(compact))
 
 
+def count_leaves(game, depth: int, children=None) -> int:
+    """Leaves of the tree of ``depth`` plies below any ``Game`` (either engine) by clone and
+    play; ``children(game)`` lists the moves to follow (default: ``game.legal_moves()``)."""
+    if depth == 0 or game.is_over:
+        return 1
+    moves = game.legal_moves() if children is None else children(game)
+    if depth == 1:
+        return len(moves)
+    total = 0
+    for m in moves:
+        child = game.clone()
+        child.play(m)
+        total += count_leaves(child, depth - 1, children)
+    return total
+
+
 def perft_reference(seed: int, depth: int, rules: Rules = Rules(), per_move: bool = False):
     """The same count over the reference ``Game`` (clone + play; slow: depth <= 2 or 3)."""
     from .reference.game import Game as _Ref
 
     _check(depth)
-
-    def count(game, d: int) -> int:
-        if d == 0 or game.is_over:
-            return 1
-        moves = game.legal_moves()
-        if d == 1:
-            return len(moves)
-        total = 0
-        for m in moves:
-            child = game.clone()
-            child.play(m)
-            total += count(child, d - 1)
-        return total
-
     root = _Ref(seed, rules)
     if not per_move:
-        return count(root, depth)
+        return count_leaves(root, depth)
     out = {}
     if depth == 0 or root.is_over:
         return out
     for m in root.legal_moves():
         child = root.clone()
         child.play(m)
-        out[m] = count(child, depth - 1)
+        out[m] = count_leaves(child, depth - 1)
     return out
 
 
