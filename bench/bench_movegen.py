@@ -29,7 +29,9 @@ import pytest
 from guandan_fast import Move
 from guandan_fast import movegen as fast
 from guandan_fast import reference as ref
-from guandan_fast.cards import FULL_DECK
+from guandan_fast.cards import FULL_DECK, parse_cards
+from guandan_fast.hand import encode
+from guandan_fast.moves import cards_to_words
 from guandan_fast.reference.combos import readings
 
 # The reference caches readings by canonical cards; every reference round starts with an empty
@@ -174,6 +176,21 @@ def test_classify_reference(benchmark):
 
 # -- summary table (script) -------------------------------------------------------------------
 
+@pytest.mark.parametrize("name", list(HANDS))
+def test_parse_text_fast(benchmark, name):
+    benchmark(encode, HANDS[name])
+
+
+@pytest.mark.parametrize("name", list(HANDS))
+def test_parse_text_python(benchmark, name):
+    benchmark(lambda text: cards_to_words(parse_cards(text)), HANDS[name])
+
+
+@pytest.mark.parametrize("name", list(HANDS))
+def test_lead_from_text_fast(benchmark, name):
+    benchmark(fast.legal_moves, HANDS[name], LEVEL)
+
+
 def _per_call(f, repeat=200, batches=5):
     """Median over batches of the mean time of one call, in ns."""
     out = []
@@ -233,6 +250,12 @@ def summary(deals: int, ref_deals: int) -> None:
     # follows over the random hands: one last per type, median over hands and types
     per = [h.time_generate(LEVEL, last, repeat=50) for h in hands[:200] for last in FOLLOWS.values()]
     row("follow, random hands × 9 types, compiled loop", statistics.median(per))
+    text = HANDS["w0"]
+    row("parse w0 text (hand.encode)", _per_call(lambda: encode(text), 2000),
+        _per_call(lambda: cards_to_words(parse_cards(text)), 2000), "vs cards.parse_cards")
+    h0 = fast.Hand(text)
+    row("lead w0 from text, legal_moves(text)", _per_call(lambda: fast.legal_moves(text, LEVEL)),
+        None, f"Hand.legal_moves: {_per_call(lambda: h0.legal_moves(LEVEL)) / 1e3:.3f} µs")
     def ref_classify():
         _cold()
         return _classify_all(ref)

@@ -8,6 +8,10 @@ hand.pxd do not, and are only called by compiled code on words built here.
 """
 from guandan_fast.hand cimport u64, kind_count, card_total, HI_CARD_MASK
 
+cdef extern from "Python.h":
+    bint PyUnicode_IS_ASCII(object s)
+    const char* PyUnicode_AsUTF8AndSize(object s, Py_ssize_t* size) except NULL
+
 from guandan_fast.cards import CARD_CODES, KIND_OF, parse_cards
 from guandan_fast.moves import PASS, TYPE_NAMES, Move
 
@@ -34,11 +38,73 @@ cdef object _slow_words(object cards):
     return lo, hi
 
 
+# Byte -> suit index (S H C D = 0..3) and rank index (2..A = 0..12); -1 for anything else.
+cdef signed char _SUIT_OF[256]
+cdef signed char _RANK_OF[256]
+cdef int _i
+for _i in range(256):
+    _SUIT_OF[_i] = -1
+    _RANK_OF[_i] = -1
+for _i in range(4):
+    _SUIT_OF[ord("SHCD"[_i])] = _i
+for _i in range(13):
+    _RANK_OF[ord(_RANKS[_i])] = _i
+
+
+cdef bint _ascii_words(str cards, u64* out_lo, u64* out_hi):
+    """Parse canonical codes separated by spaces or commas straight from the string's ASCII
+    buffer (the text form of a hand costs less than generating its moves). False for anything
+    else: a non-ASCII string, a symbol, lower case, '10', a bad code or a third copy."""
+    cdef Py_ssize_t n, i = 0
+    cdef const char* buf
+    cdef unsigned char a, b
+    cdef int k, su, r
+    cdef u64 lo = 0, hi = 0
+    if not PyUnicode_IS_ASCII(cards):
+        return False
+    buf = PyUnicode_AsUTF8AndSize(cards, &n)  # the string's own buffer for ASCII: no copy
+    while i < n:
+        a = <unsigned char>buf[i]
+        if a == 32 or a == 44 or a == 9 or a == 10:   # space , tab newline
+            i += 1
+            continue
+        if i + 1 >= n:
+            return False
+        b = <unsigned char>buf[i + 1]
+        if i + 2 < n and not (buf[i + 2] == 32 or buf[i + 2] == 44 or buf[i + 2] == 9
+                              or buf[i + 2] == 10):
+            return False
+        if a == 83 and b == 66:        # SB
+            k = 52
+        elif a == 72 and b == 82:      # HR
+            k = 53
+        else:
+            su = _SUIT_OF[a]
+            r = _RANK_OF[b]
+            if su < 0 or r < 0:
+                return False
+            k = su * 13 + r
+        if kind_count(lo, hi, k) == 2:
+            return False
+        if k < 26:
+            lo += (<u64>1) << (2 * k)
+        else:
+            hi += (<u64>1) << (2 * (k - 26))
+        i += 2
+    out_lo[0] = lo
+    out_hi[0] = hi
+    return True
+
+
 cdef object words_of(object cards):
-    # Canonical codes take the fast path; anything else (suit symbols, lower case, '10', a
+    # Canonical codes take the fast paths; anything else (suit symbols, lower case, '10', a
     # third copy, bad codes or types) goes through parse_cards, which names the problem.
     cdef u64 lo = 0, hi = 0
     cdef int k
+    if type(cards) is str:
+        if _ascii_words(<str>cards, &lo, &hi):
+            return lo, hi
+        return _slow_words(cards)
     if isinstance(cards, str):
         tokens = cards.replace(",", " ").split()
     elif isinstance(cards, (list, tuple)):
