@@ -194,7 +194,7 @@ class Move:
         m = cls(type_name, rank, cards)
         if m.type in ("tribute", "back"):
             return m
-        from .reference.combos import classify  # pure Python; the oracle decides readings
+        from .movegen import classify  # compiled; imported here as movegen imports this module
 
         if m not in classify(m.cards, lv):
             raise ValueError(f"cards {' '.join(m.cards)} do not make {m.type} {m.rank} "
