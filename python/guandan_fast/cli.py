@@ -36,7 +36,7 @@ def _rules_from(pairs: list[str]) -> Rules:
 
 
 class _Progress:
-    """A one-line progress bar on stderr, drawn only when stdout is a terminal."""
+    """A one-line progress bar on stderr, drawn only when stderr is a terminal."""
 
     def __init__(self, total: int, label: str, enabled: bool) -> None:
         self.total, self.label, self.enabled = total, label, enabled
@@ -64,9 +64,12 @@ class _Progress:
 def _cmd_simulate(args) -> int:
     rules = _rules_from(args.rule)
     agents = tuple(a.strip() for a in (args.agents or _DEFAULT_AGENTS).split(","))
-    tty = sys.stdout.isatty() and not args.no_progress
+    tty = sys.stderr.isatty() and not args.no_progress  # the bar is drawn on stderr
     if args.engine == "reference":
         from .reference.simulate import simulate_reference
+
+        if args.ray is not None:
+            raise ValueError("--ray runs the fast engine only (drop --engine reference)")
 
         if args.hands is not None or (args.agents and set(agents) != {"random"}):
             raise ValueError("--engine reference plays whole matches of random bots only "
@@ -90,8 +93,12 @@ def _cmd_simulate(args) -> int:
         args.matches = _DEFAULT_MATCHES
     total = args.matches if args.matches is not None else args.hands
     bar = _Progress(total, "matches" if args.matches is not None else "hands", tty)
+    ray = {} if args.ray is None else dict(cluster="ray", address=args.ray or None,
+                                           task_matches=args.task_matches)
+    if args.task_matches is not None and args.ray is None:
+        raise ValueError("--task-matches needs --ray")
     res = simulate(matches=args.matches, hands=args.hands, agents=agents, seed=args.seed,
-                   rules=rules, threads=args.threads, record=args.record, progress=bar)
+                   rules=rules, threads=args.threads, record=args.record, progress=bar, **ray)
     bar.close()
     print(res.summary())
     return 0
@@ -180,6 +187,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="worker threads (default: one per CPU); results do not depend on it")
     s.add_argument("--record", metavar="FILE", help="write JSON Lines game records")
     s.add_argument("--engine", choices=("fast", "reference"), default="fast")
+    s.add_argument("--ray", nargs="?", const="", metavar="ADDRESS",
+                   help="run as Ray tasks (--threads each) on the cluster at ADDRESS (auto, "
+                        "HOST:PORT, ray://...); without ADDRESS: $RAY_ADDRESS, else a local "
+                        "cluster for this run. Same result as one process")
+    s.add_argument("--task-matches", type=int, metavar="N",
+                   help="with --ray: matches per Ray task (default: about 4 tasks per slot)")
     s.add_argument("--no-progress", action="store_true")
     rule_opt(s)
     s.set_defaults(func=_cmd_simulate)

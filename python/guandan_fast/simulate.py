@@ -218,7 +218,9 @@ def simulate(matches: int | None = None, hands: int | None = None,
              agents: Sequence[str] | str = ("greedy", "random", "greedy", "random"),
              seed: int = 0, rules: Rules = Rules(), threads: int = 1,
              record: str | os.PathLike | None = None,
-             progress: Callable[[int], object] | None = None) -> SimulationResult:
+             progress: Callable[[int], object] | None = None,
+             cluster: str | None = None, address: str | None = None,
+             task_matches: int | None = None) -> SimulationResult:
     """Play ``matches`` whole matches, or ``hands`` hands, between built-in bots.
 
     Give exactly one of ``matches`` and ``hands``. In hands mode, matches 0, 1, 2, ... are
@@ -230,6 +232,14 @@ def simulate(matches: int | None = None, hands: int | None = None,
     time. ``record``: a path; every match is also written there as JSON Lines game records
     (python/guandan_fast/records.py), in match order — the recording itself runs in the calling
     thread.
+
+    ``cluster='ray'`` runs the work as Ray tasks of ``task_matches`` consecutive matches (each
+    task runs ``threads`` threads and asks Ray for as many CPUs) on the cluster at ``address``
+    (``None``: ``RAY_ADDRESS`` if set, else a local cluster on loopback started for this call
+    and stopped after it; ``'auto'``, ``'HOST:PORT'``, ``'ray://...'``: that cluster; an existing
+    ``ray.init`` connection is used as it is). The result, records included, is identical to a
+    single-process run; ``progress`` is then called after each finished task
+    (docs/distributed.md).
 
     >>> simulate(matches=2, hands=10)
     Traceback (most recent call last):
@@ -258,11 +268,27 @@ def simulate(matches: int | None = None, hands: int | None = None,
     _check_count("threads", threads)
     if progress is not None and not callable(progress):
         raise TypeError(f"progress must be callable, not {type(progress).__name__}")
+    if cluster not in (None, "ray"):
+        raise ValueError(f"cluster must be None or 'ray', got {cluster!r}")
+    if address is not None:
+        if not isinstance(address, str):
+            raise TypeError(f"address must be a str, not {type(address).__name__}")
+        if cluster is None:
+            raise ValueError("address= needs cluster='ray'")
+    if task_matches is not None:
+        _check_count("task_matches", task_matches)
+        if cluster is None:
+            raise ValueError("task_matches= needs cluster='ray'")
     kinds = tuple(core.AGENT_CODES[n] for n in names)
     core.rules_check(rules)
 
     t0 = time.perf_counter()
-    if record is not None:
+    if cluster == "ray":
+        from .distributed import simulate_on_ray
+
+        total = simulate_on_ray(matches, hands, kinds, seed, rules, threads, record, progress,
+                                address, task_matches)
+    elif record is not None:
         total = _run_recorded(core, matches, hands, kinds, seed, rules, record, progress)
     else:
         total = _run_chunks(core, matches, hands, kinds, seed, rules, threads, progress)
@@ -282,13 +308,15 @@ def simulate(matches: int | None = None, hands: int | None = None,
         truncated=total["truncated"], rules=rules, elapsed=elapsed)
 
 
-def _run_chunks(core, matches, hands, kinds, seed, rules, threads, progress) -> dict:
-    n_chunks = None if matches is None else -(-matches // CHUNK)
+def _run_chunks(core, matches, hands, kinds, seed, rules, threads, progress, start=0) -> dict:
+    """Matches ``start .. matches-1`` (matches mode) or the first ``hands`` hands (hands mode,
+    ``start`` 0), in chunks of ``CHUNK`` spread over ``threads`` threads."""
+    n_chunks = None if matches is None else -(-(matches - start) // CHUNK)
     pool = _Pool(n_chunks, hands, progress)
 
     def bounds(i: int) -> tuple[int, int]:
-        stop = (i + 1) * CHUNK
-        return i * CHUNK, stop if matches is None else min(stop, matches)
+        stop = start + (i + 1) * CHUNK
+        return start + i * CHUNK, stop if matches is None else min(stop, matches)
 
     def worker() -> None:
         try:
@@ -337,24 +365,46 @@ def _run_chunks(core, matches, hands, kinds, seed, rules, threads, progress) -> 
     return total
 
 
-def _run_recorded(core, matches, hands, kinds, seed, rules, path, progress) -> dict:
-    # Each match is played in compiled code, then its actions are replayed into a compiled
-    # Game (which checks every move) and written with the records module.
+def _record_one(core, seed, i, kinds, rules, left) -> tuple[list[str], dict]:
+    """Match ``i`` played in compiled code (at most ``left`` hands when not None), then its
+    actions replayed into a compiled Game (which checks every move): (record lines, stats)."""
     from . import records
     from .game import Game
 
+    ms, actions, stats = core.record_match(seed, i, kinds, rules, hand_budget=left)
+    game = Game(seed=ms, rules=rules)
+    for seat, lo, hi in actions.tolist():
+        if game.current_player != seat:
+            raise RuntimeError(f"match {i}: seat {seat} recorded out of turn")
+        game.play_words(lo, hi)
+    return records.game_to_lines(game), stats
+
+
+def _record_range(core, start, stop, seed, kinds, rules, hand_budget=None):
+    """Matches ``start .. stop-1`` recorded (at most ``hand_budget`` hands in all, like
+    ``run_chunk``): (record lines, summed stats)."""
+    total = _empty()
+    lines: list[str] = []
+    left = hand_budget
+    for i in range(start, stop):
+        if left is not None and left <= 0:
+            break
+        match_lines, stats = _record_one(core, seed, i, kinds, rules, left)
+        lines.extend(match_lines)
+        _add(total, stats)
+        if left is not None:
+            left -= stats["hands"]
+    return lines, total
+
+
+def _run_recorded(core, matches, hands, kinds, seed, rules, path, progress) -> dict:
     total = _empty()
     left = hands
     i = 0
     with open(path, "w", encoding="utf-8") as out:
         while (matches is not None and i < matches) or (hands is not None and left > 0):
-            ms, actions, stats = core.record_match(seed, i, kinds, rules, hand_budget=left)
-            game = Game(seed=ms, rules=rules)
-            for seat, lo, hi in actions.tolist():
-                if game.current_player != seat:
-                    raise RuntimeError(f"match {i}: seat {seat} recorded out of turn")
-                game.play_words(lo, hi)
-            for line in records.game_to_lines(game):
+            lines, stats = _record_one(core, seed, i, kinds, rules, left)
+            for line in lines:
                 out.write(line + "\n")
             _add(total, stats)
             i += 1

@@ -1,0 +1,181 @@
+"""Running the engine on a Ray cluster (the optional ``ray`` extra; docs/distributed.md).
+
+``simulate(..., cluster='ray')`` (``guandan-fast simulate --ray [ADDRESS]``) lands in
+``simulate_on_ray`` below: the run's match indices are cut into blocks of consecutive matches,
+one Ray task per block, each task running the compiled simulation with its own threads. A
+match's course depends only on ``(seed, index)``, and the counters are sums (and one maximum),
+so the merged result is the single-process one whatever the split, the order in which tasks
+finish, or how often Ray retried a task whose worker died (a retry replays the same block; only
+one attempt's result is ever returned).
+
+Ray is imported only when one of these functions runs: ``import guandan_fast`` never imports it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+
+__all__ = ["simulate_on_ray"]
+
+#: Tries of a task whose worker process died (node lost, OOM-killed, ...), after the first.
+MAX_RETRIES = 3
+#: Smallest default block: 64 matches is some 20 ms of work per task, well above the ~1-2 ms
+#: a task costs Ray (bench/RESULTS.md, "Ray").
+MIN_TASK_MATCHES = 64
+#: Blocks per worker slot aimed at by the default block size (load balance vs overhead).
+TASKS_PER_SLOT = 4
+
+
+def _import_ray():
+    try:
+        import ray
+    except ImportError:  # pragma: no cover - the test command installs every extra
+        raise ImportError("cluster='ray' needs Ray: pip install 'guandan-fast[ray]'") from None
+    return ray
+
+
+@contextlib.contextmanager
+def connected(address: str | None = None):
+    """A Ray connection for the duration of the block: the existing one if this process has
+    called ``ray.init`` (then ``address`` must be None), else ``ray.init(address)``, shut down
+    on exit. ``address=None`` and no ``RAY_ADDRESS`` in the environment: a local cluster (head
+    node and workers on this machine, no dashboard) for this block only.
+    """
+    ray = _import_ray()
+    if ray.is_initialized():
+        if address is not None:
+            raise ValueError(f"address={address!r} given, but this process is already connected "
+                             "to Ray; leave address=None to use that connection")
+        yield ray
+        return
+    if address is None and not os.environ.get("RAY_ADDRESS"):
+        ray.init(address="local", include_dashboard=False, log_to_driver=False)
+    else:
+        ray.init(address=address, log_to_driver=False)
+    try:
+        yield ray
+    finally:
+        ray.shutdown()
+
+
+def _simulate_task(start, stop, seed, kinds, rules, threads, hand_budget, record):
+    """One block, on a Ray worker: ``(record lines or None, counters)`` of matches
+    ``start .. stop-1`` (at most ``hand_budget`` hands when given, like ``run_chunk``)."""
+    from . import simulate_core as core
+    from .simulate import _record_range, _run_chunks
+
+    if record:
+        return _record_range(core, start, stop, seed, kinds, rules, hand_budget)
+    if hand_budget is not None:
+        return None, core.run_chunk(start, stop, seed, kinds, rules, hand_budget=hand_budget)
+    return None, _run_chunks(core, stop, None, kinds, seed, rules, threads, None, start=start)
+
+
+def _largest_node_cpus(ray) -> float:
+    return max((n.get("Resources", {}).get("CPU", 0.0) for n in ray.nodes() if n.get("Alive")),
+               default=0.0)
+
+
+def simulate_on_ray(matches, hands, kinds, seed, rules, threads, record, progress, address,
+                    task_matches) -> dict:
+    """The counters of ``simulate(...)`` (arguments already checked by it), computed by Ray
+    tasks; records (when ``record`` is a path) written in match order by this process."""
+    from .simulate import CHUNK, _add, _empty
+
+    out = None
+    try:
+        with connected(address) as ray:
+            node_cpus = _largest_node_cpus(ray)
+            if threads > node_cpus:
+                raise ValueError(f"threads={threads} per task, but the largest node of the Ray "
+                                 f"cluster has {node_cpus:g} CPUs")
+            if record is not None:  # opened (truncated) only once the run can start
+                out = open(record, "w", encoding="utf-8")
+            slots = max(1, int(ray.cluster_resources().get("CPU", 1) // threads))
+            if task_matches is None:
+                # Hands mode: a match has 4 hands or more (4-2-1 upgrades), so hands // 4 + 1
+                # matches always suffice; only the block size depends on this estimate.
+                need = matches if matches is not None else hands // 4 + 1
+                per = -(-need // (TASKS_PER_SLOT * slots))
+                task_matches = max(MIN_TASK_MATCHES, -(-per // CHUNK) * CHUNK)
+            task = ray.remote(_simulate_task).options(
+                num_cpus=threads, max_retries=MAX_RETRIES, retry_exceptions=False)
+            return _drive(ray, task, matches, hands, kinds, seed, rules, threads,
+                          out, progress, task_matches, TASKS_PER_SLOT * slots, _add, _empty)
+    finally:
+        if out is not None:
+            out.close()
+
+
+def _drive(ray, task, matches, hands, kinds, seed, rules, threads, out, progress, size,
+           window, _add, _empty) -> dict:
+    """Submit blocks 0, 1, 2, ... (at most ``window`` ahead of the first unmerged one), merge
+    their results in block order, and in hands mode stop at the block that reaches the hand
+    target and replay it with the remaining budget, as the single-process run does."""
+    n_blocks = None if matches is None else -(-matches // size)
+    record = out is not None
+
+    def bounds(k: int) -> tuple[int, int]:
+        a = k * size
+        return a, a + size if matches is None else min(a + size, matches)
+
+    total = _empty()
+    pending: dict = {}      # ObjectRef -> block index
+    finished: dict = {}     # block index -> (lines, counters), not merged yet
+    merged = 0              # blocks 0 .. merged-1 are in total
+    done_matches = 0        # matches of all finished blocks (progress)
+    last_block = None       # hands mode: (block, hand budget) of the block reaching the target
+    submitted = 0
+    try:
+        while True:
+            while (last_block is None and submitted - merged < window
+                   and (n_blocks is None or submitted < n_blocks)):
+                a, b = bounds(submitted)
+                ref = task.remote(a, b, seed, kinds, rules, threads, None, record)
+                pending[ref] = submitted
+                submitted += 1
+            if not pending:
+                break
+            ready, _ = ray.wait(list(pending), num_returns=1)
+            for ref in ready:
+                k = pending.pop(ref)
+                finished[k] = ray.get(ref)
+                done_matches += finished[k][1]["matches"]
+            while merged in finished:
+                lines, stats = finished.pop(merged)
+                if hands is not None and total["hands"] + stats["hands"] >= hands:
+                    last_block = (merged, hands - total["hands"])
+                    break
+                _add(total, stats)
+                if out is not None:
+                    out.writelines(line + "\n" for line in lines)
+                merged += 1
+            if last_block is not None:
+                _cancel(ray, pending)
+                pending.clear()
+                break
+            if progress is not None:
+                progress(done_matches if hands is None else total["hands"])
+        if last_block is not None:
+            a, b = bounds(last_block[0])
+            lines, stats = ray.get(task.remote(a, b, seed, kinds, rules, threads,
+                                               last_block[1], record))
+            _add(total, stats)
+            if out is not None:
+                out.writelines(line + "\n" for line in lines)
+            if progress is not None:
+                progress(total["hands"])
+    except BaseException:
+        # Ctrl-C (or a failed task): nothing of this run keeps computing on the cluster.
+        _cancel(ray, pending)
+        raise
+    return total
+
+
+def _cancel(ray, refs) -> None:
+    for ref in list(refs):
+        try:
+            ray.cancel(ref, force=True)
+        except Exception:  # already finished or gone: nothing to stop
+            pass
