@@ -1,4 +1,4 @@
-"""``simulate(..., cluster='ray')`` on a local Ray cluster (head node and workers on this
+"""``simulate(..., cluster='ray')`` and ``tournament(..., cluster='ray')`` on a local Ray cluster (head node and workers on this
 machine, loopback only): identical results to one process, records included; a worker killed
 mid-task; Ctrl-C; progress; bad arguments; the CLI's ``--ray [ADDRESS]``.
 
@@ -28,7 +28,7 @@ RANDOM = ("random",) * 4
 def cluster(tmp_path_factory):
     arm = tmp_path_factory.mktemp("ray") / "kill-armed"
     ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False,
-             runtime_env={"worker_process_setup_hook": "ray_faults.install",
+             runtime_env={"worker_process_setup_hook": "ray_helpers.install",
                           "env_vars": {"PYTHONPATH": str(TESTS), "GF_TEST_KILL_ARM": str(arm)}})
     try:
         yield arm
@@ -63,6 +63,12 @@ def test_hands_mode_equals_one_process(cluster, task_matches):
                       task_matches=task_matches)
     assert res == local
     assert res.hands == 1999
+
+
+def test_search_agents_travel_with_their_parameters(cluster):
+    agents = "pimc:samples=2,random,greedy,random"
+    local = gf.simulate(matches=4, seed=2, agents=agents)
+    assert gf.simulate(matches=4, seed=2, agents=agents, cluster="ray", task_matches=1) == local
 
 
 def test_records_are_byte_identical(cluster, tmp_path):
@@ -173,3 +179,46 @@ def test_cli_ray_address_connects_to_that_cluster(cluster):
     assert proc.returncode == 0, proc.stderr
     expected = gf.simulate(matches=30, seed=4).summary().splitlines()[1:]
     assert proc.stdout.splitlines()[1:] == expected
+
+
+# -- tournaments ------------------------------------------------------------------------------------
+
+def test_tournament_equals_one_machine(cluster):
+    agents = ["greedy", "random", "random_compact"]
+    local = gf.tournament(agents, deals=60, seed=3)
+    res = gf.tournament(agents, deals=60, seed=3, cluster="ray")
+    assert res == local
+    assert [p.matches for p in res.pairs] == [120, 120, 120]
+
+
+def test_tournament_with_a_python_agent(cluster):
+    # The agent is importable on the workers too (tests/ is on their PYTHONPATH).
+    agents = ["greedy", "ray_helpers:first_legal"]
+    assert (gf.tournament(agents, deals=3, seed=1, cluster="ray")
+            == gf.tournament(agents, deals=3, seed=1))
+
+
+def test_tournament_worker_killed_mid_task(cluster):
+    local = gf.tournament(["greedy", "random"], deals=80, seed=9)
+    cluster.touch()
+    res = gf.tournament(["greedy", "random"], deals=80, seed=9, cluster="ray")
+    assert not cluster.exists(), "no worker was killed"
+    assert res == local
+
+
+def test_tournament_bad_arguments(tmp_path):
+    with pytest.raises(ValueError, match="cluster must be None or 'ray'"):
+        gf.tournament(["greedy", "random"], deals=2, cluster="spark")
+    with pytest.raises(ValueError, match="address= needs cluster='ray'"):
+        gf.tournament(["greedy", "random"], deals=2, address="auto")
+    with pytest.raises(ValueError, match="record= is not available with cluster='ray'"):
+        gf.tournament(["greedy", "random"], deals=2, cluster="ray", record=tmp_path / "r.jsonl")
+    assert not (tmp_path / "r.jsonl").exists()
+
+
+def test_cli_tournament_ray(cluster, capsys):
+    assert main(["tournament", "--agents", "greedy,random", "--deals", "20", "--seed", "5",
+                 "--ray", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    expected = gf.tournament(["greedy", "random"], deals=20, seed=5).table()
+    assert out.splitlines()[1:] == expected.splitlines()[1:]

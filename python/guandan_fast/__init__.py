@@ -17,8 +17,9 @@ from .movegen import Hand, MoveList, beats, classify, count_moves, legal_moves
 from .moves import PASS, IllegalMoveError, Move
 from .rules import Rules
 from .simulate import SimulationResult, simulate  # the function shadows the submodule's name
+from .tournament import TournamentResult, tournament  # likewise
 
 __all__ = ["Move", "PASS", "IllegalMoveError", "Rules", "parse_cards", "parse_level",
            "Hand", "MoveList", "legal_moves", "count_moves", "classify", "beats", "Game",
-           "simulate", "SimulationResult"]
+           "simulate", "SimulationResult", "tournament", "TournamentResult"]
 __version__ = "0.1.0"

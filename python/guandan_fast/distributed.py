@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import os
 
-__all__ = ["simulate_on_ray"]
+__all__ = ["connected", "simulate_on_ray", "tournament_on_ray"]
 
 #: Tries of a task whose worker process died (node lost, OOM-killed, ...), after the first.
 MAX_RETRIES = 3
@@ -60,17 +60,19 @@ def connected(address: str | None = None):
         ray.shutdown()
 
 
-def _simulate_task(start, stop, seed, kinds, rules, threads, hand_budget, record):
+def _simulate_task(start, stop, seed, kinds, rules, threads, hand_budget, record, search):
     """One block, on a Ray worker: ``(record lines or None, counters)`` of matches
     ``start .. stop-1`` (at most ``hand_budget`` hands when given, like ``run_chunk``)."""
     from . import simulate_core as core
     from .simulate import _record_range, _run_chunks
 
     if record:
-        return _record_range(core, start, stop, seed, kinds, rules, hand_budget)
+        return _record_range(core, start, stop, seed, kinds, rules, hand_budget, search)
     if hand_budget is not None:
-        return None, core.run_chunk(start, stop, seed, kinds, rules, hand_budget=hand_budget)
-    return None, _run_chunks(core, stop, None, kinds, seed, rules, threads, None, start=start)
+        return None, core.run_chunk(start, stop, seed, kinds, rules, hand_budget=hand_budget,
+                                    search=search)
+    return None, _run_chunks(core, stop, None, kinds, seed, rules, threads, None, search,
+                             start=start)
 
 
 def _largest_node_cpus(ray) -> float:
@@ -79,7 +81,7 @@ def _largest_node_cpus(ray) -> float:
 
 
 def simulate_on_ray(matches, hands, kinds, seed, rules, threads, record, progress, address,
-                    task_matches) -> dict:
+                    task_matches, search) -> dict:
     """The counters of ``simulate(...)`` (arguments already checked by it), computed by Ray
     tasks; records (when ``record`` is a path) written in match order by this process."""
     from .simulate import CHUNK, _add, _empty
@@ -102,15 +104,16 @@ def simulate_on_ray(matches, hands, kinds, seed, rules, threads, record, progres
                 task_matches = max(MIN_TASK_MATCHES, -(-per // CHUNK) * CHUNK)
             task = ray.remote(_simulate_task).options(
                 num_cpus=threads, max_retries=MAX_RETRIES, retry_exceptions=False)
-            return _drive(ray, task, matches, hands, kinds, seed, rules, threads,
-                          out, progress, task_matches, TASKS_PER_SLOT * slots, _add, _empty)
+            args = (seed, kinds, rules, threads)
+            return _drive(ray, task, args, search, matches, hands, out, progress,
+                          task_matches, TASKS_PER_SLOT * slots, _add, _empty)
     finally:
         if out is not None:
             out.close()
 
 
-def _drive(ray, task, matches, hands, kinds, seed, rules, threads, out, progress, size,
-           window, _add, _empty) -> dict:
+def _drive(ray, task, args, search, matches, hands, out, progress, size, window, _add,
+           _empty) -> dict:
     """Submit blocks 0, 1, 2, ... (at most ``window`` ahead of the first unmerged one), merge
     their results in block order, and in hands mode stop at the block that reaches the hand
     target and replay it with the remaining budget, as the single-process run does."""
@@ -133,7 +136,7 @@ def _drive(ray, task, matches, hands, kinds, seed, rules, threads, out, progress
             while (last_block is None and submitted - merged < window
                    and (n_blocks is None or submitted < n_blocks)):
                 a, b = bounds(submitted)
-                ref = task.remote(a, b, seed, kinds, rules, threads, None, record)
+                ref = task.remote(a, b, *args, None, record, search)
                 pending[ref] = submitted
                 submitted += 1
             if not pending:
@@ -160,8 +163,7 @@ def _drive(ray, task, matches, hands, kinds, seed, rules, threads, out, progress
                 progress(done_matches if hands is None else total["hands"])
         if last_block is not None:
             a, b = bounds(last_block[0])
-            lines, stats = ray.get(task.remote(a, b, seed, kinds, rules, threads,
-                                               last_block[1], record))
+            lines, stats = ray.get(task.remote(a, b, *args, last_block[1], record, search))
             _add(total, stats)
             if out is not None:
                 out.writelines(line + "\n" for line in lines)
@@ -180,3 +182,47 @@ def _cancel(ray, refs) -> None:
             ray.cancel(ref, force=True)
         except Exception:  # already finished or gone: nothing to stop
             pass
+
+
+#: Tournament jobs (4 deals of one pair each, both seatings) per Ray task, at least.
+MIN_TASK_JOBS = 8
+
+
+def _tournament_task(seed, rules, pairs, jobs):
+    """Some tournament jobs ``(pair index, first deal, end deal)``, on a Ray worker: their
+    outcome rows, job by job."""
+    from .tournament import _job_compiled, _job_python
+
+    out = []
+    for pi, d0, d1 in jobs:
+        pair = pairs[pi]
+        job = _job_compiled if all(a.kind is not None for a in pair) else _job_python
+        out.append(job(seed, pair, d0, d1, rules))
+    return out
+
+
+def tournament_on_ray(col, pairs, seed, rules, address) -> None:
+    """Play every job of ``tournament()``'s collector ``col`` as Ray tasks (consecutive jobs
+    grouped, one CPU each) and hand their rows to ``col.put``; rows are kept by job index, so
+    the result is the one-machine result."""
+    with connected(address) as ray:
+        slots = max(1, int(ray.cluster_resources().get("CPU", 1)))
+        n = len(col.jobs)
+        size = max(MIN_TASK_JOBS, -(-n // (TASKS_PER_SLOT * slots)))
+        task = ray.remote(_tournament_task).options(
+            num_cpus=1, max_retries=MAX_RETRIES, retry_exceptions=False)
+        pairs_ref = ray.put(pairs)   # agents shipped once, not once per task
+        pending: dict = {}
+        try:
+            for k in range(0, n, size):
+                js = list(range(k, min(k + size, n)))
+                pending[task.remote(seed, rules, pairs_ref, [col.jobs[j] for j in js])] = js
+            while pending:
+                ready, _ = ray.wait(list(pending), num_returns=1)
+                for ref in ready:
+                    js = pending.pop(ref)
+                    for j, rows in zip(js, ray.get(ref)):
+                        col.put(j, rows)
+        except BaseException:
+            _cancel(ray, pending)
+            raise

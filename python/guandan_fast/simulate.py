@@ -16,7 +16,8 @@ simulation: 20 matches, ... hands, seed 1, 1 thread, ... s (... hands/s)
 
 Agents: ``random`` (uniform over the complete legal move list), ``random_compact`` (uniform
 over the compact list: one canonical move per (type, key, size)) and ``greedy`` (docs/design.md,
-"Bots").
+"Bots"); the search agents ``pimc`` and ``ismcts``, with their budget in the name
+(``pimc:samples=8:rollouts=1``; docs/search.md).
 
 Reproducibility: match ``i`` is dealt from SplitMix64 state ``match_seed(seed, i)`` (the
 ``i``-th output of SplitMix64 started at ``seed``) and each seat's bot from its own stream
@@ -37,8 +38,9 @@ from .rules import Rules
 
 __all__ = ["simulate", "SimulationResult", "AGENTS"]
 
-#: The built-in agents.
-AGENTS = ("random", "random_compact", "greedy")
+#: The built-in agents (the search agents take parameters: ``pimc:samples=8``, docs/search.md).
+AGENTS = ("random", "random_compact", "greedy", "pimc", "ismcts")
+_SEARCH = ("pimc", "ismcts")
 
 # Matches per unit of work. Fixed (not derived from the thread count) so that the hands mode,
 # which discards whole chunks past its target, gives the same result for every thread count.
@@ -145,9 +147,22 @@ def _check_agents(agents) -> tuple[str, ...]:
     if len(names) != 4:
         raise ValueError(f"agents must name exactly 4 agents (seats 0..3), got {len(names)}")
     for name in names:
-        if name not in AGENTS:
+        if not isinstance(name, str):
+            raise TypeError(f"an agent name is a str, not {type(name).__name__}")
+        base = name.split(":", 1)[0]
+        if base not in AGENTS or (base != name and base not in _SEARCH):
             raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(AGENTS)}")
+        if base in _SEARCH:
+            _search_spec(name)   # checks the parameters
     return names
+
+
+def _search_spec(name: str):
+    """``(base, parameters)`` of a search agent's name, or None for a built-in bot."""
+    if name.split(":", 1)[0] not in _SEARCH:
+        return None
+    from .search import parse_agent  # compiled
+    return parse_agent(name)
 
 
 class _Pool:
@@ -248,7 +263,7 @@ def simulate(matches: int | None = None, hands: int | None = None,
     >>> simulate(matches=1, agents=('greedy', 'random', 'smart', 'random'))
     Traceback (most recent call last):
     ...
-    ValueError: unknown agent 'smart'; known agents: random, random_compact, greedy
+    ValueError: unknown agent 'smart'; known agents: random, random_compact, greedy, pimc, ismcts
     """
     from . import simulate_core as core  # compiled
 
@@ -279,7 +294,8 @@ def simulate(matches: int | None = None, hands: int | None = None,
         _check_count("task_matches", task_matches)
         if cluster is None:
             raise ValueError("task_matches= needs cluster='ray'")
-    kinds = tuple(core.AGENT_CODES[n] for n in names)
+    kinds = tuple(core.AGENT_CODES[n.split(":", 1)[0]] for n in names)
+    search = tuple(_search_spec(n) for n in names)
     core.rules_check(rules)
 
     t0 = time.perf_counter()
@@ -287,11 +303,13 @@ def simulate(matches: int | None = None, hands: int | None = None,
         from .distributed import simulate_on_ray
 
         total = simulate_on_ray(matches, hands, kinds, seed, rules, threads, record, progress,
-                                address, task_matches)
+                                address, task_matches, search)
     elif record is not None:
-        total = _run_recorded(core, matches, hands, kinds, seed, rules, record, progress)
+        total = _run_recorded(core, matches, hands, kinds, seed, rules, record, progress,
+                              search)
     else:
-        total = _run_chunks(core, matches, hands, kinds, seed, rules, threads, progress)
+        total = _run_chunks(core, matches, hands, kinds, seed, rules, threads, progress,
+                            search)
     elapsed = time.perf_counter() - t0
     if total["errors"]:
         raise RuntimeError(f"{total['errors']} match(es) failed inside the compiled engine")
@@ -308,7 +326,8 @@ def simulate(matches: int | None = None, hands: int | None = None,
         truncated=total["truncated"], rules=rules, elapsed=elapsed)
 
 
-def _run_chunks(core, matches, hands, kinds, seed, rules, threads, progress, start=0) -> dict:
+def _run_chunks(core, matches, hands, kinds, seed, rules, threads, progress, search,
+                start=0) -> dict:
     """Matches ``start .. matches-1`` (matches mode) or the first ``hands`` hands (hands mode,
     ``start`` 0), in chunks of ``CHUNK`` spread over ``threads`` threads."""
     n_chunks = None if matches is None else -(-(matches - start) // CHUNK)
@@ -325,7 +344,7 @@ def _run_chunks(core, matches, hands, kinds, seed, rules, threads, progress, sta
                 if i is None:
                     return
                 a, b = bounds(i)
-                pool.put(i, core.run_chunk(a, b, seed, kinds, rules))
+                pool.put(i, core.run_chunk(a, b, seed, kinds, rules, search=search))
         except BaseException as exc:  # re-raised in the calling thread
             pool.fail(exc)
 
@@ -358,20 +377,22 @@ def _run_chunks(core, matches, hands, kinds, seed, rules, threads, progress, sta
         stats = pool.results[i]
         if done + stats["hands"] >= hands:
             a, b = bounds(i)
-            _add(total, core.run_chunk(a, b, seed, kinds, rules, hand_budget=hands - done))
+            _add(total, core.run_chunk(a, b, seed, kinds, rules, hand_budget=hands - done,
+                                       search=search))
             break
         _add(total, stats)
         done += stats["hands"]
     return total
 
 
-def _record_one(core, seed, i, kinds, rules, left) -> tuple[list[str], dict]:
+def _record_one(core, seed, i, kinds, rules, left, search) -> tuple[list[str], dict]:
     """Match ``i`` played in compiled code (at most ``left`` hands when not None), then its
     actions replayed into a compiled Game (which checks every move): (record lines, stats)."""
     from . import records
     from .game import Game
 
-    ms, actions, stats = core.record_match(seed, i, kinds, rules, hand_budget=left)
+    ms, actions, stats = core.record_match(seed, i, kinds, rules, hand_budget=left,
+                                           search=search)
     game = Game(seed=ms, rules=rules)
     for seat, lo, hi in actions.tolist():
         if game.current_player != seat:
@@ -380,7 +401,7 @@ def _record_one(core, seed, i, kinds, rules, left) -> tuple[list[str], dict]:
     return records.game_to_lines(game), stats
 
 
-def _record_range(core, start, stop, seed, kinds, rules, hand_budget=None):
+def _record_range(core, start, stop, seed, kinds, rules, hand_budget, search):
     """Matches ``start .. stop-1`` recorded (at most ``hand_budget`` hands in all, like
     ``run_chunk``): (record lines, summed stats)."""
     total = _empty()
@@ -389,7 +410,7 @@ def _record_range(core, start, stop, seed, kinds, rules, hand_budget=None):
     for i in range(start, stop):
         if left is not None and left <= 0:
             break
-        match_lines, stats = _record_one(core, seed, i, kinds, rules, left)
+        match_lines, stats = _record_one(core, seed, i, kinds, rules, left, search)
         lines.extend(match_lines)
         _add(total, stats)
         if left is not None:
@@ -397,13 +418,13 @@ def _record_range(core, start, stop, seed, kinds, rules, hand_budget=None):
     return lines, total
 
 
-def _run_recorded(core, matches, hands, kinds, seed, rules, path, progress) -> dict:
+def _run_recorded(core, matches, hands, kinds, seed, rules, path, progress, search) -> dict:
     total = _empty()
     left = hands
     i = 0
     with open(path, "w", encoding="utf-8") as out:
         while (matches is not None and i < matches) or (hands is not None and left > 0):
-            lines, stats = _record_one(core, seed, i, kinds, rules, left)
+            lines, stats = _record_one(core, seed, i, kinds, rules, left, search)
             for line in lines:
                 out.write(line + "\n")
             _add(total, stats)
