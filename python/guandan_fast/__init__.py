@@ -18,8 +18,9 @@ from .moves import PASS, IllegalMoveError, Move
 from .rules import Rules
 from .simulate import SimulationResult, simulate  # the function shadows the submodule's name
 from .tournament import TournamentResult, tournament  # likewise
+from .vecenv import VecEnv  # learning interface (docs/learning.md); actions, observe: submodules
 
 __all__ = ["Move", "PASS", "IllegalMoveError", "Rules", "parse_cards", "parse_level",
            "Hand", "MoveList", "legal_moves", "count_moves", "classify", "beats", "Game",
-           "simulate", "SimulationResult", "tournament", "TournamentResult"]
+           "simulate", "SimulationResult", "tournament", "TournamentResult", "VecEnv"]
 __version__ = "0.1.0"
