@@ -14,11 +14,13 @@ import sys
 import threading
 import time
 
+import numpy as np
 import pytest
 import ray
 
 import guandan_fast as gf
 from guandan_fast.cli import main
+from guandan_fast.simulate_core import match_seed
 
 TESTS = pathlib.Path(__file__).resolve().parent
 RANDOM = ("random",) * 4
@@ -222,3 +224,107 @@ def test_cli_tournament_ray(cluster, capsys):
     out = capsys.readouterr().out
     expected = gf.tournament(["greedy", "random"], deals=20, seed=5).table()
     assert out.splitlines()[1:] == expected.splitlines()[1:]
+
+
+# -- rollouts -----------------------------------------------------------------------------------------
+
+from guandan_fast.distributed import (LinearPolicy, RolloutWorker, collect, hand_returns,  # noqa: E402
+                                      rollout_actors)
+
+
+class LowestLegal:
+    """Always the lowest legal id (importable on the workers: this module is on their path)."""
+
+    def __call__(self, obs, mask, rng):
+        return mask.argmax(axis=1).astype(np.int32)
+
+
+def _policy(seed=0):
+    from guandan_fast.actions import N_ACTIONS
+    from guandan_fast.observe import OBS_SIZE
+
+    w = np.random.default_rng(seed).normal(size=(OBS_SIZE, N_ACTIONS)).astype(np.float32)
+    return LinearPolicy(0.1 * w)
+
+
+def test_rollout_arrays_are_legal_and_consistent():
+    worker = RolloutWorker(_policy(), num_envs=4, seed=3)
+    traj = worker.rollout(400)
+    steps, n = traj["actions"].shape
+    assert (steps, n) == (400, 4)
+    assert traj["obs"].shape[:2] == (400, 4) and traj["obs"].dtype == np.float32
+    assert traj["mask"].shape == (400, 4, 501)
+    t, b = np.indices((steps, n))
+    assert traj["mask"][t, b, traj["actions"]].all()          # every action was legal
+    assert set(np.unique(traj["seat"])) <= {0, 1, 2, 3}
+    over = traj["hand_over"]
+    assert over.sum() >= 4                                       # hands ended (~130 steps each)
+    r = traj["rewards"]
+    assert (r[~over] == 0).all()
+    ended = r[over]
+    assert (ended.sum(axis=1) == 0).all()                        # +u for one team, -u the other
+    assert set(np.abs(ended).ravel().tolist()) <= {1.0, 2.0, 3.0}
+    assert (ended[:, 0] == ended[:, 2]).all() and (ended[:, 1] == ended[:, 3]).all()
+    ret = hand_returns(traj)
+    done = ~np.isnan(ret)
+    assert done.any() and set(np.abs(ret[done]).tolist()) <= {1.0, 2.0, 3.0}
+
+
+def test_learners_and_opponents_reach_the_env():
+    traj = RolloutWorker(_policy(), 3, seed=1, learners=(0, 2), opponents="greedy").rollout(50)
+    assert set(np.unique(traj["seat"])) <= {0, 2}
+
+
+def test_actors_give_what_one_process_gives(cluster):
+    actors = rollout_actors(2, _policy(), num_envs=4, seed=5)
+    first, second = collect(actors, 60), collect(actors, 60)
+    for k in range(2):
+        local = RolloutWorker(_policy(), 4, seed=match_seed(5, k))
+        for got in (first[k], second[k]):
+            want = local.rollout(60)
+            assert want.keys() == got.keys()
+            for key in want:
+                assert np.array_equal(want[key], got[key]), key
+    assert not np.array_equal(first[0]["obs"], first[1]["obs"])  # actors play other deals
+    for a in actors:
+        ray.kill(a)
+
+
+def test_set_policy_on_actors(cluster):
+    actors = rollout_actors(2, _policy(), num_envs=2, seed=1)
+    ref = ray.put(LowestLegal())
+    ray.get([a.set_policy.remote(ref) for a in actors])
+    for traj in collect(actors, 30):
+        assert np.array_equal(traj["actions"], traj["mask"].argmax(axis=2))
+    for a in actors:
+        ray.kill(a)
+
+
+def test_rollout_bad_input():
+    with pytest.raises(TypeError, match="policy must be callable"):
+        RolloutWorker("greedy", 2)
+    with pytest.raises(ValueError, match="action_mode must be 'abstract'"):
+        RolloutWorker(LowestLegal(), 2, action_mode="candidates")
+    worker = RolloutWorker(LowestLegal(), 2, seed=4)
+    with pytest.raises(ValueError, match="steps must be >= 1"):
+        worker.rollout(0)
+    worker.set_policy(lambda obs, mask, rng: np.zeros(3, np.int32))
+    with pytest.raises(ValueError, match=r"policy must return 2 integer action ids"):
+        worker.rollout(5)
+    # Nothing advanced: with a good policy it goes on like a fresh worker.
+    worker.set_policy(LowestLegal())
+    fresh = RolloutWorker(LowestLegal(), 2, seed=4)
+    assert np.array_equal(worker.rollout(20)["obs"], fresh.rollout(20)["obs"])
+    with pytest.raises(ValueError, match="n must be >= 1"):
+        rollout_actors(0, LowestLegal(), 2)
+    with pytest.raises(TypeError, match="policy must be callable"):
+        rollout_actors(1, None, 2)
+
+
+def test_rollout_actors_need_a_connection():
+    code = ("from guandan_fast.distributed import rollout_actors\n"
+            "try:\n    rollout_actors(1, print, 2)\n"
+            "except RuntimeError as e:\n    print(e)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert "needs a Ray connection: call ray.init() first" in out
