@@ -131,3 +131,44 @@ def test_cost_per_task(benchmark, cluster):
                                 driver_cpu_ms_per_task=driver)
     print(f"\nper extra task: {wall:.2f} ms wall ({CPUS} slots), {cpu:.2f} ms CPU (all "
           f"processes), {driver:.2f} ms CPU in the driver; medians of {ROUNDS}")
+
+
+@pytest.mark.parametrize("policy", ["first_legal", "linear"])
+def test_rollout_decisions_per_second(benchmark, cluster, policy):
+    """Decisions per second collected: one RolloutWorker in this process (64 tables) vs
+    CPUS Ray actors of 64 / CPUS tables each, 200 steps per rollout, returned to the learner.
+    Run with OPENBLAS_NUM_THREADS=1 (as Ray sets it in its 1-CPU workers): a multi-threaded
+    BLAS in this process would make the comparison one of BLAS threading on a loaded machine."""
+    import numpy as np
+
+    from guandan_fast.actions import N_ACTIONS
+    from guandan_fast.distributed import LinearPolicy, RolloutWorker, collect, rollout_actors
+    from guandan_fast.observe import OBS_SIZE
+
+    if policy == "linear":
+        pol = LinearPolicy(np.random.default_rng(0).normal(size=(OBS_SIZE, N_ACTIONS))
+                           .astype(np.float32) * 0.01)
+    else:  # the cheapest policy (the plumbing's cost); a lambda travels by value
+        pol = lambda obs, mask, rng: mask.argmax(axis=1).astype(np.int32)  # noqa: E731
+    steps, tables = 200, 64
+    local = RolloutWorker(pol, tables, seed=1)
+    actors = rollout_actors(CPUS, pol, num_envs=tables // CPUS, seed=1)
+    collect(actors, 1)  # actors constructed
+    one, ray_t = [], []
+
+    def both():
+        t0 = time.perf_counter()
+        local.rollout(steps)
+        one.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        collect(actors, steps)
+        ray_t.append(time.perf_counter() - t0)
+
+    benchmark.pedantic(both, rounds=ROUNDS, iterations=1)
+    for a in actors:
+        ray.kill(a)
+    n = steps * tables
+    a, b = n / statistics.median(one), n / statistics.median(ray_t)
+    benchmark.extra_info.update(one_process=round(a), ray_actors=round(b))
+    print(f"\nrollouts, {policy} policy: one process {a:,.0f} decisions/s, {CPUS} actors "
+          f"{b:,.0f} decisions/s ({b / a:.2f}x); medians of {ROUNDS}")
