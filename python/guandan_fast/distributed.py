@@ -8,6 +8,12 @@ so the merged result is the single-process one whatever the split, the order in 
 finish, or how often Ray retried a task whose worker died (a retry replays the same block; only
 one attempt's result is ever returned).
 
+``tournament(..., cluster='ray')`` lands in ``tournament_on_ray`` the same way (units of deals).
+
+Self-play rollouts: ``RolloutWorker`` (a ``VecEnv`` and a picklable numpy policy, returning
+trajectories as numpy arrays), ``rollout_actors`` / ``collect`` (the same as Ray actors),
+``LinearPolicy``, ``hand_returns``; the README shows a learner loop over N actors.
+
 Ray is imported only when one of these functions runs: ``import guandan_fast`` never imports it.
 """
 
@@ -16,7 +22,8 @@ from __future__ import annotations
 import contextlib
 import os
 
-__all__ = ["connected", "simulate_on_ray", "tournament_on_ray"]
+__all__ = ["connected", "simulate_on_ray", "tournament_on_ray", "RolloutWorker", "LinearPolicy",
+           "hand_returns", "rollout_actors", "collect"]
 
 #: Tries of a task whose worker process died (node lost, OOM-killed, ...), after the first.
 MAX_RETRIES = 3
