@@ -9,7 +9,9 @@ Run as a script (prints the tables recorded in bench/RESULTS.md)::
 or under pytest-benchmark: ``.venv/bin/python -m pytest bench/bench_vecenv.py
 --benchmark-enable --benchmark-only``.
 
-A "decision" is one learner decision (every seat is a learner unless stated). The policy is
+Wall-clock rates depend on the machine's load; the CPU-time column (decisions per second
+of CPU time used by the process, all its threads) is what the work costs when the process
+is not descheduled. A "decision" is one learner decision (every seat is a learner unless stated). The policy is
 uniformly random over the legal actions, drawn in numpy from the batch's CSR lists (one
 vectorised draw per step), so the figure includes the numpy work a learner would do.
 """
@@ -46,11 +48,14 @@ def decisions_per_second(envs=256, decisions=200_000, threads=1, encoder="defaul
         batch = env.pending()
     steps = max(1, decisions // envs)
     t = time.perf_counter()
+    c = time.process_time()
     for _ in range(steps):
         env.step(random_actions(batch, rng, cand))
         batch = env.pending()
         env.drain_results()
-    return steps * envs / (time.perf_counter() - t)
+    wall = time.perf_counter() - t
+    cpu = time.process_time() - c
+    return steps * envs / wall, steps * envs / cpu
 
 
 def sample_games(n=40, seed=0):
@@ -152,11 +157,14 @@ def main():
     ]
     print(f"VecEnv, {args.envs} tables, random legal choices drawn in numpy "
           f"(median of {args.repeats} runs of {args.decisions:,} decisions)")
-    print("| configuration | decisions/s (median) | min | max |")
-    print("|---|---|---|---|")
+    print("| configuration | decisions/s, wall (median) | min | max | per CPU-second of the process (median) |")
+    print("|---|---|---|---|---|")
     for name, kw in configs:
-        rates = [decisions_per_second(args.envs, args.decisions, **kw) for _ in range(args.repeats)]
-        print(f"| {name} | {statistics.median(rates):,.0f} | {min(rates):,.0f} | {max(rates):,.0f} |")
+        runs = [decisions_per_second(args.envs, args.decisions, **kw) for _ in range(args.repeats)]
+        rates = [r[0] for r in runs]
+        cpu = statistics.median(r[1] for r in runs)
+        print(f"| {name} | {statistics.median(rates):,.0f} | {min(rates):,.0f} | "
+              f"{max(rates):,.0f} | {cpu:,.0f} |")
     print()
     print("| per call (median over 40 states) | µs |")
     print("|---|---|")
