@@ -183,6 +183,21 @@ cdef void table_step(Table* tb, const Config* cfg, int choice, u64* scratch, flo
     encode(tb, cfg, obs, mask)
 
 
+cdef void fill_table(const Table* tb, int8_t* seat, int8_t* phase, int32_t* ids, u64* words,
+                     uint8_t* cards, bint dz) noexcept nogil:
+    cdef int k
+    seat[0] = tb.s.current
+    phase[0] = tb.s.phase
+    memcpy(ids, tb.ids, tb.n_legal * sizeof(int32_t))
+    memcpy(words, tb.words, 2 * tb.n_legal * sizeof(u64))
+    if cards != NULL:
+        for k in range(tb.n_legal):
+            if dz:
+                cards_u8_danzero(tb.words[2 * k], tb.words[2 * k + 1], cards + 54 * k)
+            else:
+                cards_u8(tb.words[2 * k], tb.words[2 * k + 1], cards + 54 * k)
+
+
 # ------------------------------------------------------------------------------------------
 # Python side
 # ------------------------------------------------------------------------------------------
@@ -365,35 +380,30 @@ cdef class VecEnv:
         self._fill_csr()
 
     cdef _fill_csr(self):
+        """Copy every table's legal actions into the batch's CSR arrays (seat and phase too),
+        over the env's threads (each table's rows are its own)."""
         cdef Table* tabs = self.tables
-        cdef int n = self.num_envs, i, k
-        cdef int64_t j
+        cdef int n = self.num_envs, i, nt = self.threads
         cdef int32_t[::1] ids = self._ids
         cdef u64[:, ::1] words = self._words
         cdef uint8_t[:, ::1] cards
         cdef int8_t[::1] seat = self._seat
         cdef int8_t[::1] phase = self._phase
         cdef int64_t[::1] off = self._offsets
-        cdef bint cand = self.cfg.mode == MODE_CANDIDATES
+        cdef uint8_t* cards_p = NULL
         cdef bint dz = self.cfg.encoder == ENC_DANZERO
-        if cand:
+        if self.cfg.mode == MODE_CANDIDATES:
             cards = self._cards
+            cards_p = &cards[0, 0]
         with nogil:
-            for i in range(n):
-                seat[i] = tabs[i].s.current
-                phase[i] = tabs[i].s.phase
-                j = off[i]
-                for k in range(tabs[i].n_legal):
-                    ids[j + k] = tabs[i].ids[k]
-                    words[j + k, 0] = tabs[i].words[2 * k]
-                    words[j + k, 1] = tabs[i].words[2 * k + 1]
-                    if cand:
-                        if dz:
-                            cards_u8_danzero(tabs[i].words[2 * k], tabs[i].words[2 * k + 1],
-                                             &cards[j + k, 0])
-                        else:
-                            cards_u8(tabs[i].words[2 * k], tabs[i].words[2 * k + 1],
-                                     &cards[j + k, 0])
+            if nt == 1:
+                for i in range(n):
+                    fill_table(&tabs[i], &seat[i], &phase[i], &ids[off[i]], &words[off[i], 0],
+                               cards_p + off[i] * 54 if cards_p != NULL else NULL, dz)
+            else:
+                for i in prange(n, num_threads=nt, schedule="static"):
+                    fill_table(&tabs[i], &seat[i], &phase[i], &ids[off[i]], &words[off[i], 0],
+                               cards_p + off[i] * 54 if cards_p != NULL else NULL, dz)
 
     # -- API ---------------------------------------------------------------------------------
     def reset(self):
