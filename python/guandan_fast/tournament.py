@@ -177,7 +177,11 @@ def clustered_wilson_interval(nums: Sequence[float], dens: Sequence[float],
 class _Agent:
     name: str
     kind: int | None = None              # compiled agent code (None: a Python callable)
+    spec: tuple | None = None            # a search agent's (name, parameters), search.pyx
     func: Callable | None = field(default=None, compare=False)
+
+
+_SEARCH = ("pimc", "ismcts")      # compiled search agents: NAME[:KEY=VALUE...] (docs/search.md)
 
 
 def _builtin_codes() -> dict:
@@ -213,8 +217,14 @@ def _resolve(agent, codes: dict) -> _Agent:
     if not isinstance(agent, str):
         raise TypeError(f"an agent is a name or a callable, not {type(agent).__name__}")
     name = agent.strip()
-    if name in codes:
+    base = name.split(":", 1)[0]
+    if name in codes and name not in _SEARCH:
         return _Agent(name=name, kind=codes[name])
+    if base in _SEARCH and base in codes:
+        from .search import parse_agent  # compiled; ValueError names a bad parameter
+
+        base, params = parse_agent(name)
+        return _Agent(name=name, kind=codes[base], spec=(base, params))
     if ":" in name:
         return _Agent(name=name, func=_import_target(name))
     raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(codes)}, "
@@ -270,7 +280,8 @@ def _play_python(mseed: int, seats: tuple, rules: Rules):
 
     game = Game(seed=mseed, rules=rules)
     kinds = [a.kind for a in seats]
-    bots = BotSeats(mseed, kinds, rules) if any(k is not None for k in kinds) else None
+    bots = (BotSeats(mseed, kinds, rules, [a.spec for a in seats])
+            if any(k is not None for k in kinds) else None)
     while not game.is_over:
         p = game.current_player
         agent = seats[p]
@@ -313,13 +324,13 @@ def _job_python(seed: int, pair: tuple, d0: int, d1: int, rules: Rules) -> list:
 
 
 def _job_compiled(seed: int, pair: tuple, d0: int, d1: int, rules: Rules) -> list:
-    import numpy as np
     from .tournament_core import play_matches
 
-    deals = np.repeat(np.arange(d0, d1, dtype=np.int64), 2)
-    kinds = [[a.kind for a in _seating(*pair, s)] for _ in range(d0, d1) for s in (0, 1)]
-    return play_matches(seed, deals, np.array(kinds, dtype=np.int32).reshape(-1, 4),
-                        rules).tolist()
+    seatings = [_seating(*pair, s) for s in (0, 1)]
+    return play_matches(seed, [d for d in range(d0, d1) for _ in (0, 1)],
+                        [s for _ in range(d0, d1) for s in (0, 1)],
+                        [[a.kind for a in seats] for seats in seatings], rules,
+                        search=[[a.spec for a in seats] for seats in seatings]).tolist()
 
 
 # The process pool's side: forked workers find the pairs here (inherited memory, so any
@@ -723,7 +734,7 @@ def _run_recorded(col, pairs, seed, rules, path) -> None:
                     seats = _seating(*pair, s)
                     if all(a.kind is not None for a in seats):
                         ms, actions, _ = record_match(seed, d, tuple(a.kind for a in seats),
-                                                      rules)
+                                                      rules, search=[a.spec for a in seats])
                         game = Game(seed=ms, rules=rules)
                         for seat, lo, hi in actions.tolist():
                             game.play_words(lo, hi)
