@@ -330,7 +330,7 @@ def _job_compiled(seed: int, pair: tuple, d0: int, d1: int, rules: Rules) -> lis
     return play_matches(seed, [d for d in range(d0, d1) for _ in (0, 1)],
                         [s for _ in range(d0, d1) for s in (0, 1)],
                         [[a.kind for a in seats] for seats in seatings], rules,
-                        search=[[a.spec for a in seats] for seats in seatings]).tolist()
+                        search=[[a.spec for a in seats] for seats in seatings])
 
 
 # The process pool's side: forked workers find the pairs here (inherited memory, so any
@@ -420,30 +420,27 @@ class PairResult:
         }
 
 
-def _pair_result(a: str, b: str, rows: list) -> PairResult:
-    """Statistics of a pair from its outcome rows (deal by deal: seating 0, then 1)."""
-    n = len(rows) // 2
-    wins_d, hands_d, hwins_d, nets = [], [], [], []
-    wins = hands = hand_wins = lev_a = lev_b = 0
-    for d in range(n):
-        r0, r1 = rows[2 * d], rows[2 * d + 1]     # a is team 0 in r0, team 1 in r1
-        w = (r0[0] == 0) + (r1[0] == 1)
-        la, lb = r0[4] + r1[5], r0[5] + r1[4]
-        wins += w
-        hands += r0[1] + r1[1]
-        hand_wins += r0[2] + r1[3]
-        lev_a += la
-        lev_b += lb
-        wins_d.append(w)
-        hands_d.append(r0[1] + r1[1])
-        hwins_d.append(r0[2] + r1[3])
-        nets.append((la - lb) / 2)
+def _pair_result(a: str, b: str, rows) -> PairResult:
+    """Statistics of a pair from its outcome rows, an ``(2N, 6)`` int64 array (deal by deal:
+    seating 0, where ``a`` is team 0, then seating 1)."""
+    import numpy as np
+
+    r0, r1 = rows[0::2], rows[1::2]
+    n = len(r0)
+    wins_d = (r0[:, 0] == 0).astype(np.int64) + (r1[:, 0] == 1)
+    hands_d = r0[:, 1] + r1[:, 1]
+    hwins_d = r0[:, 2] + r1[:, 3]
+    lev_a_d, lev_b_d = r0[:, 4] + r1[:, 5], r0[:, 5] + r1[:, 4]
+    wins, hands, hand_wins = int(wins_d.sum()), int(hands_d.sum()), int(hwins_d.sum())
+    lev_a, lev_b = int(lev_a_d.sum()), int(lev_b_d.sum())
+    nets = ((lev_a_d - lev_b_d) / 2).tolist()
     return PairResult(
         a=a, b=b, deals=n, matches=2 * n, wins_a=wins, hands=hands, hand_wins_a=hand_wins,
         levels_a=lev_a, levels_b=lev_b, match_win_rate=wins / (2 * n),
-        match_ci=wilson_interval(wins, 2 * n), match_ci_paired=clustered_wilson_interval(wins_d, [2] * n),
+        match_ci=wilson_interval(wins, 2 * n),
+        match_ci_paired=clustered_wilson_interval(wins_d.tolist(), [2] * n),
         hand_win_rate=hand_wins / hands, hand_ci=wilson_interval(hand_wins, hands),
-        hand_ci_paired=clustered_wilson_interval(hwins_d, hands_d),
+        hand_ci_paired=clustered_wilson_interval(hwins_d.tolist(), hands_d.tolist()),
         levels_per_hand_a=lev_a / hands, levels_per_hand_b=lev_b / hands,
         net_levels=math.fsum(nets) / n, net_levels_ci=mean_interval(nets))
 
@@ -467,13 +464,15 @@ class TournamentResult:
     def pair(self, a: str, b: str) -> PairResult:
         """The result of ``a`` against ``b`` (seen from ``a``'s side, whichever was listed
         first)."""
+        import numpy as np
+
         for p in self.pairs:
             if (p.a, p.b) == (a, b):
                 return p
             if (p.a, p.b) == (b, a):
                 # b is team 0 in each deal's second match: swap the two rows of every deal.
                 rows = p._rows
-                return _pair_result(a, b, [rows[i ^ 1] for i in range(len(rows))])
+                return _pair_result(a, b, rows[np.arange(len(rows)) ^ 1])
         raise ValueError(f"no pair {a!r} / {b!r} in this tournament")
 
     @property
@@ -637,9 +636,12 @@ def tournament(agents, deals: int, seed: int = 0, rules: Rules = Rules(), worker
         _run_python(col, pairs, seed, rules, workers, lambda j: not compiled(j))
     elapsed = time.perf_counter() - t0
 
+    import numpy as np
+
     results = []
     for pi, (a, b) in enumerate(pairs):
-        rows = [r for j, job in enumerate(jobs) if job[0] == pi for r in col.results[j]]
+        rows = np.concatenate([np.asarray(col.results[j], dtype=np.int64).reshape(-1, 6)
+                               for j, job in enumerate(jobs) if job[0] == pi])
         pr = _pair_result(a.name, b.name, rows)
         pr._rows = rows
         results.append(pr)
