@@ -16,13 +16,14 @@ True
 >>> res == tournament(["greedy", "random"], deals=30, seed=1, workers=2)
 True
 
-Agents: the built-in bots by name (``AGENTS``), or a Python callable ``f(observation,
-legal_moves) -> move`` given as the string ``"module:function"`` (or as the callable itself).
-``observation`` is ``Game.observation(seat)``, ``legal_moves`` the ``Game.legal_moves()``
-list; the move returned must be one of them (a ``Move`` or a platform action). Built-in bots
-run in compiled code (threads, no GIL) when both agents of a pair are built in; a pair with a
-Python agent is played by a Python loop over the compiled ``Game`` (in a pool of forked processes when
-``workers > 1``).
+Agents: the built-in bots and the compiled search agents by name (``simulate.AGENTS``; search
+agents with their budget, ``pimc:samples=16``: docs/search.md), or a Python callable
+``f(observation, legal_moves) -> move`` given as the string ``"module:function"`` (or as the
+callable itself). ``observation`` is ``Game.observation(seat)``, ``legal_moves`` the
+``Game.legal_moves()`` list; the move returned must be one of them (a ``Move`` or a platform
+action). A pair of compiled agents plays in compiled code (threads, no GIL); a pair with a
+Python agent is played by a Python loop over the compiled ``Game`` (in a pool of forked
+processes when ``workers > 1``).
 
 Reproducibility: deal ``d`` is dealt from ``match_seed(seed, d)``, each seat's bot from its own
 stream derived from it; results are gathered in deal order, so they are the same for every
