@@ -85,7 +85,7 @@ def test_pimc_with_the_solver_plays_optimally_when_the_worlds_are_exact():
         for c in g.legal_moves(compact=True):
             x = g.clone()
             x.play(c)
-            if x.hand_number == 0:
+            if x.hand_number == 0 and not x.is_over:
                 values[c] = sign * solve(x).outcome
             else:
                 values[c] = sign * outcome_of_result(x.results[-1])
@@ -111,3 +111,12 @@ def test_cli_runs_a_search_agent(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "pimc:samples=2 / pimc:samples=2" in text
     assert gf.Game.from_record(str(out)).is_over       # the recorded moves replay legally
+
+
+def test_docs_search_examples_run():
+    import doctest
+    import pathlib
+    path = pathlib.Path(__file__).resolve().parent.parent / "docs" / "search.md"
+    result = doctest.testfile(str(path), module_relative=False,
+                              optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0 and result.attempted >= 8
