@@ -18,8 +18,11 @@ from .moves import PASS, IllegalMoveError, Move
 from .rules import Rules
 from .simulate import SimulationResult, simulate  # the function shadows the submodule's name
 from .tournament import TournamentResult, tournament  # likewise
+from .solve import Solution, solve  # the exact endgame solver (docs/search.md)
 
 __all__ = ["Move", "PASS", "IllegalMoveError", "Rules", "parse_cards", "parse_level",
            "Hand", "MoveList", "legal_moves", "count_moves", "classify", "beats", "Game",
-           "simulate", "SimulationResult", "tournament", "TournamentResult"]
+           "simulate", "SimulationResult"]
+__all__ += ["solve", "Solution"]  # search backend (docs/search.md)
+__all__ += ["tournament", "TournamentResult"]  # duplicate tournament (docs/tournament.md)
 __version__ = "0.1.0"
