@@ -63,7 +63,7 @@ def main() -> None:
           f"{r['hands']} hands), match win rate {100 * r['win_rate']:.1f}% "
           f"[95% CI {100 * lo:.1f}%, {100 * hi:.1f}%], hand win rate "
           f"{100 * r['hand_win_rate']:.1f}%; {r['seconds']:.0f} s wall, "
-          f"{r['seconds_per_match']:.2f} s CPU per match")
+          f"{r['seconds_per_match']:.2f} s per match (wall x threads)")
 
 
 if __name__ == "__main__":

@@ -140,12 +140,31 @@ def test_compiled_batches_equal_python_driven_matches():
     """BotSeats reproduces compiled play, so a bot plays alike in both paths."""
     g, r = AGENT_CODES["greedy"], AGENT_CODES["random"]
     kinds = [[g, r, g, r], [r, g, r, g], [AGENT_CODES["random_compact"], g, r, g]]
-    rows = play_matches(5, [0, 0, 3], kinds)
+    rows = play_matches(5, [0, 0, 3], [0, 1, 2], kinds)
     for d, ks, row in zip([0, 0, 3], kinds, rows.tolist()):
         seats = tuple(_Agent(name=str(k), kind=k) for k in ks)
         game = _play_python(match_seed(5, d), seats, gf.Rules())
         assert _outcome_of(game) == row
         assert row[1] == row[2] + row[3] == len(game.results)
+
+
+def test_search_agents_play_alike_compiled_and_python_driven(agent_module, tmp_path):
+    """A compiled search agent (docs/search.md) by name, cheap budgets: the batch path, the
+    Python-driven path (next to a Python agent) and the recorded path agree."""
+    from guandan_fast.tournament import _check_agents
+
+    pimc, ismcts, greedy = _check_agents(["pimc:samples=2", "ismcts:iterations=20", "greedy"])
+    assert pimc.spec[0] == "pimc" and pimc.spec[1]["samples"] == 2
+    for seats in [(pimc, greedy, pimc, greedy), (greedy, ismcts, greedy, ismcts)]:
+        row = play_matches(2, [1], [0], [[a.kind for a in seats]],
+                           search=[[a.spec for a in seats]]).tolist()[0]
+        assert _outcome_of(_play_python(match_seed(2, 1), seats, gf.Rules())) == row
+    agents = ["pimc:samples=2", "greedy"]
+    res = tournament(agents, deals=2, seed=2, workers=2)
+    assert res == tournament(agents, deals=2, seed=2, record=tmp_path / "s.jsonl")
+    assert len(records.read(tmp_path / "s.jsonl")) == 4
+    mixed = tournament(["pimc:samples=2", f"{agent_module}:first"], deals=1, seed=2)
+    assert mixed.pairs[0].matches == 2
 
 
 # -- reproducibility ---------------------------------------------------------------------------
@@ -284,6 +303,8 @@ def test_interrupt_stops_the_process_pool(agent_module):
     (["greedy", "os:no_such_function"], 5, ValueError, "has no attribute"),
     (["greedy", "os:sep"], 5, ValueError, "not callable"),
     (["greedy", ":act"], 5, ValueError, "module:function"),
+    (["greedy", "pimc:bogus=1"], 5, ValueError, "unknown parameter 'bogus'"),
+    (["greedy", "ismcts:iterations=many"], 5, ValueError, "iterations must be an integer"),
     (["greedy", 7], 5, TypeError, "an agent is a name or a callable"),
     (None, 5, TypeError, "agents must be a list"),
 ])

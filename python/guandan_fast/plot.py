@@ -13,6 +13,7 @@ True
 
 from __future__ import annotations
 
+import math
 from xml.sax.saxutils import escape
 
 __all__ = ["tournament_svg"]
@@ -86,7 +87,7 @@ def tournament_svg(result) -> str:
            [(p.hand_win_rate, p.hand_ci, p.hand_ci_paired) for p in pairs], 0, 1, 0.5, pct, ticks)
     span = max([1.0] + [abs(v) for p in pairs for v in
                         ((p.net_levels,) + tuple(p.net_levels_ci or ()))])
-    span = float(int(span) + 1)
+    span = float(math.ceil(1.15 * span))     # room beyond the widest interval
     _panel(out, left + 2 * (_PANEL + _GAP), "A - B levels per match",
            [(p.net_levels, None, p.net_levels_ci) for p in pairs], -span, span, 0.0,
            lambda v: f"{v:+.1f}" if v else "0", (-span, -span / 2, 0.0, span / 2, span))

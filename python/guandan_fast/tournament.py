@@ -16,13 +16,14 @@ True
 >>> res == tournament(["greedy", "random"], deals=30, seed=1, workers=2)
 True
 
-Agents: the built-in bots by name (``AGENTS``), or a Python callable ``f(observation,
-legal_moves) -> move`` given as the string ``"module:function"`` (or as the callable itself).
-``observation`` is ``Game.observation(seat)``, ``legal_moves`` the ``Game.legal_moves()``
-list; the move returned must be one of them (a ``Move`` or a platform action). Built-in bots
-run in compiled code (threads, no GIL) when both agents of a pair are built in; a pair with a
-Python agent is played by a Python loop over the compiled ``Game`` (in a pool of forked processes when
-``workers > 1``).
+Agents: the built-in bots and the compiled search agents by name (``simulate.AGENTS``; search
+agents with their budget, ``pimc:samples=16``: docs/search.md), or a Python callable
+``f(observation, legal_moves) -> move`` given as the string ``"module:function"`` (or as the
+callable itself). ``observation`` is ``Game.observation(seat)``, ``legal_moves`` the
+``Game.legal_moves()`` list; the move returned must be one of them (a ``Move`` or a platform
+action). A pair of compiled agents plays in compiled code (threads, no GIL); a pair with a
+Python agent is played by a Python loop over the compiled ``Game`` (in a pool of forked
+processes when ``workers > 1``).
 
 Reproducibility: deal ``d`` is dealt from ``match_seed(seed, d)``, each seat's bot from its own
 stream derived from it; results are gathered in deal order, so they are the same for every
@@ -177,7 +178,11 @@ def clustered_wilson_interval(nums: Sequence[float], dens: Sequence[float],
 class _Agent:
     name: str
     kind: int | None = None              # compiled agent code (None: a Python callable)
+    spec: tuple | None = None            # a search agent's (name, parameters), search.pyx
     func: Callable | None = field(default=None, compare=False)
+
+
+_SEARCH = ("pimc", "ismcts")      # compiled search agents: NAME[:KEY=VALUE...] (docs/search.md)
 
 
 def _builtin_codes() -> dict:
@@ -213,8 +218,14 @@ def _resolve(agent, codes: dict) -> _Agent:
     if not isinstance(agent, str):
         raise TypeError(f"an agent is a name or a callable, not {type(agent).__name__}")
     name = agent.strip()
-    if name in codes:
+    base = name.split(":", 1)[0]
+    if name in codes and name not in _SEARCH:
         return _Agent(name=name, kind=codes[name])
+    if base in _SEARCH and base in codes:
+        from .search import parse_agent  # compiled; ValueError names a bad parameter
+
+        base, params = parse_agent(name)
+        return _Agent(name=name, kind=codes[base], spec=(base, params))
     if ":" in name:
         return _Agent(name=name, func=_import_target(name))
     raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(codes)}, "
@@ -270,7 +281,8 @@ def _play_python(mseed: int, seats: tuple, rules: Rules):
 
     game = Game(seed=mseed, rules=rules)
     kinds = [a.kind for a in seats]
-    bots = BotSeats(mseed, kinds, rules) if any(k is not None for k in kinds) else None
+    bots = (BotSeats(mseed, kinds, rules, [a.spec for a in seats])
+            if any(k is not None for k in kinds) else None)
     while not game.is_over:
         p = game.current_player
         agent = seats[p]
@@ -313,13 +325,13 @@ def _job_python(seed: int, pair: tuple, d0: int, d1: int, rules: Rules) -> list:
 
 
 def _job_compiled(seed: int, pair: tuple, d0: int, d1: int, rules: Rules) -> list:
-    import numpy as np
     from .tournament_core import play_matches
 
-    deals = np.repeat(np.arange(d0, d1, dtype=np.int64), 2)
-    kinds = [[a.kind for a in _seating(*pair, s)] for _ in range(d0, d1) for s in (0, 1)]
-    return play_matches(seed, deals, np.array(kinds, dtype=np.int32).reshape(-1, 4),
-                        rules).tolist()
+    seatings = [_seating(*pair, s) for s in (0, 1)]
+    return play_matches(seed, [d for d in range(d0, d1) for _ in (0, 1)],
+                        [s for _ in range(d0, d1) for s in (0, 1)],
+                        [[a.kind for a in seats] for seats in seatings], rules,
+                        search=[[a.spec for a in seats] for seats in seatings])
 
 
 # The process pool's side: forked workers find the pairs here (inherited memory, so any
@@ -409,30 +421,27 @@ class PairResult:
         }
 
 
-def _pair_result(a: str, b: str, rows: list) -> PairResult:
-    """Statistics of a pair from its outcome rows (deal by deal: seating 0, then 1)."""
-    n = len(rows) // 2
-    wins_d, hands_d, hwins_d, nets = [], [], [], []
-    wins = hands = hand_wins = lev_a = lev_b = 0
-    for d in range(n):
-        r0, r1 = rows[2 * d], rows[2 * d + 1]     # a is team 0 in r0, team 1 in r1
-        w = (r0[0] == 0) + (r1[0] == 1)
-        la, lb = r0[4] + r1[5], r0[5] + r1[4]
-        wins += w
-        hands += r0[1] + r1[1]
-        hand_wins += r0[2] + r1[3]
-        lev_a += la
-        lev_b += lb
-        wins_d.append(w)
-        hands_d.append(r0[1] + r1[1])
-        hwins_d.append(r0[2] + r1[3])
-        nets.append((la - lb) / 2)
+def _pair_result(a: str, b: str, rows) -> PairResult:
+    """Statistics of a pair from its outcome rows, an ``(2N, 6)`` int64 array (deal by deal:
+    seating 0, where ``a`` is team 0, then seating 1)."""
+    import numpy as np
+
+    r0, r1 = rows[0::2], rows[1::2]
+    n = len(r0)
+    wins_d = (r0[:, 0] == 0).astype(np.int64) + (r1[:, 0] == 1)
+    hands_d = r0[:, 1] + r1[:, 1]
+    hwins_d = r0[:, 2] + r1[:, 3]
+    lev_a_d, lev_b_d = r0[:, 4] + r1[:, 5], r0[:, 5] + r1[:, 4]
+    wins, hands, hand_wins = int(wins_d.sum()), int(hands_d.sum()), int(hwins_d.sum())
+    lev_a, lev_b = int(lev_a_d.sum()), int(lev_b_d.sum())
+    nets = ((lev_a_d - lev_b_d) / 2).tolist()
     return PairResult(
         a=a, b=b, deals=n, matches=2 * n, wins_a=wins, hands=hands, hand_wins_a=hand_wins,
         levels_a=lev_a, levels_b=lev_b, match_win_rate=wins / (2 * n),
-        match_ci=wilson_interval(wins, 2 * n), match_ci_paired=clustered_wilson_interval(wins_d, [2] * n),
+        match_ci=wilson_interval(wins, 2 * n),
+        match_ci_paired=clustered_wilson_interval(wins_d.tolist(), [2] * n),
         hand_win_rate=hand_wins / hands, hand_ci=wilson_interval(hand_wins, hands),
-        hand_ci_paired=clustered_wilson_interval(hwins_d, hands_d),
+        hand_ci_paired=clustered_wilson_interval(hwins_d.tolist(), hands_d.tolist()),
         levels_per_hand_a=lev_a / hands, levels_per_hand_b=lev_b / hands,
         net_levels=math.fsum(nets) / n, net_levels_ci=mean_interval(nets))
 
@@ -456,13 +465,15 @@ class TournamentResult:
     def pair(self, a: str, b: str) -> PairResult:
         """The result of ``a`` against ``b`` (seen from ``a``'s side, whichever was listed
         first)."""
+        import numpy as np
+
         for p in self.pairs:
             if (p.a, p.b) == (a, b):
                 return p
             if (p.a, p.b) == (b, a):
                 # b is team 0 in each deal's second match: swap the two rows of every deal.
                 rows = p._rows
-                return _pair_result(a, b, [rows[i ^ 1] for i in range(len(rows))])
+                return _pair_result(a, b, rows[np.arange(len(rows)) ^ 1])
         raise ValueError(f"no pair {a!r} / {b!r} in this tournament")
 
     @property
@@ -643,9 +654,12 @@ def tournament(agents, deals: int, seed: int = 0, rules: Rules = Rules(), worker
         _run_python(col, pairs, seed, rules, workers, lambda j: not compiled(j))
     elapsed = time.perf_counter() - t0
 
+    import numpy as np
+
     results = []
     for pi, (a, b) in enumerate(pairs):
-        rows = [r for j, job in enumerate(jobs) if job[0] == pi for r in col.results[j]]
+        rows = np.concatenate([np.asarray(col.results[j], dtype=np.int64).reshape(-1, 6)
+                               for j, job in enumerate(jobs) if job[0] == pi])
         pr = _pair_result(a.name, b.name, rows)
         pr._rows = rows
         results.append(pr)
@@ -740,7 +754,7 @@ def _run_recorded(col, pairs, seed, rules, path) -> None:
                     seats = _seating(*pair, s)
                     if all(a.kind is not None for a in seats):
                         ms, actions, _ = record_match(seed, d, tuple(a.kind for a in seats),
-                                                      rules)
+                                                      rules, search=[a.spec for a in seats])
                         game = Game(seed=ms, rules=rules)
                         for seat, lo, hi in actions.tolist():
                             game.play_words(lo, hi)

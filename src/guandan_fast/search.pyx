@@ -176,7 +176,7 @@ cdef int ismcts_choose(SearchCtx* c, const GameState* s, const u64* moves, int n
     cdef TreeNode* T = c.nodes
     cdef int p = s.current
     cdef int cap = c.prm.iterations + 2
-    cdef int nn = 1, it, node, depth, m, i, ch, pick, untried, best_ch, r, v, k, best, most
+    cdef int nn = 1, it, node, depth, m, i, ch, pick, untried, best_ch, r, v, k, best, most, gi
     cdef double ucb, best_ucb, val
     cdef bint done
     T[0].first_child = -1
@@ -201,11 +201,14 @@ cdef int ismcts_choose(SearchCtx* c, const GameState* s, const u64* moves, int n
             pick = -1
             best_ch = -1
             best_ucb = -1e300
+            # The greedy move is expanded first, the others in random order: with a small
+            # budget a node's first visits then follow the rollout policy, not random moves.
+            gi = greedy_choose(&st, c.buf, m) if m > 1 else 0
             for i in range(m):
                 ch = find_child(T, node, c.buf[2 * i], c.buf[2 * i + 1])
                 if ch < 0:
                     untried += 1
-                    if fast_below(&c.rng, <u64>untried) == 0:
+                    if pick != gi and (i == gi or fast_below(&c.rng, <u64>untried) == 0):
                         pick = i
                 else:
                     T[ch].avail += 1
@@ -214,7 +217,10 @@ cdef int ismcts_choose(SearchCtx* c, const GameState* s, const u64* moves, int n
                     if ucb > best_ucb:
                         best_ucb = ucb
                         best_ch = ch
-            if untried > 0 and nn < cap:
+            # Progressive widening below the root: a node gets a k-th child only after
+            # (k-1)^2 visits, so replies are mostly the greedy one until a node is well visited.
+            if (untried > 0 and nn < cap
+                    and (node == 0 or (m - untried) * (m - untried) <= T[node].visits)):
                 ch = nn
                 nn += 1
                 T[ch].lo = c.buf[2 * pick]
@@ -281,7 +287,7 @@ cdef int search_choose(SearchCtx* c, const GameState* s, const u64* moves, int n
 #: Default parameters of each search agent (docs/search.md).
 DEFAULTS = {
     "pimc": {"samples": 8, "rollouts": 1, "search_at": 12, "solve_at": 10, "nodes": 20000},
-    "ismcts": {"iterations": 200, "explore": 0.7, "search_at": 12, "solve_at": 10,
+    "ismcts": {"iterations": 200, "explore": 0.15, "search_at": 12, "solve_at": 10,
                "nodes": 20000},
 }
 _KINDS = {"pimc": AGENT_PIMC, "ismcts": AGENT_ISMCTS}
@@ -338,7 +344,7 @@ cdef SearchParams params_to_c(str base, dict params):
     prm.samples = params.get("samples", 1)
     prm.rollouts = params.get("rollouts", 1)
     prm.iterations = params.get("iterations", 1)
-    prm.explore = params.get("explore", 0.7)
+    prm.explore = params.get("explore", 0.15)
     prm.search_at = params["search_at"]
     prm.solve_at = params["solve_at"]
     prm.nodes = params["nodes"]
