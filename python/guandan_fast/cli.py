@@ -1,6 +1,6 @@
 """The ``guandan-fast`` command (also ``python -m guandan_fast``).
 
-Sub-commands: ``simulate`` (the main job), ``moves``, ``perft``, ``replay``.
+Sub-commands: ``simulate`` (the main job), ``tournament``, ``moves``, ``perft``, ``replay``.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def _rules_from(pairs: list[str]) -> Rules:
 
 
 class _Progress:
-    """A one-line progress bar on stderr, drawn only when stdout is a terminal."""
+    """A one-line progress bar on stderr, drawn only when stderr is a terminal."""
 
     def __init__(self, total: int, label: str, enabled: bool) -> None:
         self.total, self.label, self.enabled = total, label, enabled
@@ -64,9 +64,12 @@ class _Progress:
 def _cmd_simulate(args) -> int:
     rules = _rules_from(args.rule)
     agents = tuple(a.strip() for a in (args.agents or _DEFAULT_AGENTS).split(","))
-    tty = sys.stdout.isatty() and not args.no_progress
+    tty = sys.stderr.isatty() and not args.no_progress  # the bar is drawn on stderr
     if args.engine == "reference":
         from .reference.simulate import simulate_reference
+
+        if args.ray is not None:
+            raise ValueError("--ray runs the fast engine only (drop --engine reference)")
 
         if args.hands is not None or (args.agents and set(agents) != {"random"}):
             raise ValueError("--engine reference plays whole matches of random bots only "
@@ -90,10 +93,40 @@ def _cmd_simulate(args) -> int:
         args.matches = _DEFAULT_MATCHES
     total = args.matches if args.matches is not None else args.hands
     bar = _Progress(total, "matches" if args.matches is not None else "hands", tty)
+    ray = {} if args.ray is None else dict(cluster="ray", address=args.ray or None,
+                                           task_matches=args.task_matches)
+    if args.task_matches is not None and args.ray is None:
+        raise ValueError("--task-matches needs --ray")
     res = simulate(matches=args.matches, hands=args.hands, agents=agents, seed=args.seed,
-                   rules=rules, threads=args.threads, record=args.record, progress=bar)
+                   rules=rules, threads=args.threads, record=args.record, progress=bar, **ray)
     bar.close()
     print(res.summary())
+    return 0
+
+
+def _cmd_tournament(args) -> int:
+    from .tournament import tournament
+
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())   # 'module:function' agents from the current directory
+    rules = _rules_from(args.rule)
+    if args.plot and not args.plot.lower().endswith(".svg"):
+        raise ValueError(f"--plot must name an .svg file, got {args.plot!r}")
+    agents = [a.strip() for a in args.agents.split(",")]
+    n_pairs = len(agents) * (len(agents) - 1) // 2
+    tty = sys.stderr.isatty() and not args.no_progress
+    bar = _Progress(2 * n_pairs * max(args.deals, 0), "matches", tty)
+    try:
+        ray = {} if args.ray is None else dict(cluster="ray", address=args.ray or None)
+        res = tournament(agents, deals=args.deals, seed=args.seed, rules=rules,
+                         workers=args.workers, record=args.record, progress=bar, **ray)
+    finally:
+        bar.close()
+    print(res.table())
+    if args.json:
+        res.to_json(args.json)
+    if args.plot:
+        res.plot(args.plot)
     return 0
 
 
@@ -174,15 +207,38 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("simulate", help="play whole matches between built-in bots (main job)")
     s.add_argument("--matches", type=int, help=f"matches to play (default {_DEFAULT_MATCHES})")
     s.add_argument("--hands", type=int, help="hands to play instead of matches")
-    s.add_argument("--agents", help=f"default {_DEFAULT_AGENTS}: four agents by seat, comma-separated (random, random_compact, greedy)")
+    s.add_argument("--agents", help=f"default {_DEFAULT_AGENTS}: four agents by seat, comma-separated (random, random_compact, greedy, pimc, ismcts; search budgets as pimc:samples=8, docs/search.md)")
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--threads", type=int, default=os.cpu_count() or 1,
                    help="worker threads (default: one per CPU); results do not depend on it")
     s.add_argument("--record", metavar="FILE", help="write JSON Lines game records")
     s.add_argument("--engine", choices=("fast", "reference"), default="fast")
+    s.add_argument("--ray", nargs="?", const="", metavar="ADDRESS",
+                   help="run as Ray tasks (--threads each) on the cluster at ADDRESS (auto, "
+                        "HOST:PORT, ray://...); without ADDRESS: $RAY_ADDRESS, else a local "
+                        "cluster for this run. Same result as one process")
+    s.add_argument("--task-matches", type=int, metavar="N",
+                   help="with --ray: matches per Ray task (default: about 4 tasks per slot)")
     s.add_argument("--no-progress", action="store_true")
     rule_opt(s)
     s.set_defaults(func=_cmd_simulate)
+
+    t = sub.add_parser("tournament", help="duplicate round robin between agents (docs/tournament.md)")
+    t.add_argument("--agents", required=True,
+                   help="two or more agents, comma-separated: built-in names or module:function")
+    t.add_argument("--deals", type=int, required=True, help="deals per pair (each played twice)")
+    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--workers", type=int, default=os.cpu_count() or 1,
+                   help="threads / processes (default: one per CPU); results do not depend on it")
+    t.add_argument("--json", metavar="FILE", help="write the results as JSON")
+    t.add_argument("--plot", metavar="FILE.svg", help="draw the win rates and intervals (SVG)")
+    t.add_argument("--record", metavar="FILE", help="write JSON Lines game records")
+    t.add_argument("--no-progress", action="store_true")
+    t.add_argument("--ray", nargs="?", const="", metavar="ADDRESS",
+                   help="play the deals as Ray tasks on the cluster at ADDRESS (as simulate "
+                        "--ray); same result as one machine")
+    rule_opt(t)
+    t.set_defaults(func=_cmd_tournament)
 
     m = sub.add_parser("moves", help="list the legal moves of a hand")
     m.add_argument("hand", help='cards, e.g. "S2 H2 C3 D3 ..."')

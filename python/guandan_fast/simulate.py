@@ -16,7 +16,8 @@ simulation: 20 matches, ... hands, seed 1, 1 thread, ... s (... hands/s)
 
 Agents: ``random`` (uniform over the complete legal move list), ``random_compact`` (uniform
 over the compact list: one canonical move per (type, key, size)) and ``greedy`` (docs/design.md,
-"Bots").
+"Bots"); the search agents ``pimc`` and ``ismcts``, with their budget in the name
+(``pimc:samples=8:rollouts=1``; docs/search.md).
 
 Reproducibility: match ``i`` is dealt from SplitMix64 state ``match_seed(seed, i)`` (the
 ``i``-th output of SplitMix64 started at ``seed``) and each seat's bot from its own stream
@@ -37,8 +38,9 @@ from .rules import Rules
 
 __all__ = ["simulate", "SimulationResult", "AGENTS"]
 
-#: The built-in agents.
-AGENTS = ("random", "random_compact", "greedy")
+#: The built-in agents (the search agents take parameters: ``pimc:samples=8``, docs/search.md).
+AGENTS = ("random", "random_compact", "greedy", "pimc", "ismcts")
+_SEARCH = ("pimc", "ismcts")
 
 # Matches per unit of work. Fixed (not derived from the thread count) so that the hands mode,
 # which discards whole chunks past its target, gives the same result for every thread count.
@@ -145,9 +147,22 @@ def _check_agents(agents) -> tuple[str, ...]:
     if len(names) != 4:
         raise ValueError(f"agents must name exactly 4 agents (seats 0..3), got {len(names)}")
     for name in names:
-        if name not in AGENTS:
+        if not isinstance(name, str):
+            raise TypeError(f"an agent name is a str, not {type(name).__name__}")
+        base = name.split(":", 1)[0]
+        if base not in AGENTS or (base != name and base not in _SEARCH):
             raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(AGENTS)}")
+        if base in _SEARCH:
+            _search_spec(name)   # checks the parameters
     return names
+
+
+def _search_spec(name: str):
+    """``(base, parameters)`` of a search agent's name, or None for a built-in bot."""
+    if name.split(":", 1)[0] not in _SEARCH:
+        return None
+    from .search import parse_agent  # compiled
+    return parse_agent(name)
 
 
 class _Pool:
@@ -218,7 +233,9 @@ def simulate(matches: int | None = None, hands: int | None = None,
              agents: Sequence[str] | str = ("greedy", "random", "greedy", "random"),
              seed: int = 0, rules: Rules = Rules(), threads: int = 1,
              record: str | os.PathLike | None = None,
-             progress: Callable[[int], object] | None = None) -> SimulationResult:
+             progress: Callable[[int], object] | None = None,
+             cluster: str | None = None, address: str | None = None,
+             task_matches: int | None = None) -> SimulationResult:
     """Play ``matches`` whole matches, or ``hands`` hands, between built-in bots.
 
     Give exactly one of ``matches`` and ``hands``. In hands mode, matches 0, 1, 2, ... are
@@ -231,6 +248,14 @@ def simulate(matches: int | None = None, hands: int | None = None,
     (python/guandan_fast/records.py), in match order — the recording itself runs in the calling
     thread.
 
+    ``cluster='ray'`` runs the work as Ray tasks of ``task_matches`` consecutive matches (each
+    task runs ``threads`` threads and asks Ray for as many CPUs) on the cluster at ``address``
+    (``None``: ``RAY_ADDRESS`` if set, else a local cluster on loopback started for this call
+    and stopped after it; ``'auto'``, ``'HOST:PORT'``, ``'ray://...'``: that cluster; an existing
+    ``ray.init`` connection is used as it is). The result, records included, is identical to a
+    single-process run; ``progress`` is then called after each finished task
+    (docs/distributed.md).
+
     >>> simulate(matches=2, hands=10)
     Traceback (most recent call last):
     ...
@@ -238,7 +263,7 @@ def simulate(matches: int | None = None, hands: int | None = None,
     >>> simulate(matches=1, agents=('greedy', 'random', 'smart', 'random'))
     Traceback (most recent call last):
     ...
-    ValueError: unknown agent 'smart'; known agents: random, random_compact, greedy
+    ValueError: unknown agent 'smart'; known agents: random, random_compact, greedy, pimc, ismcts
     """
     from . import simulate_core as core  # compiled
 
@@ -258,14 +283,33 @@ def simulate(matches: int | None = None, hands: int | None = None,
     _check_count("threads", threads)
     if progress is not None and not callable(progress):
         raise TypeError(f"progress must be callable, not {type(progress).__name__}")
-    kinds = tuple(core.AGENT_CODES[n] for n in names)
+    if cluster not in (None, "ray"):
+        raise ValueError(f"cluster must be None or 'ray', got {cluster!r}")
+    if address is not None:
+        if not isinstance(address, str):
+            raise TypeError(f"address must be a str, not {type(address).__name__}")
+        if cluster is None:
+            raise ValueError("address= needs cluster='ray'")
+    if task_matches is not None:
+        _check_count("task_matches", task_matches)
+        if cluster is None:
+            raise ValueError("task_matches= needs cluster='ray'")
+    kinds = tuple(core.AGENT_CODES[n.split(":", 1)[0]] for n in names)
+    search = tuple(_search_spec(n) for n in names)
     core.rules_check(rules)
 
     t0 = time.perf_counter()
-    if record is not None:
-        total = _run_recorded(core, matches, hands, kinds, seed, rules, record, progress)
+    if cluster == "ray":
+        from .distributed import simulate_on_ray
+
+        total = simulate_on_ray(matches, hands, kinds, seed, rules, threads, record, progress,
+                                address, task_matches, search)
+    elif record is not None:
+        total = _run_recorded(core, matches, hands, kinds, seed, rules, record, progress,
+                              search)
     else:
-        total = _run_chunks(core, matches, hands, kinds, seed, rules, threads, progress)
+        total = _run_chunks(core, matches, hands, kinds, seed, rules, threads, progress,
+                            search)
     elapsed = time.perf_counter() - t0
     if total["errors"]:
         raise RuntimeError(f"{total['errors']} match(es) failed inside the compiled engine")
@@ -282,13 +326,16 @@ def simulate(matches: int | None = None, hands: int | None = None,
         truncated=total["truncated"], rules=rules, elapsed=elapsed)
 
 
-def _run_chunks(core, matches, hands, kinds, seed, rules, threads, progress) -> dict:
-    n_chunks = None if matches is None else -(-matches // CHUNK)
+def _run_chunks(core, matches, hands, kinds, seed, rules, threads, progress, search,
+                start=0) -> dict:
+    """Matches ``start .. matches-1`` (matches mode) or the first ``hands`` hands (hands mode,
+    ``start`` 0), in chunks of ``CHUNK`` spread over ``threads`` threads."""
+    n_chunks = None if matches is None else -(-(matches - start) // CHUNK)
     pool = _Pool(n_chunks, hands, progress)
 
     def bounds(i: int) -> tuple[int, int]:
-        stop = (i + 1) * CHUNK
-        return i * CHUNK, stop if matches is None else min(stop, matches)
+        stop = start + (i + 1) * CHUNK
+        return start + i * CHUNK, stop if matches is None else min(stop, matches)
 
     def worker() -> None:
         try:
@@ -297,7 +344,7 @@ def _run_chunks(core, matches, hands, kinds, seed, rules, threads, progress) -> 
                 if i is None:
                     return
                 a, b = bounds(i)
-                pool.put(i, core.run_chunk(a, b, seed, kinds, rules))
+                pool.put(i, core.run_chunk(a, b, seed, kinds, rules, search=search))
         except BaseException as exc:  # re-raised in the calling thread
             pool.fail(exc)
 
@@ -330,31 +377,55 @@ def _run_chunks(core, matches, hands, kinds, seed, rules, threads, progress) -> 
         stats = pool.results[i]
         if done + stats["hands"] >= hands:
             a, b = bounds(i)
-            _add(total, core.run_chunk(a, b, seed, kinds, rules, hand_budget=hands - done))
+            _add(total, core.run_chunk(a, b, seed, kinds, rules, hand_budget=hands - done,
+                                       search=search))
             break
         _add(total, stats)
         done += stats["hands"]
     return total
 
 
-def _run_recorded(core, matches, hands, kinds, seed, rules, path, progress) -> dict:
-    # Each match is played in compiled code, then its actions are replayed into a compiled
-    # Game (which checks every move) and written with the records module.
+def _record_one(core, seed, i, kinds, rules, left, search) -> tuple[list[str], dict]:
+    """Match ``i`` played in compiled code (at most ``left`` hands when not None), then its
+    actions replayed into a compiled Game (which checks every move): (record lines, stats)."""
     from . import records
     from .game import Game
 
+    ms, actions, stats = core.record_match(seed, i, kinds, rules, hand_budget=left,
+                                           search=search)
+    game = Game(seed=ms, rules=rules)
+    for seat, lo, hi in actions.tolist():
+        if game.current_player != seat:
+            raise RuntimeError(f"match {i}: seat {seat} recorded out of turn")
+        game.play_words(lo, hi)
+    return records.game_to_lines(game), stats
+
+
+def _record_range(core, start, stop, seed, kinds, rules, hand_budget, search):
+    """Matches ``start .. stop-1`` recorded (at most ``hand_budget`` hands in all, like
+    ``run_chunk``): (record lines, summed stats)."""
+    total = _empty()
+    lines: list[str] = []
+    left = hand_budget
+    for i in range(start, stop):
+        if left is not None and left <= 0:
+            break
+        match_lines, stats = _record_one(core, seed, i, kinds, rules, left, search)
+        lines.extend(match_lines)
+        _add(total, stats)
+        if left is not None:
+            left -= stats["hands"]
+    return lines, total
+
+
+def _run_recorded(core, matches, hands, kinds, seed, rules, path, progress, search) -> dict:
     total = _empty()
     left = hands
     i = 0
     with open(path, "w", encoding="utf-8") as out:
         while (matches is not None and i < matches) or (hands is not None and left > 0):
-            ms, actions, stats = core.record_match(seed, i, kinds, rules, hand_budget=left)
-            game = Game(seed=ms, rules=rules)
-            for seat, lo, hi in actions.tolist():
-                if game.current_player != seat:
-                    raise RuntimeError(f"match {i}: seat {seat} recorded out of turn")
-                game.play_words(lo, hi)
-            for line in records.game_to_lines(game):
+            lines, stats = _record_one(core, seed, i, kinds, rules, left, search)
+            for line in lines:
                 out.write(line + "\n")
             _add(total, stats)
             i += 1

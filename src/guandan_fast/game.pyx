@@ -1213,6 +1213,37 @@ cdef class Game:
         return (f"<Game hand {self.st.hand_number} phase={self.phase} level={self.st.level} "
                 f"levels={self.levels} to act={self.current_player}>")
 
+    # -- search (src/guandan_fast/sample.pyx, docs/search.md) --------------------------------
+    def sample_world(self, p, seed=0, weights=None):
+        """A copy in which the cards seat ``p`` cannot see are redealt among the other seats
+        (``guandan_fast.sample.sample_world``).
+
+        >>> g = Game(seed=3); w = g.sample_world(0, seed=1)
+        >>> w.hand(0) == g.hand(0), w.hand(1) == g.hand(1)
+        (True, False)
+        """
+        from .sample import sample_world
+        return sample_world(self, p, seed, weights)
+
+    def infoset_key(self, p):
+        """A 64-bit hash of what seat ``p`` knows (``guandan_fast.sample.infoset_key``)."""
+        from .sample import infoset_key
+        return infoset_key(self, p)
+
+    def _state_bytes(self):
+        """The raw ``GameState`` struct (for the compiled search modules)."""
+        return (<char*>&self.st)[:sizeof(GameState)]
+
+    def _with_state(self, bytes state):
+        """A clone whose struct is replaced by ``state`` (bytes of ``_state_bytes``)."""
+        if len(state) != sizeof(GameState):
+            raise ValueError(f"a state has {sizeof(GameState)} bytes, not {len(state)}")
+        cdef Game c = self.clone()
+        memcpy(&c.st, <const char*>state, sizeof(GameState))
+        c._cache = None
+        c._ccache = None
+        return c
+
     # -- records (python/guandan_fast/records.py) -------------------------------------------
     def _moves_by_hand(self):
         """Every move of the match: a list per hand of ``(seat, Move)``."""
@@ -1253,6 +1284,44 @@ cdef class Game:
         raises ``ValueError`` naming its line."""
         from .records import replay
         return replay(path_or_lines, Game, match)
+
+    # -- learning interface (guandan_fast.actions / observe; docs/learning.md) ---------------
+    # Thin delegations: the compiled work lives in actions.pyx and observe.pyx.
+    def legal_action_mask(self, out=None):
+        """``bool[N_ACTIONS]``: which abstract actions (``guandan_fast.actions``) are legal
+        now (all False when the match is over). ``out``: a C-contiguous ``bool[N_ACTIONS]``
+        array to fill instead of a new one.
+
+        >>> g = Game(seed=0); m = g.legal_action_mask(); m.shape, bool(m[0])
+        ((501,), False)
+        """
+        from . import actions
+        return actions.legal_action_mask(self, out)
+
+    def play_action(self, action):
+        """Play the canonical concrete move of a legal abstract action id (docs/learning.md);
+        ``IllegalMoveError`` when the id is not legal now, the state then unchanged.
+
+        >>> g = Game(seed=0); g.play_action(int(g.legal_action_mask().nonzero()[0][0]))
+        >>> len(g.history)
+        1
+        """
+        from . import actions
+        cdef u64 lo, hi
+        lo, hi = actions.canonical_words(self, action)
+        self._apply(lo, hi)
+
+    def observation_tensor(self, p=None, out=None):
+        """Seat ``p``'s observation (default: the player to act) as ``float32[OBS_SIZE]``
+        (layout: ``guandan_fast.observe.OBS_LAYOUT``)."""
+        from . import observe
+        return observe.observation_tensor(self, p, out)
+
+    def information_state_tensor(self, p=None, out=None):
+        """The observation plus the hand's recent moves, ``float32[INFO_SIZE]``
+        (``guandan_fast.observe.INFO_LAYOUT``)."""
+        from . import observe
+        return observe.information_state_tensor(self, p, out)
 
 
 def _restore(bytes state, seed, rules, tuple steps, tuple results, origin):
@@ -1401,3 +1470,35 @@ def random_playout(Game game, long long max_steps, seed=0, bint compact=False):
     finally:
         free(buf)
     return steps, (None if st.winner < 0 else st.winner)
+
+
+# ------------------------------------------------------------------------------------------
+# Learning interface: C-level access for actions.pyx / observe.pyx (game.pxd)
+# ------------------------------------------------------------------------------------------
+
+cdef GameState* game_state_ptr(object game) except NULL:
+    if not isinstance(game, Game):
+        raise TypeError(f"game must be a guandan_fast.Game, not {type(game).__name__}")
+    return &(<Game>game).st
+
+
+cdef int game_hand_plays(object game, u64* out, int cap) except -1:
+    cdef Game g
+    cdef _Step n
+    cdef int count = 0, i
+    if not isinstance(game, Game):
+        raise TypeError(f"game must be a guandan_fast.Game, not {type(game).__name__}")
+    g = <Game>game
+    n = g._hist
+    # Newest first: keep the latest `cap` play-phase moves, then reverse in place.
+    while n is not None and n.hand == g.st.hand_number and count < cap:
+        if ((n.hi >> TYPE_SHIFT) & 15) < T_TRIBUTE:
+            out[3 * count] = <u64>n.seat
+            out[3 * count + 1] = n.lo
+            out[3 * count + 2] = n.hi
+            count += 1
+        n = n.prev
+    for i in range(count // 2):
+        for j in range(3):
+            out[3 * i + j], out[3 * (count - 1 - i) + j] = out[3 * (count - 1 - i) + j], out[3 * i + j]
+    return count

@@ -1,0 +1,264 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Compiled support of the duplicate tournament (python/guandan_fast/tournament.py).
+
+``play_matches`` plays a batch of whole matches, each from a given deal (match index of a run
+seed, dealt like ``simulate``'s match ``i``) with given agent kinds by seat, without the GIL,
+and returns one row of outcome counters per match. ``BotSeats`` runs the built-in bots of some
+seats of a match driven from Python (when the other seats are Python agents): it follows the
+match move by move on its own copy of the state and picks the bots' moves exactly as the
+compiled loop does (same streams), so a bot plays the same in both paths.
+
+Outcome columns (``OUTCOME_COLUMNS``): winner team, hands played, hands won by team 0 and 1,
+levels won by team 0 and 1 (each hand won is worth ``Rules.upgrade_steps`` by the partner's
+place, counted before the cap at A).
+
+>>> from guandan_fast.simulate_core import AGENT_CODES, run_chunk
+>>> g, r = AGENT_CODES['greedy'], AGENT_CODES['random']
+>>> import numpy as np
+>>> out = play_matches(0, [0, 0], [0, 1], [[g, r, g, r], [r, g, r, g]])
+>>> out.shape, int(out[0, 1]) == run_chunk(0, 1, 0, (g, r, g, r))['hands']
+((2, 6), True)
+"""
+from libc.stdlib cimport malloc, free
+from libc.string cimport memset
+from libc.stdint cimport int64_t
+
+from guandan_fast.hand cimport u64
+from guandan_fast.rng cimport sm_next
+from guandan_fast.movegen cimport MAX_MOVES
+from guandan_fast.game cimport (GameState, GameRulesC, rules_to_c, game_init, game_legal,
+                                game_apply, game_is_legal, STEP_CONTINUE, STEP_MATCH_OVER,
+                                PH_OVER)
+from guandan_fast.bots cimport (Bot, bot_init, bot_choose, agent_compact, N_AGENT_KINDS,
+                                AGENT_PIMC, AGENT_ISMCTS)
+from guandan_fast.search cimport Agents, SearchCtx, search_reset, search_observe, search_choose
+
+import numpy as np
+
+from .rules import Rules
+
+OUTCOME_COLUMNS = ("winner", "hands", "hand_wins_0", "hand_wins_1", "levels_0", "levels_1")
+cdef enum:
+    NCOL = 6
+
+
+cdef inline u64 deal_seed(u64 seed, long long i) noexcept nogil:
+    # The same derivation as simulate_core.match_seed: deal i of a run is simulate's match i.
+    cdef u64 st = seed + <u64>i * <u64>0x9E3779B97F4A7C15ULL
+    return sm_next(&st)
+
+
+cdef inline void count_hand(const GameState* s, int64_t* row) noexcept nogil:
+    """Add the hand that just ended (s.last_*) to an outcome row."""
+    cdef int f0 = s.last_finish[0]
+    cdef int place = 3, i
+    for i in range(1, s.last_n_finished):
+        if s.last_finish[i] == (f0 ^ 2):
+            place = i
+    row[1] += 1
+    row[2 + (f0 & 1)] += 1
+    row[4 + (f0 & 1)] += s.rules.up[place - 1]
+
+
+cdef int play_one(u64 mseed, const GameRulesC* rules, const int* kinds, SearchCtx** search,
+                  u64* buf, int64_t* row) noexcept nogil:
+    """One whole match; fills ``row`` and returns 0, or -1 when no legal move was produced.
+    ``search[p]``: the context of seat p's search agent (search.pyx), NULL for a bot. The
+    same steps as simulate_core.play_match, so a deal plays alike in both."""
+    cdef GameState s
+    cdef Bot bots[4]
+    cdef int p, q, n, i, r
+    game_init(&s, mseed, rules)
+    for p in range(4):
+        bot_init(&bots[p], kinds[p], mseed, p)
+        if search[p] != NULL:
+            search_reset(search[p], mseed, p)
+    while True:
+        p = s.current
+        n = game_legal(&s, agent_compact(kinds[p]), buf, MAX_MOVES)
+        if n <= 0:
+            return -1
+        if search[p] != NULL:
+            i = search_choose(search[p], &s, buf, n)
+        else:
+            i = bot_choose(&bots[p], &s, buf, n)
+        for q in range(4):
+            if search[q] != NULL:
+                search_observe(search[q], &s, buf[2 * i], buf[2 * i + 1])
+        r = game_apply(&s, buf[2 * i], buf[2 * i + 1])
+        if r == STEP_CONTINUE:
+            continue
+        count_hand(&s, row)
+        if r == STEP_MATCH_OVER:
+            row[0] = s.winner
+            return 0
+
+
+cdef Agents _search_agents(const int* ks, spec):
+    """The search contexts of one seating (``spec``: per seat None or the (name, parameters)
+    of search.parse_agent; required exactly for the seats of search kinds)."""
+    cdef int p
+    specs = [None] * 4
+    for p in range(4):
+        sp = None if spec is None else spec[p]
+        if ks[p] == AGENT_PIMC or ks[p] == AGENT_ISMCTS:
+            if sp is None:
+                raise ValueError(f"seat {p} plays a search agent: its (name, parameters) "
+                                 f"are needed")
+            specs[p] = sp
+        elif sp is not None:
+            raise ValueError(f"seat {p} is a built-in bot, not the search agent {sp[0]!r}")
+    return Agents(specs)
+
+
+def play_matches(seed, deals, seating, kinds, rules=Rules(), search=None):
+    """Play match ``k`` from deal ``deals[k]`` of the run seeded ``seed`` with the agents of
+    seating ``seating[k]``: ``kinds[seating[k]]``, four ``AGENT_*`` codes by seat (and, for
+    search agents, ``search[seating[k]]``: per seat None or ``search.parse_agent``'s
+    ``(name, parameters)``). Runs without the GIL; returns an ``(n, 6)`` int64 array of
+    outcomes (``OUTCOME_COLUMNS``).
+
+    >>> play_matches(0, [1], [0], [[0, 0, 0, 9]])
+    Traceback (most recent call last):
+    ...
+    ValueError: kinds[0][3]: unknown agent kind 9
+    """
+    cdef GameRulesC rc = rules_to_c(rules)
+    cdef u64 s64 = <u64>(seed & 0xFFFFFFFFFFFFFFFF)
+    d_arr = np.ascontiguousarray(deals, dtype=np.int64)
+    s_arr = np.ascontiguousarray(seating, dtype=np.int64)
+    k_arr = np.ascontiguousarray(kinds, dtype=np.int32)
+    if (d_arr.ndim != 1 or s_arr.shape != d_arr.shape or k_arr.ndim != 2
+            or k_arr.shape[1] != 4 or k_arr.shape[0] < 1):
+        raise ValueError(f"deals and seating must be (n,), kinds (s, 4); got {d_arr.shape}, "
+                         f"{s_arr.shape} and {k_arr.shape}")
+    if d_arr.size and d_arr.min() < 0:
+        raise ValueError(f"deals must be >= 0, got {int(d_arr.min())}")
+    if s_arr.size and (s_arr.min() < 0 or s_arr.max() >= k_arr.shape[0]):
+        raise ValueError(f"seating entries must be in 0..{k_arr.shape[0] - 1}")
+    bad = np.argwhere((k_arr < 0) | (k_arr >= N_AGENT_KINDS))
+    if bad.size:
+        m, p = (int(v) for v in bad[0])
+        raise ValueError(f"kinds[{m}][{p}]: unknown agent kind {int(k_arr[m, p])}")
+    if search is not None and len(search) != k_arr.shape[0]:
+        raise ValueError(f"search must give one entry per seating, got {len(search)}")
+    cdef const int[:, ::1] kv = k_arr
+    agents = [_search_agents(&kv[j, 0], None if search is None else search[j])
+              for j in range(k_arr.shape[0])]
+    # The contexts as a C array of per-seating pointer rows (kept alive by `agents`).
+    cdef Py_ssize_t n_seat = k_arr.shape[0], j
+    cdef SearchCtx** ctx = <SearchCtx**>malloc(4 * n_seat * sizeof(SearchCtx*))
+    if ctx == NULL:
+        raise MemoryError()
+    for j in range(n_seat):
+        for p in range(4):
+            ctx[4 * j + p] = (<Agents>agents[j]).ctx[p]
+    out = np.zeros((d_arr.shape[0], NCOL), dtype=np.int64)
+    cdef const int64_t[::1] dv = d_arr
+    cdef const int64_t[::1] sv = s_arr
+    cdef int64_t[:, ::1] ov = out
+    cdef Py_ssize_t k, n = d_arr.shape[0], failed = -1
+    cdef u64* buf = <u64*>malloc(2 * MAX_MOVES * sizeof(u64))
+    if buf == NULL:
+        free(ctx)
+        raise MemoryError()
+    try:
+        with nogil:
+            for k in range(n):
+                if play_one(deal_seed(s64, dv[k]), &rc, &kv[sv[k], 0], &ctx[4 * sv[k]], buf,
+                            &ov[k, 0]) != 0:
+                    failed = k
+                    break
+    finally:
+        free(buf)
+        free(ctx)
+    if failed >= 0:
+        raise RuntimeError(f"internal error in deal {d_arr[failed]} of seed {seed}: no legal move")
+    return out
+
+
+def deal_match_seed(seed, long long i):
+    """The ``Game`` seed of deal ``i`` of a run seeded ``seed`` (= simulate's match seed).
+
+    >>> from guandan_fast.simulate_core import match_seed
+    >>> deal_match_seed(3, 5) == match_seed(3, 5)
+    True
+    """
+    return deal_seed(<u64>(seed & 0xFFFFFFFFFFFFFFFF), i)
+
+
+cdef class BotSeats:
+    """The compiled agents of a Python-driven match: ``choose()`` gives the seat to act's
+    move as ``(lo, hi)`` words, ``apply(lo, hi)`` follows every move made (by anyone).
+    ``kinds``: per seat an ``AGENT_*`` code or None (a Python seat); ``search``: per seat None
+    or a search agent's ``(name, parameters)``.
+
+    >>> from guandan_fast.game import Game
+    >>> from guandan_fast.simulate_core import match_seed
+    >>> ms = match_seed(0, 0)
+    >>> bots, g = BotSeats(ms, (2, 2, 2, 2)), Game(seed=ms)
+    >>> for _ in range(5):
+    ...     lo, hi = bots.choose(); g.play_words(lo, hi); bots.apply(lo, hi)
+    >>> bots.current == g.current_player
+    True
+    """
+    cdef GameState st
+    cdef Bot bots[4]
+    cdef int kinds[4]
+    cdef u64 buf[2 * MAX_MOVES]
+    cdef Agents agents
+
+    def __init__(self, u64 match_seed, kinds, rules=Rules(), search=None):
+        cdef GameRulesC rc = rules_to_c(rules)
+        cdef int p
+        cdef int ks[4]
+        if len(kinds) != 4:
+            raise ValueError(f"kinds must give 4 agent kinds (None for a Python seat), got {len(kinds)}")
+        for p in range(4):
+            k = kinds[p]
+            if k is None:
+                self.kinds[p] = -1
+            elif not (0 <= k < N_AGENT_KINDS):
+                raise ValueError(f"kinds[{p}]: unknown agent kind {k!r}")
+            else:
+                self.kinds[p] = k
+            ks[p] = self.kinds[p]
+        self.agents = _search_agents(ks, search)
+        game_init(&self.st, match_seed, &rc)
+        for p in range(4):
+            bot_init(&self.bots[p], self.kinds[p] if self.kinds[p] >= 0 else 0, match_seed, p)
+            if self.agents.ctx[p] != NULL:
+                search_reset(self.agents.ctx[p], match_seed, p)
+
+    @property
+    def current(self):
+        """The seat to act (-1 when the match is over)."""
+        return self.st.current
+
+    def choose(self):
+        """The move the agent at the seat to act plays, as ``(lo, hi)``."""
+        cdef int p = self.st.current, n, i
+        if self.st.phase == PH_OVER:
+            raise ValueError("the match is over")
+        if self.kinds[p] < 0:
+            raise ValueError(f"seat {p} is not a compiled agent")
+        n = game_legal(&self.st, agent_compact(self.kinds[p]), self.buf, MAX_MOVES)
+        if n <= 0:
+            raise RuntimeError("internal error: no legal move")
+        if self.agents.ctx[p] != NULL:
+            with nogil:
+                i = search_choose(self.agents.ctx[p], &self.st, self.buf, n)
+        else:
+            i = bot_choose(&self.bots[p], &self.st, self.buf, n)
+        return int(self.buf[2 * i]), int(self.buf[2 * i + 1])
+
+    def apply(self, lo, hi):
+        """Follow a move made in the match (checked against this copy's legal moves)."""
+        cdef u64 wlo = lo, whi = hi
+        cdef int q
+        if self.st.phase == PH_OVER or not game_is_legal(&self.st, wlo, whi):
+            raise ValueError("BotSeats.apply: not a legal move of the followed match")
+        for q in range(4):
+            if self.agents.ctx[q] != NULL:
+                search_observe(self.agents.ctx[q], &self.st, wlo, whi)
+        game_apply(&self.st, wlo, whi)
