@@ -165,6 +165,14 @@ def main():
         cpu = statistics.median(r[1] for r in runs)
         print(f"| {name} | {statistics.median(rates):,.0f} | {min(rates):,.0f} | "
               f"{max(rates):,.0f} | {cpu:,.0f} |")
+    one, two = [], []
+    for _ in range(args.repeats):       # alternate, so both see the same load
+        one.append(decisions_per_second(args.envs, args.decisions, threads=1)[0])
+        two.append(decisions_per_second(args.envs, args.decisions, threads=2)[0])
+    m1, m2 = statistics.median(one), statistics.median(two)
+    best = max(b / a for a, b in zip(one, two))
+    print(f"\n1 vs 2 threads, default encoder, alternated: {m1:,.0f} -> {m2:,.0f} decisions/s "
+          f"(medians), ratio {m2 / m1:.2f}x (best pair {best:.2f}x)")
     print()
     print("| per call (median over 40 states) | µs |")
     print("|---|---|")
