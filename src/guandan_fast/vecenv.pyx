@@ -209,6 +209,10 @@ Zero-copy views of the env's buffers: valid until the env's next ``step``/``rese
 
 _ENCODERS = {None: ENC_NONE, "default": ENC_DEFAULT, "info": ENC_INFO, "danzero": ENC_DANZERO}
 _MODES = {"abstract": MODE_ABSTRACT, "candidates": MODE_CANDIDATES}
+_EMPTY = (("env_id", np.int32, 0), ("match", np.int64, 0), ("hand_number", np.int32, 0),
+          ("level", np.int8, 0), ("declarer", np.int8, 0), ("finish", np.int8, (0, 4)),
+          ("levels", np.int8, (0, 2)), ("reward", np.float32, (0, 4)),
+          ("match_over", np.bool_, 0), ("match_winner", np.int8, 0))
 _RESULT_FIELDS = ("env_id", "match", "hand_number", "level", "declarer", "finish", "levels",
                   "reward", "match_over", "match_winner")
 
@@ -479,7 +483,9 @@ cdef class VecEnv:
         res = self._results
         self._results = []
         m = len(res)
-        cols = list(zip(*res)) if m else [()] * len(_RESULT_FIELDS)
+        if m == 0:
+            return {name: np.empty(shape, dtype=dt) for name, dt, shape in _EMPTY}
+        cols = list(zip(*res))
         dtypes = (np.int32, np.int64, np.int32, np.int8, np.int8, np.int8, np.int8, np.float32,
                   np.bool_, np.int8)
         shapes = {"finish": (m, 4), "levels": (m, 2), "reward": (m, 4)}
