@@ -400,12 +400,15 @@ cdef class VecEnv:
             cards = self._cards
             cards_p = &cards[0, 0]
         with nogil:
-            if nt == 1:
+            # Ids and words are a few hundred bytes a table: one thread copies them faster
+            # than a second parallel region (a second wake-up and barrier per step) would.
+            # The 54-byte candidate rows are worth spreading over the threads.
+            if nt == 1 or cards_p == NULL:
                 for i in range(n):
                     fill_table(&tabs[i], &seat[i], &phase[i], &ids[off[i]], &words[off[i], 0],
                                cards_p + off[i] * 54 if cards_p != NULL else NULL, dz)
             else:
-                for i in prange(n, num_threads=nt, schedule="static"):
+                for i in prange(n, num_threads=nt, schedule="dynamic", chunksize=16):
                     fill_table(&tabs[i], &seat[i], &phase[i], &ids[off[i]], &words[off[i], 0],
                                cards_p + off[i] * 54 if cards_p != NULL else NULL, dz)
 
