@@ -145,7 +145,21 @@ def main():
     ap.add_argument("--envs", type=int, default=256)
     ap.add_argument("--decisions", type=int, default=200_000)
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--steps-only", type=int, default=0, metavar="N",
+                    help="just make N steps of VecEnv(ENVS, seed=1) (for callgrind: run with "
+                         "two N and divide the difference by the extra decisions)")
+    ap.add_argument("--encoder", default="default", help="with --steps-only: default, info, "
+                    "danzero or none")
     args = ap.parse_args()
+    if args.steps_only:
+        enc = None if args.encoder == "none" else args.encoder
+        env = gf.VecEnv(args.envs, seed=1, encoder=enc)
+        batch = env.reset()
+        rng = np.random.default_rng(0)
+        for _ in range(args.steps_only):
+            env.step(random_actions(batch, rng))
+            batch = env.pending()
+        return
     configs = [
         ("default encoder, abstract, 1 thread", dict(encoder="default")),
         ("encoder=None, abstract, 1 thread", dict(encoder=None)),
