@@ -216,3 +216,26 @@ def test_bad_input_changes_nothing():
         gf.VecEnv(2, seed="x")
     with pytest.raises(ValueError, match="env_id"):
         env.fork(4, 1)
+
+
+def test_info_encoder_rows_equal_game_information_state():
+    env = gf.VecEnv(3, seed=5, encoder="info", action_mode="candidates")
+    b = env.reset()
+    games = [gf.Game(seed=env.match_seed(i)) for i in range(3)]
+    rng = np.random.default_rng(4)
+    for _ in range(300):
+        for i, g in enumerate(games):
+            assert (b.obs[i] == g.information_state_tensor()).all()
+            lo, hi = b.cand_offsets[i], b.cand_offsets[i + 1]
+            rows = np.zeros((hi - lo, 54), dtype=np.uint8)
+            for r, (wlo, whi) in enumerate(b.cand_words[lo:hi].tolist()):
+                for c in gf.Move.from_words(wlo, whi).cards:
+                    rows[r, gf.cards.KIND_OF[c]] += 1
+            assert (b.cand_cards[lo:hi] == rows).all()
+        ids, local = random_choice(b, rng)
+        env.step(local)
+        for i, g in enumerate(games):
+            g.play_action(int(ids[i]))
+            if g.is_over:
+                games[i] = gf.Game(seed=env.match_seed(i))
+        b = env.pending()
