@@ -145,7 +145,21 @@ def main():
     ap.add_argument("--envs", type=int, default=256)
     ap.add_argument("--decisions", type=int, default=200_000)
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--steps-only", type=int, default=0, metavar="N",
+                    help="just make N steps of VecEnv(ENVS, seed=1) (for callgrind: run with "
+                         "two N and divide the difference by the extra decisions)")
+    ap.add_argument("--encoder", default="default", help="with --steps-only: default, info, "
+                    "danzero or none")
     args = ap.parse_args()
+    if args.steps_only:
+        enc = None if args.encoder == "none" else args.encoder
+        env = gf.VecEnv(args.envs, seed=1, encoder=enc)
+        batch = env.reset()
+        rng = np.random.default_rng(0)
+        for _ in range(args.steps_only):
+            env.step(random_actions(batch, rng))
+            batch = env.pending()
+        return
     configs = [
         ("default encoder, abstract, 1 thread", dict(encoder="default")),
         ("encoder=None, abstract, 1 thread", dict(encoder=None)),
@@ -165,6 +179,14 @@ def main():
         cpu = statistics.median(r[1] for r in runs)
         print(f"| {name} | {statistics.median(rates):,.0f} | {min(rates):,.0f} | "
               f"{max(rates):,.0f} | {cpu:,.0f} |")
+    one, two = [], []
+    for _ in range(args.repeats):       # alternate, so both see the same load
+        one.append(decisions_per_second(args.envs, args.decisions, threads=1)[0])
+        two.append(decisions_per_second(args.envs, args.decisions, threads=2)[0])
+    m1, m2 = statistics.median(one), statistics.median(two)
+    best = max(b / a for a, b in zip(one, two))
+    print(f"\n1 vs 2 threads, default encoder, alternated: {m1:,.0f} -> {m2:,.0f} decisions/s "
+          f"(medians), ratio {m2 / m1:.2f}x (best pair {best:.2f}x)")
     print()
     print("| per call (median over 40 states) | µs |")
     print("|---|---|")

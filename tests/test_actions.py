@@ -212,3 +212,7 @@ def test_action_id_examples():
     words = np.array([gf.Move("Straight", "A", "SA S2 S3 S4 C5").words, gf.PASS.words],
                      dtype=np.uint64)
     assert A.actions_of_moves(words, 2).tolist() == [A.BLOCKS["Straight"][0], 0]
+    # Words that are no move map to -1 (type 1 = Single with rank codes 0 and 1, type 12).
+    garbage = np.array([[1, (1 << 56)], [1, (1 << 56) | (1 << 60)], [0, 12 << 56]],
+                       dtype=np.uint64)
+    assert A.actions_of_moves(garbage, 2).tolist() == [-1, -1, -1]

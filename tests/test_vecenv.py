@@ -29,11 +29,14 @@ def hand_result(game):
     return r, fin
 
 
-def test_vecenv_equals_games_stepped_by_hand():
+@pytest.mark.parametrize("rules", [gf.Rules(), gf.Rules(upgrade="4-2-1", double_tie="winners_choose",
+                                                       return_rule="any", anti_tribute=False,
+                                                       fullhouse_joker_pair=False)])
+def test_vecenv_equals_games_stepped_by_hand(rules):
     n, steps = 6, 900
-    env = gf.VecEnv(n, seed=11)
+    env = gf.VecEnv(n, seed=11, rules=rules)
     b = env.reset()
-    games = [gf.Game(seed=env.match_seed(i)) for i in range(n)]
+    games = [gf.Game(seed=env.match_seed(i), rules=rules) for i in range(n)]
     rng = np.random.default_rng(5)
     hands_seen = matches_seen = 0
     for _ in range(steps):
@@ -64,11 +67,14 @@ def test_vecenv_equals_games_stepped_by_hand():
                 w = r["winner"]
                 rw = res["reward"][k]
                 assert rw[w] == rw[w + 2] == -rw[1 - w] == -rw[3 - w] > 0
+                partner_place = r["finish_order"].index(r["finish_order"][0] ^ 2) \
+                    if r["finish_order"][0] ^ 2 in r["finish_order"] else 3
+                assert rw[w] == rules.upgrade_steps[partner_place - 1]
                 hands_seen += 1
                 if g.is_over:
                     assert res["match_winner"][k] == g.winner
                     matches_seen += 1
-                    games[i] = gf.Game(seed=env.match_seed(i))
+                    games[i] = gf.Game(seed=env.match_seed(i), rules=rules)
         assert not by_env
         b = env.pending()
     assert hands_seen >= 3
@@ -210,3 +216,26 @@ def test_bad_input_changes_nothing():
         gf.VecEnv(2, seed="x")
     with pytest.raises(ValueError, match="env_id"):
         env.fork(4, 1)
+
+
+def test_info_encoder_rows_equal_game_information_state():
+    env = gf.VecEnv(3, seed=5, encoder="info", action_mode="candidates")
+    b = env.reset()
+    games = [gf.Game(seed=env.match_seed(i)) for i in range(3)]
+    rng = np.random.default_rng(4)
+    for _ in range(300):
+        for i, g in enumerate(games):
+            assert (b.obs[i] == g.information_state_tensor()).all()
+            lo, hi = b.cand_offsets[i], b.cand_offsets[i + 1]
+            rows = np.zeros((hi - lo, 54), dtype=np.uint8)
+            for r, (wlo, whi) in enumerate(b.cand_words[lo:hi].tolist()):
+                for c in gf.Move.from_words(wlo, whi).cards:
+                    rows[r, gf.cards.KIND_OF[c]] += 1
+            assert (b.cand_cards[lo:hi] == rows).all()
+        ids, local = random_choice(b, rng)
+        env.step(local)
+        for i, g in enumerate(games):
+            g.play_action(int(ids[i]))
+            if g.is_over:
+                games[i] = gf.Game(seed=env.match_seed(i))
+        b = env.pending()

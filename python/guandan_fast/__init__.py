@@ -23,7 +23,8 @@ import os as _os
 # VecEnv's OpenMP threads sleep instead of spinning between steps unless the user chose
 # otherwise: spinning threads starve everything else on a shared or busy machine.
 _os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-from .vecenv import VecEnv  # learning interface (docs/learning.md); actions, observe: submodules
+from . import actions, observe  # learning interface (docs/learning.md)
+from .vecenv import VecEnv
 
 __all__ = ["Move", "PASS", "IllegalMoveError", "Rules", "parse_cards", "parse_level",
            "Hand", "MoveList", "legal_moves", "count_moves", "classify", "beats", "Game",

@@ -68,10 +68,13 @@ cdef inline int first_kind(u64 lo, u64 hi) noexcept nogil:
 
 
 cdef inline int group_index(u64 lo, u64 hi, int rc) noexcept nogil:
-    """Rank index of a single or pair: 0..12 for 2..A, 13 small joker, 14 big joker."""
+    """Rank index of a single or pair: 0..12 for 2..A, 13 small joker, 14 big joker
+    (-1 for a rank code no single or pair has)."""
     if rc == 15:
-        return 13 if kind_count(lo, hi, 52) else 14
-    return rc - 2
+        if kind_count(lo, hi, 52):
+            return 13
+        return 14 if kind_count(lo, hi, 53) else -1
+    return rc - 2 if 2 <= rc <= 14 else -1
 
 
 cdef int action_of_move(u64 lo, u64 hi, int level) noexcept nogil:
@@ -80,10 +83,11 @@ cdef int action_of_move(u64 lo, u64 hi, int level) noexcept nogil:
     cdef int k, q, ti, wild, n
     if t == T_PASS:
         return A_PASS if (lo == 0 and (hi & CARDS_HI) == 0) else -1
-    if t == T_SINGLE:
-        return A_SINGLE + group_index(lo, hi, rc)
-    if t == T_PAIR:
-        return A_PAIR + group_index(lo, hi, rc)
+    if t == T_SINGLE or t == T_PAIR:
+        q = group_index(lo, hi, rc)
+        if q < 0:
+            return -1
+        return (A_SINGLE if t == T_SINGLE else A_PAIR) + q
     if t == T_TRIPS:
         return A_TRIPS + rc - 2 if 2 <= rc <= 14 else -1
     if t == T_THREE_WITH_TWO:

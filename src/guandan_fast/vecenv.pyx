@@ -209,6 +209,10 @@ Zero-copy views of the env's buffers: valid until the env's next ``step``/``rese
 
 _ENCODERS = {None: ENC_NONE, "default": ENC_DEFAULT, "info": ENC_INFO, "danzero": ENC_DANZERO}
 _MODES = {"abstract": MODE_ABSTRACT, "candidates": MODE_CANDIDATES}
+_EMPTY = (("env_id", np.int32, 0), ("match", np.int64, 0), ("hand_number", np.int32, 0),
+          ("level", np.int8, 0), ("declarer", np.int8, 0), ("finish", np.int8, (0, 4)),
+          ("levels", np.int8, (0, 2)), ("reward", np.float32, (0, 4)),
+          ("match_over", np.bool_, 0), ("match_winner", np.int8, 0))
 _RESULT_FIELDS = ("env_id", "match", "hand_number", "level", "declarer", "finish", "levels",
                   "reward", "match_over", "match_winner")
 
@@ -396,12 +400,15 @@ cdef class VecEnv:
             cards = self._cards
             cards_p = &cards[0, 0]
         with nogil:
-            if nt == 1:
+            # Ids and words are a few hundred bytes a table: one thread copies them faster
+            # than a second parallel region (a second wake-up and barrier per step) would.
+            # The 54-byte candidate rows are worth spreading over the threads.
+            if nt == 1 or cards_p == NULL:
                 for i in range(n):
                     fill_table(&tabs[i], &seat[i], &phase[i], &ids[off[i]], &words[off[i], 0],
                                cards_p + off[i] * 54 if cards_p != NULL else NULL, dz)
             else:
-                for i in prange(n, num_threads=nt, schedule="static"):
+                for i in prange(n, num_threads=nt, schedule="dynamic", chunksize=16):
                     fill_table(&tabs[i], &seat[i], &phase[i], &ids[off[i]], &words[off[i], 0],
                                cards_p + off[i] * 54 if cards_p != NULL else NULL, dz)
 
@@ -479,7 +486,9 @@ cdef class VecEnv:
         res = self._results
         self._results = []
         m = len(res)
-        cols = list(zip(*res)) if m else [()] * len(_RESULT_FIELDS)
+        if m == 0:
+            return {name: np.empty(shape, dtype=dt) for name, dt, shape in _EMPTY}
+        cols = list(zip(*res))
         dtypes = (np.int32, np.int64, np.int32, np.int8, np.int8, np.int8, np.int8, np.float32,
                   np.bool_, np.int8)
         shapes = {"finish": (m, 4), "levels": (m, 2), "reward": (m, 4)}
