@@ -248,3 +248,15 @@ def test_bad_input_is_refused_and_changes_nothing():
     with pytest.raises(TypeError, match="game must be a guandan_fast.Game"):
         sample_world("game", 0)
     assert g._state_bytes() == before
+
+
+def test_a_raw_state_is_checked_before_the_compiled_code_sees_it():
+    g = gf.Game(seed=1)
+    raw = bytearray(g._state_bytes())
+    assert g._with_state(bytes(raw)) == g
+    bad = bytearray(raw)
+    bad[0:8] = (2**64 - 1).to_bytes(8, "little")     # seat 0's words: counts of 3 everywhere
+    with pytest.raises(ValueError, match="not a state of this engine"):
+        g._with_state(bytes(bad))
+    with pytest.raises(ValueError, match="bytes, not 3"):
+        g._with_state(b"abc")

@@ -93,6 +93,8 @@ def test_node_budget_and_bad_input():
         solve(t)
     with pytest.raises(ValueError, match="cards must be an int 1..27"):
         random_endgame(0, 0)
+    with pytest.raises(ValueError, match="cards must be an int 1..27 or four of them, got 2.5"):
+        random_endgame(0, 2.5)
 
 
 def test_mid_game_position_from_a_real_match():

@@ -1235,11 +1235,31 @@ cdef class Game:
         return (<char*>&self.st)[:sizeof(GameState)]
 
     def _with_state(self, bytes state):
-        """A clone whose struct is replaced by ``state`` (bytes of ``_state_bytes``)."""
+        """A clone whose struct is replaced by ``state`` (bytes of ``_state_bytes``), after
+        checks that keep the compiled code in bounds (``ValueError`` otherwise)."""
+        cdef GameState t
+        cdef int q, k, n
         if len(state) != sizeof(GameState):
             raise ValueError(f"a state has {sizeof(GameState)} bytes, not {len(state)}")
+        memcpy(&t, <const char*>state, sizeof(GameState))
+        seats = [t.current, t.top_seat, t.leader, t.tribute_first] + [t.finish[q] for q in range(4)] \
+            + [t.payer[q] for q in range(2)] + [t.receiver[q] for q in range(2)]
+        kinds = [t.trib_kind[q] for q in range(2)] + [t.back_kind[q] for q in range(2)]
+        ok = (0 <= t.phase <= 3 and all(-1 <= x <= 3 for x in seats)
+              and all(-1 <= x < 54 for x in kinds) and 0 <= t.n_finished <= 4
+              and 0 <= t.n_pay <= 2 and -1 <= t.declarer <= 1 and 2 <= t.level <= 14
+              and 2 <= t.levels[0] <= 14 and 2 <= t.levels[1] <= 14)
+        for q in range(4):
+            ok = ok and (t.hand_lo[q] >> 52) == 0 and (t.hand_hi[q] >> 56) == 0
+        for k in range(54):
+            n = 0
+            for q in range(4):
+                n += kind_count(t.hand_lo[q], t.hand_hi[q], k)
+            ok = ok and n <= 2
+        if not ok:
+            raise ValueError("state: not a state of this engine (a field is out of range)")
         cdef Game c = self.clone()
-        memcpy(&c.st, <const char*>state, sizeof(GameState))
+        memcpy(&c.st, &t, sizeof(GameState))
         c._cache = None
         c._ccache = None
         return c

@@ -49,7 +49,8 @@ cdef inline u64 mix(u64 h, u64 x) noexcept nogil:
 
 
 cdef inline u64 state_hash(const GameState* s, u64 h) noexcept nogil:
-    """Everything the rest of the hand depends on: hands, trick, who acts, finishing order."""
+    """Everything the rest of the hand depends on: hands, trick, who acts, finishing order and
+    the level (a search agent's table outlives a hand)."""
     cdef int q
     for q in range(4):
         h = mix(h, s.hand_lo[q])
@@ -59,7 +60,7 @@ cdef inline u64 state_hash(const GameState* s, u64 h) noexcept nogil:
     h = mix(h, (<u64>(<uint8_t>s.top_seat)) | ((<u64>(<uint8_t>s.current)) << 8)
             | ((<u64>(<uint8_t>s.passes)) << 16) | ((<u64>(<uint8_t>s.n_finished)) << 24)
             | ((<u64>(<uint8_t>s.finish[0])) << 32) | ((<u64>(<uint8_t>s.finish[1])) << 40)
-            | ((<u64>(<uint8_t>s.finish[2])) << 48))
+            | ((<u64>(<uint8_t>s.finish[2])) << 48) | ((<u64>(<uint8_t>s.level)) << 56))
     return h
 
 
@@ -365,8 +366,15 @@ def random_endgame(seed, cards, rules=Rules(), level=None, out=0):
     cdef Cards h
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise TypeError(f"seed must be an int, not {type(seed).__name__}")
-    counts = [cards] * 4 if isinstance(cards, int) and not isinstance(cards, bool) else list(cards)
-    if len(counts) != 4 or not all(isinstance(c, int) and 1 <= c <= 27 for c in counts):
+    if isinstance(cards, int) and not isinstance(cards, bool):
+        counts = [cards] * 4
+    elif isinstance(cards, (list, tuple)):
+        counts = list(cards)
+    else:
+        counts = None
+    if (counts is None or len(counts) != 4
+            or not all(isinstance(c, int) and not isinstance(c, bool) and 1 <= c <= 27
+                       for c in counts)):
         raise ValueError(f"cards must be an int 1..27 or four of them, got {cards!r}")
     if out not in (0, 1, 2):
         raise ValueError(f"out must be 0, 1 or 2, got {out!r}")
