@@ -388,6 +388,8 @@ class PairResult:
     levels_per_hand_b: float
     net_levels: float
     net_levels_ci: tuple | None
+    # The outcome rows (tournament_core.OUTCOME_COLUMNS), deal by deal, seating 0 then 1.
+    _rows: object = field(default=None, repr=False, compare=False)
 
     @property
     def verdict(self) -> str:
@@ -443,7 +445,7 @@ def _pair_result(a: str, b: str, rows) -> PairResult:
         hand_win_rate=hand_wins / hands, hand_ci=wilson_interval(hand_wins, hands),
         hand_ci_paired=clustered_wilson_interval(hwins_d.tolist(), hands_d.tolist()),
         levels_per_hand_a=lev_a / hands, levels_per_hand_b=lev_b / hands,
-        net_levels=math.fsum(nets) / n, net_levels_ci=mean_interval(nets))
+        net_levels=math.fsum(nets) / n, net_levels_ci=mean_interval(nets), _rows=rows)
 
 
 @dataclass
@@ -660,9 +662,7 @@ def tournament(agents, deals: int, seed: int = 0, rules: Rules = Rules(), worker
     for pi, (a, b) in enumerate(pairs):
         rows = np.concatenate([np.asarray(col.results[j], dtype=np.int64).reshape(-1, 6)
                                for j, job in enumerate(jobs) if job[0] == pi])
-        pr = _pair_result(a.name, b.name, rows)
-        pr._rows = rows
-        results.append(pr)
+        results.append(_pair_result(a.name, b.name, rows))
     return TournamentResult(agents=tuple(a.name for a in roster), deals=deals, seed=seed,
                             rules=rules, pairs=results, workers=workers, elapsed=elapsed)
 
