@@ -1,0 +1,184 @@
+"""What the framework adapters cost: decisions per second through each adapter against the raw
+``Game`` (and ``VecEnv``), with the same policy (a uniformly random legal action id).
+
+Run as a script (prints the table recorded in bench/RESULTS.md)::
+
+    .venv/bin/python bench/bench_envs.py [--matches N] [--rounds R]
+
+or under pytest-benchmark: ``.venv/bin/python -m pytest bench/bench_envs.py --benchmark-enable``.
+
+Every loop plays whole matches from seeds 0..N-1 and counts decisions (one action id applied);
+the figure is decisions / seconds, median over rounds. The Gymnasium single-learner env counts
+the learner's decisions only (the bots' moves are in its time, as a user sees it) and also
+reports all moves per second.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+_MASK = (1 << 64) - 1
+
+
+class _Pick:
+    """The shared policy: a uniformly random legal id from a mask, by a cheap LCG (the same
+    cost in every loop)."""
+
+    def __init__(self, seed=12345):
+        self.x = seed
+
+    def __call__(self, mask):
+        legal = np.flatnonzero(mask)
+        self.x = (self.x * 6364136223846793005 + 1442695040888963407) & _MASK
+        return int(legal[(self.x >> 33) % legal.shape[0]])
+
+
+def raw_game(matches):
+    """The raw ``Game`` with the action space: mask, pick, play the id."""
+    from guandan_fast import Game
+    from guandan_fast.envs._codec import Codec
+    codec = Codec()
+    pick = _Pick()
+    steps = 0
+    t = time.perf_counter()
+    for seed in range(matches):
+        g = Game(seed=seed)
+        while not g.is_over:
+            codec.play(g, pick(codec.mask(g)))
+            steps += 1
+    return steps, time.perf_counter() - t
+
+
+def raw_game_obs(matches):
+    """The same plus the acting seat's observation tensor each decision (what every adapter
+    computes)."""
+    from guandan_fast import Game
+    from guandan_fast.envs._codec import Codec
+    codec = Codec()
+    pick = _Pick()
+    steps = 0
+    t = time.perf_counter()
+    for seed in range(matches):
+        g = Game(seed=seed)
+        while not g.is_over:
+            codec.obs(g, g.current_player)
+            codec.play(g, pick(codec.mask(g)))
+            steps += 1
+    return steps, time.perf_counter() - t
+
+
+def pettingzoo_aec(matches):
+    from guandan_fast.envs.pettingzoo import env
+    e = env()
+    pick = _Pick()
+    steps = 0
+    t = time.perf_counter()
+    for seed in range(matches):
+        e.reset(seed=seed)
+        for agent in e.agent_iter():
+            obs, reward, term, trunc, info = e.last()
+            if term or trunc:
+                e.step(None)
+                continue
+            e.step(pick(obs["action_mask"]))
+            steps += 1
+    return steps, time.perf_counter() - t
+
+
+def gymnasium_single(matches, opponents="random"):
+    from guandan_fast.envs.gymnasium import GuandanEnv
+    env = GuandanEnv(seat=0, opponents=opponents)
+    pick = _Pick()
+    steps = moves = 0
+    t = time.perf_counter()
+    for seed in range(matches):
+        obs, info = env.reset(seed=seed)
+        while True:
+            obs, r, term, trunc, info = env.step(pick(info["action_mask"]))
+            steps += 1
+            if term or trunc:
+                break
+        moves += sum(len(h) for h in env.game._moves_by_hand())
+    return steps, time.perf_counter() - t, moves
+
+
+def openspiel_state(matches):
+    import pyspiel
+    import guandan_fast.envs.openspiel  # noqa: F401  (registers python_guandan)
+    game = pyspiel.load_game("python_guandan")
+    pick = _Pick()
+    steps = 0
+    t = time.perf_counter()
+    for seed in range(matches):
+        s = game.new_initial_state()
+        s.apply_action(seed)                       # the deal (chance outcome = seed)
+        while not s.is_terminal():
+            legal = s.legal_actions()
+            mask = np.zeros(game.num_distinct_actions(), bool)
+            mask[legal] = True
+            s.apply_action(pick(mask))
+            steps += 1
+    return steps, time.perf_counter() - t
+
+
+LOOPS = {
+    "raw Game (mask + play_action)": raw_game,
+    "raw Game + observation tensor": raw_game_obs,
+    "PettingZoo AEC (env())": pettingzoo_aec,
+    "Gymnasium GuandanEnv (learner steps, random bots)": gymnasium_single,
+    "OpenSpiel python_guandan state": openspiel_state,
+}
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--matches", type=int, default=10)
+    ap.add_argument("--rounds", type=int, default=5)
+    args = ap.parse_args(argv)
+    rows = []
+    for name, fn in LOOPS.items():
+        rates, extra = [], []
+        for _ in range(args.rounds):
+            res = fn(args.matches)
+            rates.append(res[0] / res[1])
+            if len(res) > 2:
+                extra.append(res[2] / res[1])
+        rows.append((name, statistics.median(rates),
+                     statistics.median(extra) if extra else None))
+    base = rows[0][1]
+    print(f"| loop ({args.matches} matches, median of {args.rounds}) | decisions/s | "
+          f"vs raw Game |")
+    print("|---|---|---|")
+    for name, rate, extra in rows:
+        note = f" ({extra:,.0f} moves/s with the bots')" if extra else ""
+        print(f"| {name} | {rate:,.0f}{note} | {rate / base:.2f}× |")
+
+
+# -- pytest-benchmark -----------------------------------------------------------------------
+def _bench(benchmark, fn):
+    res = benchmark.pedantic(fn, args=(2,), rounds=3, iterations=1)
+    assert res[0] > 0
+
+
+def test_raw_game(benchmark):
+    _bench(benchmark, raw_game)
+
+
+def test_pettingzoo(benchmark):
+    _bench(benchmark, pettingzoo_aec)
+
+
+def test_gymnasium_single(benchmark):
+    _bench(benchmark, gymnasium_single)
+
+
+def test_openspiel(benchmark):
+    _bench(benchmark, openspiel_state)
+
+
+if __name__ == "__main__":
+    main()
