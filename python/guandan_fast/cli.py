@@ -174,7 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("simulate", help="play whole matches between built-in bots (main job)")
     s.add_argument("--matches", type=int, help=f"matches to play (default {_DEFAULT_MATCHES})")
     s.add_argument("--hands", type=int, help="hands to play instead of matches")
-    s.add_argument("--agents", help=f"default {_DEFAULT_AGENTS}: four agents by seat, comma-separated (random, random_compact, greedy)")
+    s.add_argument("--agents", help=f"default {_DEFAULT_AGENTS}: four agents by seat, comma-separated (random, random_compact, greedy, pimc, ismcts; search budgets as pimc:samples=8, docs/search.md)")
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--threads", type=int, default=os.cpu_count() or 1,
                    help="worker threads (default: one per CPU); results do not depend on it")

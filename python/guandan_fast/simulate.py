@@ -16,7 +16,8 @@ simulation: 20 matches, ... hands, seed 1, 1 thread, ... s (... hands/s)
 
 Agents: ``random`` (uniform over the complete legal move list), ``random_compact`` (uniform
 over the compact list: one canonical move per (type, key, size)) and ``greedy`` (docs/design.md,
-"Bots").
+"Bots"); the search agents ``pimc`` and ``ismcts``, with their budget in the name
+(``pimc:samples=8:rollouts=1``; docs/search.md).
 
 Reproducibility: match ``i`` is dealt from SplitMix64 state ``match_seed(seed, i)`` (the
 ``i``-th output of SplitMix64 started at ``seed``) and each seat's bot from its own stream
@@ -37,8 +38,9 @@ from .rules import Rules
 
 __all__ = ["simulate", "SimulationResult", "AGENTS"]
 
-#: The built-in agents.
-AGENTS = ("random", "random_compact", "greedy")
+#: The built-in agents (the search agents take parameters: ``pimc:samples=8``, docs/search.md).
+AGENTS = ("random", "random_compact", "greedy", "pimc", "ismcts")
+_SEARCH = ("pimc", "ismcts")
 
 # Matches per unit of work. Fixed (not derived from the thread count) so that the hands mode,
 # which discards whole chunks past its target, gives the same result for every thread count.
@@ -145,9 +147,22 @@ def _check_agents(agents) -> tuple[str, ...]:
     if len(names) != 4:
         raise ValueError(f"agents must name exactly 4 agents (seats 0..3), got {len(names)}")
     for name in names:
-        if name not in AGENTS:
+        if not isinstance(name, str):
+            raise TypeError(f"an agent name is a str, not {type(name).__name__}")
+        base = name.split(":", 1)[0]
+        if base not in AGENTS or (base != name and base not in _SEARCH):
             raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(AGENTS)}")
+        if base in _SEARCH:
+            _search_spec(name)   # checks the parameters
     return names
+
+
+def _search_spec(name: str):
+    """``(base, parameters)`` of a search agent's name, or None for a built-in bot."""
+    if name.split(":", 1)[0] not in _SEARCH:
+        return None
+    from .search import parse_agent  # compiled
+    return parse_agent(name)
 
 
 class _Pool:
@@ -238,7 +253,7 @@ def simulate(matches: int | None = None, hands: int | None = None,
     >>> simulate(matches=1, agents=('greedy', 'random', 'smart', 'random'))
     Traceback (most recent call last):
     ...
-    ValueError: unknown agent 'smart'; known agents: random, random_compact, greedy
+    ValueError: unknown agent 'smart'; known agents: random, random_compact, greedy, pimc, ismcts
     """
     from . import simulate_core as core  # compiled
 
@@ -258,14 +273,17 @@ def simulate(matches: int | None = None, hands: int | None = None,
     _check_count("threads", threads)
     if progress is not None and not callable(progress):
         raise TypeError(f"progress must be callable, not {type(progress).__name__}")
-    kinds = tuple(core.AGENT_CODES[n] for n in names)
+    kinds = tuple(core.AGENT_CODES[n.split(":", 1)[0]] for n in names)
+    search = tuple(_search_spec(n) for n in names)
     core.rules_check(rules)
 
     t0 = time.perf_counter()
     if record is not None:
-        total = _run_recorded(core, matches, hands, kinds, seed, rules, record, progress)
+        total = _run_recorded(core, matches, hands, kinds, seed, rules, record, progress,
+                              search)
     else:
-        total = _run_chunks(core, matches, hands, kinds, seed, rules, threads, progress)
+        total = _run_chunks(core, matches, hands, kinds, seed, rules, threads, progress,
+                            search)
     elapsed = time.perf_counter() - t0
     if total["errors"]:
         raise RuntimeError(f"{total['errors']} match(es) failed inside the compiled engine")
@@ -282,7 +300,8 @@ def simulate(matches: int | None = None, hands: int | None = None,
         truncated=total["truncated"], rules=rules, elapsed=elapsed)
 
 
-def _run_chunks(core, matches, hands, kinds, seed, rules, threads, progress) -> dict:
+def _run_chunks(core, matches, hands, kinds, seed, rules, threads, progress,
+                            search) -> dict:
     n_chunks = None if matches is None else -(-matches // CHUNK)
     pool = _Pool(n_chunks, hands, progress)
 
@@ -297,7 +316,7 @@ def _run_chunks(core, matches, hands, kinds, seed, rules, threads, progress) -> 
                 if i is None:
                     return
                 a, b = bounds(i)
-                pool.put(i, core.run_chunk(a, b, seed, kinds, rules))
+                pool.put(i, core.run_chunk(a, b, seed, kinds, rules, search=search))
         except BaseException as exc:  # re-raised in the calling thread
             pool.fail(exc)
 
@@ -330,14 +349,16 @@ def _run_chunks(core, matches, hands, kinds, seed, rules, threads, progress) -> 
         stats = pool.results[i]
         if done + stats["hands"] >= hands:
             a, b = bounds(i)
-            _add(total, core.run_chunk(a, b, seed, kinds, rules, hand_budget=hands - done))
+            _add(total, core.run_chunk(a, b, seed, kinds, rules, hand_budget=hands - done,
+                                       search=search))
             break
         _add(total, stats)
         done += stats["hands"]
     return total
 
 
-def _run_recorded(core, matches, hands, kinds, seed, rules, path, progress) -> dict:
+def _run_recorded(core, matches, hands, kinds, seed, rules, path, progress,
+                  search=None) -> dict:
     # Each match is played in compiled code, then its actions are replayed into a compiled
     # Game (which checks every move) and written with the records module.
     from . import records
@@ -348,7 +369,8 @@ def _run_recorded(core, matches, hands, kinds, seed, rules, path, progress) -> d
     i = 0
     with open(path, "w", encoding="utf-8") as out:
         while (matches is not None and i < matches) or (hands is not None and left > 0):
-            ms, actions, stats = core.record_match(seed, i, kinds, rules, hand_budget=left)
+            ms, actions, stats = core.record_match(seed, i, kinds, rules, hand_budget=left,
+                                                   search=search)
             game = Game(seed=ms, rules=rules)
             for seat, lo, hi in actions.tolist():
                 if game.current_player != seat:

@@ -11,7 +11,10 @@ cdef enum:
     AGENT_RANDOM = 0          # uniform over the complete legal move list
     AGENT_RANDOM_COMPACT = 1  # uniform over the compact legal move list
     AGENT_GREEDY = 2          # the greedy heuristic, over the compact legal move list
-    N_AGENT_KINDS = 3
+    # Search agents (search.pyx; simulate_core dispatches them, bot_choose never sees them)
+    AGENT_PIMC = 3
+    AGENT_ISMCTS = 4
+    N_AGENT_KINDS = 5
 
 cdef struct Bot:
     u64 rng                   # SplitMix64 state of this seat's bot

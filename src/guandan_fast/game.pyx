@@ -1213,6 +1213,37 @@ cdef class Game:
         return (f"<Game hand {self.st.hand_number} phase={self.phase} level={self.st.level} "
                 f"levels={self.levels} to act={self.current_player}>")
 
+    # -- search (src/guandan_fast/sample.pyx, docs/search.md) --------------------------------
+    def sample_world(self, p, seed=0, weights=None):
+        """A copy in which the cards seat ``p`` cannot see are redealt among the other seats
+        (``guandan_fast.sample.sample_world``).
+
+        >>> g = Game(seed=3); w = g.sample_world(0, seed=1)
+        >>> w.hand(0) == g.hand(0), w.hand(1) == g.hand(1)
+        (True, False)
+        """
+        from .sample import sample_world
+        return sample_world(self, p, seed, weights)
+
+    def infoset_key(self, p):
+        """A 64-bit hash of what seat ``p`` knows (``guandan_fast.sample.infoset_key``)."""
+        from .sample import infoset_key
+        return infoset_key(self, p)
+
+    def _state_bytes(self):
+        """The raw ``GameState`` struct (for the compiled search modules)."""
+        return (<char*>&self.st)[:sizeof(GameState)]
+
+    def _with_state(self, bytes state):
+        """A clone whose struct is replaced by ``state`` (bytes of ``_state_bytes``)."""
+        if len(state) != sizeof(GameState):
+            raise ValueError(f"a state has {sizeof(GameState)} bytes, not {len(state)}")
+        cdef Game c = self.clone()
+        memcpy(&c.st, <const char*>state, sizeof(GameState))
+        c._cache = None
+        c._ccache = None
+        return c
+
     # -- records (python/guandan_fast/records.py) -------------------------------------------
     def _moves_by_hand(self):
         """Every move of the match: a list per hand of ``(seat, Move)``."""

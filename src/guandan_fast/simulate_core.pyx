@@ -26,7 +26,10 @@ from guandan_fast.game cimport (GameState, GameRulesC, rules_to_c, game_init, ga
                                 game_apply,
                                 STEP_CONTINUE, STEP_HAND_OVER, STEP_MATCH_OVER, PH_PLAY)
 from guandan_fast.bots cimport (Bot, ncards, bot_init, bot_choose, agent_compact, AGENT_RANDOM,
-                                AGENT_RANDOM_COMPACT, AGENT_GREEDY, N_AGENT_KINDS)
+                                AGENT_RANDOM_COMPACT, AGENT_GREEDY, AGENT_PIMC, AGENT_ISMCTS,
+                                N_AGENT_KINDS)
+from guandan_fast.search cimport (Agents, SearchCtx, search_reset, search_observe,
+                                  search_choose)
 
 import numpy as np
 
@@ -64,26 +67,35 @@ cdef u64 seed_of(u64 seed, long long i) noexcept nogil:
 
 cdef int play_match(u64 mseed, const GameRulesC* rules, const int* kinds, SimStats* st,
                     u64* buf, long long* budget, u64* rec, long long rec_cap,
-                    long long* rec_n) noexcept nogil:
+                    long long* rec_n, SearchCtx** search) noexcept nogil:
     """Play one match; returns 0 (over), 1 (stopped by the hand budget), -1 (error),
     -2 (record buffer full). ``budget`` (when not NULL) is decremented per finished hand.
-    ``rec`` (when not NULL) receives (seat, lo, hi) per action."""
+    ``rec`` (when not NULL) receives (seat, lo, hi) per action. ``search[p]``: the context of
+    seat p's search agent (search.pyx), NULL for a built-in bot."""
     cdef GameState s
     cdef Bot bots[4]
-    cdef int p, n, i, r, t, f0, place, hands = 0
+    cdef int p, q, n, i, r, t, f0, place, hands = 0
     cdef u64 lo, hi
     game_init(&s, mseed, rules)
     for p in range(4):
         bot_init(&bots[p], kinds[p], mseed, p)
+        if search[p] != NULL:
+            search_reset(search[p], mseed, p)
     while True:
         p = s.current
         n = game_legal(&s, agent_compact(kinds[p]), buf, MAX_MOVES)
         if n <= 0:
             st.errors += 1
             return -1
-        i = bot_choose(&bots[p], &s, buf, n)
+        if search[p] != NULL:
+            i = search_choose(search[p], &s, buf, n)
+        else:
+            i = bot_choose(&bots[p], &s, buf, n)
         lo = buf[2 * i]
         hi = buf[2 * i + 1]
+        for q in range(4):
+            if search[q] != NULL:
+                search_observe(search[q], &s, lo, hi)
         if rec != NULL:
             if rec_n[0] + 3 > rec_cap:
                 return -2
@@ -149,9 +161,28 @@ cdef int _check_kinds(kinds, int* out) except -1:
     return 0
 
 
-def run_chunk(long long start, long long stop, seed, kinds, rules=Rules(), hand_budget=None):
+cdef Agents _agents(const int* ks, search):
+    """The search contexts of the seats whose kind is a search agent (checked specs)."""
+    cdef int p
+    specs = [None] * 4
+    for p in range(4):
+        if ks[p] == AGENT_PIMC or ks[p] == AGENT_ISMCTS:
+            if search is None or search[p] is None:
+                raise ValueError(f"seat {p} plays a search agent: search[{p}] must give its "
+                                 f"(name, parameters)")
+            base, params = search[p]
+            if AGENT_CODES.get(base) != ks[p]:
+                raise ValueError(f"search[{p}] is {base!r}, not the agent of kind {ks[p]}")
+            specs[p] = (base, params)
+    return Agents(specs)
+
+
+def run_chunk(long long start, long long stop, seed, kinds, rules=Rules(), hand_budget=None,
+              search=None):
     """Play matches ``start .. stop-1`` of a run seeded ``seed`` between bots of ``kinds``
     (four ``AGENT_*`` codes by seat) without the GIL; returns the counters as a dict.
+    ``search``: for the seats of search agents, four ``(name, parameters)`` pairs of
+    ``search.parse_agent`` (None for the other seats).
 
     With ``hand_budget`` the chunk stops after that many hands in total (the match in
     progress then counts as ``truncated``, not in ``matches``).
@@ -168,6 +199,7 @@ def run_chunk(long long start, long long stop, seed, kinds, rules=Rules(), hand_
     cdef int r = 0
     cdef u64* buf
     _check_kinds(kinds, ks)
+    cdef Agents ag = _agents(ks, search)
     if stop < start:
         raise ValueError(f"stop ({stop}) must not be below start ({start})")
     if hand_budget is not None:
@@ -183,7 +215,7 @@ def run_chunk(long long start, long long stop, seed, kinds, rules=Rules(), hand_
         with nogil:
             i = start
             while i < stop:
-                r = play_match(seed_of(s64, i), &rc, ks, &st, buf, bp, NULL, 0, NULL)
+                r = play_match(seed_of(s64, i), &rc, ks, &st, buf, bp, NULL, 0, NULL, ag.ctx)
                 i += 1
                 if r != 0 or (bp != NULL and budget <= 0):
                     break
@@ -194,7 +226,7 @@ def run_chunk(long long start, long long stop, seed, kinds, rules=Rules(), hand_
     return _stats_dict(&st)
 
 
-def record_match(seed, long long i, kinds, rules=Rules(), hand_budget=None):
+def record_match(seed, long long i, kinds, rules=Rules(), hand_budget=None, search=None):
     """Play match ``i`` of a run seeded ``seed`` and return ``(match_seed, actions, stats)``:
     ``actions`` an ``(n, 3)`` uint64 array of ``(seat, lo, hi)`` per action (tribute and back
     moves and PASSes included), replayable through any ``Game(seed=match_seed)``.
@@ -214,6 +246,7 @@ def record_match(seed, long long i, kinds, rules=Rules(), hand_budget=None):
     cdef u64* buf
     cdef u64[::1] rec
     _check_kinds(kinds, ks)
+    cdef Agents ag = _agents(ks, search)
     buf = <u64*>malloc(2 * MAX_MOVES * sizeof(u64))
     if buf == NULL:
         raise MemoryError()
@@ -229,7 +262,7 @@ def record_match(seed, long long i, kinds, rules=Rules(), hand_budget=None):
                     raise ValueError(f"hand_budget must be >= 1, got {hand_budget}")
                 bp = &budget
             with nogil:
-                r = play_match(ms, &rc, ks, &st, buf, bp, &rec[0], cap, &rec_n)
+                r = play_match(ms, &rc, ks, &st, buf, bp, &rec[0], cap, &rec_n, ag.ctx)
             cap *= 4
     finally:
         free(buf)
@@ -239,7 +272,7 @@ def record_match(seed, long long i, kinds, rules=Rules(), hand_budget=None):
 
 
 AGENT_CODES = {"random": AGENT_RANDOM, "random_compact": AGENT_RANDOM_COMPACT,
-               "greedy": AGENT_GREEDY}
+               "greedy": AGENT_GREEDY, "pimc": AGENT_PIMC, "ismcts": AGENT_ISMCTS}
 
 
 def rules_check(rules):

@@ -1,0 +1,50 @@
+# Compiled search agents (search.pyx): PIMC and single-observer IS-MCTS. docs/search.md.
+from guandan_fast.hand cimport u64
+from guandan_fast.game cimport GameState
+from guandan_fast.sample cimport Played
+from guandan_fast.solve cimport Solver
+
+cdef struct SearchParams:
+    int kind              # AGENT_PIMC or AGENT_ISMCTS (bots.pxd)
+    int samples           # PIMC: worlds per decision
+    int rollouts          # PIMC: rollouts per candidate move and world
+    int iterations        # IS-MCTS: iterations per decision
+    double explore        # IS-MCTS: UCB constant
+    int search_at         # search when the seat to move holds at most this many cards
+    int solve_at          # solve a world exactly when all hands hold at most this many cards
+    long long nodes       # node budget of one exact solve
+
+cdef struct TreeNode:
+    u64 lo                # the move that leads here
+    u64 hi
+    int first_child
+    int next_sibling
+    int visits
+    int avail
+    double total          # sum of outcomes for the team of the seat that made the move
+    int mover
+
+cdef struct SearchCtx:
+    SearchParams prm
+    u64 rng
+    int seat
+    Played played         # what every seat gave away this hand (known exchange cards)
+    Solver* solver
+    u64* buf              # one MAX_MOVES buffer for rollouts and tree steps
+    double* sums          # PIMC: per candidate
+    TreeNode* nodes       # IS-MCTS pool (iterations + 1)
+    int* path
+
+# Allocate (NULL when out of memory) / free a context; reset it for a match (its own stream).
+cdef SearchCtx* search_new(const SearchParams* prm) noexcept nogil
+cdef void search_free(SearchCtx* c) noexcept nogil
+cdef void search_reset(SearchCtx* c, u64 match_seed, int seat) noexcept nogil
+# Every action of the match, before it is applied (the agent remembers what was played).
+cdef void search_observe(SearchCtx* c, const GameState* s, u64 lo, u64 hi) noexcept nogil
+# The index of the move to play among moves[0 .. n) (the compact list of s.current).
+cdef int search_choose(SearchCtx* c, const GameState* s, const u64* moves, int n) noexcept nogil
+
+# The search contexts of one simulation chunk, by seat (NULL for the built-in bots); built from
+# Python by simulate_core from the parsed agent names.
+cdef class Agents:
+    cdef SearchCtx* ctx[4]

@@ -1,0 +1,417 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Compiled search agents: PIMC and single-observer information-set MCTS (docs/search.md).
+
+Both decide for the seat to move from what that seat knows: every sampled world comes from
+``sample_deal`` (sample.pyx), never from the real hidden cards. Before a seat holds
+``search_at`` cards or fewer, and in the exchange phases, they play the greedy bot's move.
+
+* ``pimc``: ``samples`` worlds per decision; in each, every candidate move (the compact legal
+  list) is followed by ``rollouts`` greedy rollouts to the end of the hand (the 2nd and later
+  ones with 10% random moves), or, when all hands together hold at most ``solve_at`` cards, by
+  the exact solver (solve.pyx). The move with the best summed outcome is played (ties: the
+  greedy move).
+* ``ismcts``: ``iterations`` iterations of single-observer IS-MCTS: one sampled world per
+  iteration, a tree over action sequences whose children are the moves legal in that world,
+  UCB with availability counts, a greedy rollout (or the exact solver in small worlds) at the
+  leaf; the most visited root move is played.
+
+Outcomes are the hand's result (solve.pyx: +-3, +-2, +-1 for the winning team by the
+partner's place). From Python, ``choose`` makes one decision in a ``Game``:
+
+>>> from guandan_fast.game import Game
+>>> from guandan_fast.solve import random_endgame
+>>> g = random_endgame(seed=4, cards=3)
+>>> m = choose(g, "pimc:samples=4")
+>>> m in g.legal_moves(compact=True), m == choose(g, "pimc:samples=4")
+(True, True)
+>>> parse_agent("ismcts:iterations=50")[1]["iterations"]
+50
+"""
+from libc.stdlib cimport malloc, calloc, free
+from libc.string cimport memcpy, memset
+from libc.math cimport sqrt, log
+
+from guandan_fast.hand cimport u64, Cards, move_type, T_PASS, move_of
+from guandan_fast.game cimport (GameState, game_legal, game_apply, STEP_CONTINUE, PH_PLAY)
+from guandan_fast.movegen cimport MAX_MOVES
+from guandan_fast.rng cimport sm_next
+from guandan_fast.bots cimport (greedy_choose, ncards, AGENT_PIMC, AGENT_ISMCTS)
+from guandan_fast.sample cimport Played, played_track, known_pins, sample_deal
+from guandan_fast.solve cimport Solver, solver_new, solver_free, solver_run, outcome_of
+
+cdef u64 SEARCH_SALT = 0x5EA4C4A6E1715EEDULL
+cdef int PATH_CAP = 4096
+
+
+cdef inline int fast_below(u64* rng, u64 n) noexcept nogil:
+    return <int>(((sm_next(rng) >> 32) * n) >> 32)
+
+
+cdef inline double uniform01(u64* rng) noexcept nogil:
+    return <double>(sm_next(rng) >> 11) * (1.0 / 9007199254740992.0)
+
+
+cdef SearchCtx* search_new(const SearchParams* prm) noexcept nogil:
+    cdef SearchCtx* c = <SearchCtx*>calloc(1, sizeof(SearchCtx))
+    if c == NULL:
+        return NULL
+    c.prm = prm[0]
+    c.buf = <u64*>malloc(sizeof(u64) * 2 * MAX_MOVES)
+    c.sums = <double*>malloc(sizeof(double) * MAX_MOVES)
+    if prm.solve_at > 0:
+        c.solver = solver_new(16, 1 << 18)
+    if prm.kind == AGENT_ISMCTS:
+        c.nodes = <TreeNode*>malloc(sizeof(TreeNode) * (prm.iterations + 2))
+        c.path = <int*>malloc(sizeof(int) * PATH_CAP)
+    if (c.buf == NULL or c.sums == NULL or (prm.solve_at > 0 and c.solver == NULL)
+            or (prm.kind == AGENT_ISMCTS and (c.nodes == NULL or c.path == NULL))):
+        search_free(c)
+        return NULL
+    c.played.hand = -1
+    return c
+
+
+cdef void search_free(SearchCtx* c) noexcept nogil:
+    if c != NULL:
+        free(c.buf)
+        free(c.sums)
+        solver_free(c.solver)
+        free(c.nodes)
+        free(c.path)
+        free(c)
+
+
+cdef void search_reset(SearchCtx* c, u64 match_seed, int seat) noexcept nogil:
+    cdef u64 st = match_seed ^ SEARCH_SALT
+    cdef int i
+    c.rng = 0
+    for i in range(seat + 1):
+        c.rng = sm_next(&st)
+    c.seat = seat
+    memset(&c.played, 0, sizeof(Played))
+    c.played.hand = -1
+
+
+cdef void search_observe(SearchCtx* c, const GameState* s, u64 lo, u64 hi) noexcept nogil:
+    played_track(&c.played, s, lo, hi)
+
+
+cdef int rollout(SearchCtx* c, GameState* w, double eps) noexcept nogil:
+    """Greedy play (a random move with probability eps) to the end of the hand; the outcome."""
+    cdef int n, i, r
+    while True:
+        n = game_legal(w, True, c.buf, MAX_MOVES)
+        if n <= 0:
+            return 0
+        if eps > 0.0 and uniform01(&c.rng) < eps:
+            i = fast_below(&c.rng, <u64>n)
+        else:
+            i = greedy_choose(w, c.buf, n)
+        r = game_apply(w, c.buf[2 * i], c.buf[2 * i + 1])
+        if r != STEP_CONTINUE:
+            return outcome_of(w)
+
+
+cdef inline int total_cards(const GameState* w) noexcept nogil:
+    return (ncards(w.hand_lo[0], w.hand_hi[0]) + ncards(w.hand_lo[1], w.hand_hi[1])
+            + ncards(w.hand_lo[2], w.hand_hi[2]) + ncards(w.hand_lo[3], w.hand_hi[3]))
+
+
+cdef int evaluate(SearchCtx* c, GameState* w) noexcept nogil:
+    """Outcome of a world mid-hand: exact when small enough and within the node budget, else a
+    greedy rollout (which consumes w)."""
+    cdef int v = 0
+    cdef u64 blo, bhi
+    if c.solver != NULL and total_cards(w) <= c.prm.solve_at:
+        if solver_run(c.solver, w, c.prm.nodes, &v, &blo, &bhi) == 1:
+            return v
+    return rollout(c, w, 0.0)
+
+
+cdef int pimc_choose(SearchCtx* c, const GameState* s, const u64* moves, int n,
+                     const Cards* pins, int g) noexcept nogil:
+    cdef GameState world, child
+    cdef int p = s.current
+    cdef int sign = 1 if (p & 1) == 0 else -1
+    cdef int i, j, r, v, best
+    cdef bint exact
+    cdef double bestv
+    for i in range(n):
+        c.sums[i] = 0.0
+    for j in range(c.prm.samples):
+        if sample_deal(s, p, pins, &c.rng, &world) != 0:
+            return g
+        exact = c.solver != NULL and total_cards(&world) <= c.prm.solve_at
+        for i in range(n):
+            for r in range(1 if exact else c.prm.rollouts):
+                memcpy(&child, &world, sizeof(GameState))
+                if game_apply(&child, moves[2 * i], moves[2 * i + 1]) != STEP_CONTINUE:
+                    v = outcome_of(&child)
+                elif exact:
+                    v = evaluate(c, &child)
+                else:
+                    v = rollout(c, &child, 0.1 if r > 0 else 0.0)
+                c.sums[i] += sign * v * (c.prm.rollouts if exact else 1)
+    best = g
+    bestv = c.sums[g]
+    for i in range(n):
+        if c.sums[i] > bestv + 1e-9:
+            bestv = c.sums[i]
+            best = i
+    return best
+
+
+cdef int find_child(const TreeNode* nodes, int parent, u64 lo, u64 hi) noexcept nogil:
+    cdef int ch = nodes[parent].first_child
+    while ch >= 0:
+        if nodes[ch].lo == lo and nodes[ch].hi == hi:
+            return ch
+        ch = nodes[ch].next_sibling
+    return -1
+
+
+cdef int ismcts_choose(SearchCtx* c, const GameState* s, const u64* moves, int n,
+                       const Cards* pins, int g) noexcept nogil:
+    cdef GameState st
+    cdef TreeNode* T = c.nodes
+    cdef int p = s.current
+    cdef int cap = c.prm.iterations + 2
+    cdef int nn = 1, it, node, depth, m, i, ch, pick, untried, best_ch, r, v, k, best, most
+    cdef double ucb, best_ucb, val
+    cdef bint done
+    T[0].first_child = -1
+    T[0].next_sibling = -1
+    T[0].visits = 0
+    T[0].avail = 0
+    T[0].total = 0.0
+    T[0].mover = -1
+    for it in range(c.prm.iterations):
+        if sample_deal(s, p, pins, &c.rng, &st) != 0:
+            break
+        node = 0
+        depth = 0
+        c.path[0] = 0
+        done = False
+        v = 0
+        while depth < PATH_CAP - 2:
+            m = game_legal(&st, True, c.buf, MAX_MOVES)
+            if m <= 0:
+                break
+            untried = 0
+            pick = -1
+            best_ch = -1
+            best_ucb = -1e300
+            for i in range(m):
+                ch = find_child(T, node, c.buf[2 * i], c.buf[2 * i + 1])
+                if ch < 0:
+                    untried += 1
+                    if fast_below(&c.rng, <u64>untried) == 0:
+                        pick = i
+                else:
+                    T[ch].avail += 1
+                    ucb = (T[ch].total / (3.0 * T[ch].visits)
+                           + c.prm.explore * sqrt(log(<double>T[ch].avail) / T[ch].visits))
+                    if ucb > best_ucb:
+                        best_ucb = ucb
+                        best_ch = ch
+            if untried > 0 and nn < cap:
+                ch = nn
+                nn += 1
+                T[ch].lo = c.buf[2 * pick]
+                T[ch].hi = c.buf[2 * pick + 1]
+                T[ch].first_child = -1
+                T[ch].next_sibling = T[node].first_child
+                T[node].first_child = ch
+                T[ch].visits = 0
+                T[ch].avail = 1
+                T[ch].total = 0.0
+                T[ch].mover = st.current
+                depth += 1
+                c.path[depth] = ch
+                r = game_apply(&st, T[ch].lo, T[ch].hi)
+                if r != STEP_CONTINUE:
+                    v = outcome_of(&st)
+                    done = True
+                break
+            if best_ch < 0:
+                break
+            node = best_ch
+            depth += 1
+            c.path[depth] = node
+            r = game_apply(&st, T[node].lo, T[node].hi)
+            if r != STEP_CONTINUE:
+                v = outcome_of(&st)
+                done = True
+                break
+        if not done:
+            v = evaluate(c, &st)
+        T[0].visits += 1
+        for k in range(1, depth + 1):
+            ch = c.path[k]
+            T[ch].visits += 1
+            T[ch].total += v if (T[ch].mover & 1) == 0 else -v
+    best = g
+    most = -1
+    for i in range(n):
+        ch = find_child(T, 0, moves[2 * i], moves[2 * i + 1])
+        k = T[ch].visits if ch >= 0 else 0
+        if k > most or (k == most and i == g):
+            most = k
+            best = i
+    return best
+
+
+cdef int search_choose(SearchCtx* c, const GameState* s, const u64* moves, int n) noexcept nogil:
+    cdef Cards pins[4]
+    cdef int g, p = s.current
+    if n <= 1:
+        return 0
+    g = greedy_choose(s, moves, n)
+    if s.phase != PH_PLAY or ncards(s.hand_lo[p], s.hand_hi[p]) > c.prm.search_at:
+        return g
+    known_pins(s, p, &c.played, pins)
+    if c.prm.kind == AGENT_ISMCTS:
+        return ismcts_choose(c, s, moves, n, pins, g)
+    return pimc_choose(c, s, moves, n, pins, g)
+
+
+# ---------------------------------------------------------------------------------------------
+# Python side: names, parameters, one decision
+
+#: Default parameters of each search agent (docs/search.md).
+DEFAULTS = {
+    "pimc": {"samples": 8, "rollouts": 1, "search_at": 12, "solve_at": 10, "nodes": 20000},
+    "ismcts": {"iterations": 200, "explore": 0.7, "search_at": 12, "solve_at": 10,
+               "nodes": 20000},
+}
+_KINDS = {"pimc": AGENT_PIMC, "ismcts": AGENT_ISMCTS}
+_LIMITS = {"samples": (1, 100000), "rollouts": (1, 100000), "iterations": (1, 10000000),
+           "search_at": (0, 27), "solve_at": (0, 108), "nodes": (1, 1 << 40)}
+
+
+def parse_agent(name):
+    """``(base name, parameters)`` of a search agent name ``NAME[:KEY=VALUE...]``; the
+    parameters are the defaults updated by the name's. ``ValueError`` names a bad part.
+
+    >>> parse_agent("pimc:samples=3")
+    ('pimc', {'samples': 3, 'rollouts': 1, 'search_at': 12, 'solve_at': 10, 'nodes': 20000})
+    >>> parse_agent("pimc:iterations=3")
+    Traceback (most recent call last):
+    ...
+    ValueError: agent 'pimc:iterations=3': unknown parameter 'iterations' (pimc takes samples, rollouts, search_at, solve_at, nodes)
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"an agent name is a str, not {type(name).__name__}")
+    base, *parts = name.strip().split(":")
+    if base not in DEFAULTS:
+        raise ValueError(f"unknown search agent {base!r}; known: {', '.join(DEFAULTS)}")
+    params = dict(DEFAULTS[base])
+    for part in parts:
+        key, eq, value = part.partition("=")
+        key = key.strip()
+        if not eq:
+            raise ValueError(f"agent {name!r}: parameter {part!r} is not KEY=VALUE")
+        if key not in params:
+            raise ValueError(f"agent {name!r}: unknown parameter {key!r} ({base} takes "
+                             f"{', '.join(DEFAULTS[base])})")
+        try:
+            v = float(value) if key == "explore" else int(value)
+        except ValueError:
+            raise ValueError(f"agent {name!r}: {key} must be "
+                             f"{'a number' if key == 'explore' else 'an integer'}, "
+                             f"got {value!r}") from None
+        if key == "explore":
+            if not 0.0 <= v <= 100.0:
+                raise ValueError(f"agent {name!r}: explore must be in 0..100, got {value}")
+        else:
+            lo, hi = _LIMITS[key]
+            if not lo <= v <= hi:
+                raise ValueError(f"agent {name!r}: {key} must be in {lo}..{hi}, got {v}")
+        params[key] = v
+    return base, params
+
+
+cdef SearchParams params_to_c(str base, dict params):
+    cdef SearchParams prm
+    memset(&prm, 0, sizeof(SearchParams))
+    prm.kind = _KINDS[base]
+    prm.samples = params.get("samples", 1)
+    prm.rollouts = params.get("rollouts", 1)
+    prm.iterations = params.get("iterations", 1)
+    prm.explore = params.get("explore", 0.7)
+    prm.search_at = params["search_at"]
+    prm.solve_at = params["solve_at"]
+    prm.nodes = params["nodes"]
+    return prm
+
+
+cdef class Agents:
+    """Search contexts of one simulation chunk: one per seat playing a search agent (the
+    compiled loop of simulate_core reads ``ctx``)."""
+
+    def __cinit__(self, specs):
+        cdef SearchParams prm
+        cdef int q
+        for q in range(4):
+            self.ctx[q] = NULL
+        for q in range(4):
+            if specs[q] is None:
+                continue
+            base, params = specs[q]
+            # Checked again: the compiled search trusts its parameters.
+            base, params = parse_agent(":".join([base] + [f"{k}={v}" for k, v in params.items()]))
+            prm = params_to_c(base, params)
+            self.ctx[q] = search_new(&prm)
+            if self.ctx[q] == NULL:
+                raise MemoryError()
+
+    def __dealloc__(self):
+        cdef int q
+        for q in range(4):
+            search_free(self.ctx[q])
+            self.ctx[q] = NULL
+
+
+def choose(game, agent="pimc", seed=0):
+    """The move a search agent makes for the seat to move in ``game`` (one decision; the
+    agent's stream starts from ``seed``). Outside the play phase, or above ``search_at``
+    cards, it is the greedy move.
+
+    >>> from guandan_fast.game import Game
+    >>> choose(Game(seed=1), "pimc:search_at=0") == choose(Game(seed=1), "pimc")
+    True
+    """
+    from .game import Game
+    cdef GameState st
+    cdef SearchParams prm
+    cdef SearchCtx* c
+    cdef int i, n
+    cdef u64[::1] arr
+    if not isinstance(game, Game):
+        raise TypeError(f"game must be a guandan_fast.Game, not {type(game).__name__}")
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise TypeError(f"seed must be an int, not {type(seed).__name__}")
+    base, params = parse_agent(agent)
+    if game.is_over:
+        raise ValueError("the match is over: no decision to make")
+    b = game._state_bytes()
+    memcpy(&st, <const char*>b, sizeof(GameState))
+    arr = game.legal_moves_array(compact=True).reshape(-1).copy()
+    n = arr.shape[0] // 2
+    prm = params_to_c(base, params)
+    c = search_new(&prm)
+    if c == NULL:
+        raise MemoryError()
+    try:
+        search_reset(c, <u64>(seed & 0xFFFFFFFFFFFFFFFF), st.current)
+        c.played.hand = st.hand_number
+        for seat, move in game.history:
+            lo, hi = move.words
+            if move_type(<u64>hi) not in (0, 10):    # PASS and tribute give nothing away
+                c.played.cards[seat].lo += <u64>lo & <u64>0x000FFFFFFFFFFFFFULL
+                c.played.cards[seat].hi += <u64>hi & <u64>0x00FFFFFFFFFFFFFFULL
+        with nogil:
+            i = search_choose(c, &st, &arr[0], n)
+    finally:
+        search_free(c)
+    return move_of(arr[2 * i], arr[2 * i + 1])
