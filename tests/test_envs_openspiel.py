@@ -3,7 +3,7 @@
 import numpy as np
 import pyspiel
 import pytest
-from open_spiel.python.algorithms import evaluate_bots, mcts
+from open_spiel.python.algorithms import evaluate_bots, ismcts, mcts
 
 import guandan_fast as gf
 from guandan_fast.envs import openspiel as gos
@@ -48,6 +48,53 @@ def test_mcts_bots_play_a_whole_match():
     assert state.is_terminal() and g.is_over and g.hand_number >= 1
     w = g.winner
     assert returns == [1.0 if p % 2 == w else -1.0 for p in range(4)]
+
+
+def test_ismcts_bot_plays_a_whole_match():
+    """OpenSpiel's IS-MCTS bot at seat 0 (worlds from resample_from_infostate) against
+    uniformly random seats, to the match's end."""
+    game = pyspiel.load_game("python_guandan")
+    bot = ismcts.ISMCTSBot(game, gos.RolloutEvaluator(seed=1), 2.0, 8,
+                           random_state=np.random.RandomState(0))
+    sampler = pyspiel.UniformProbabilitySampler(7, 0.0, 1.0)
+    bot.set_resampler(lambda st, p: st.resample_from_infostate(p, sampler))
+    rng = np.random.default_rng(1)
+    state = game.new_initial_state()
+    state.apply_action(11)
+    decisions = 0
+    while not state.is_terminal():
+        if state.current_player() == 0:
+            action = bot.step(state)
+            decisions += 1
+        else:
+            action = int(rng.choice(state.legal_actions()))
+        state.apply_action(action)
+    g = state.game
+    assert g.is_over and decisions > 50
+    assert state.returns() == [1.0 if p % 2 == g.winner else -1.0 for p in range(4)]
+
+
+def test_resample_keeps_the_information_state():
+    """Along a random match, a resampled world looks the same to the player (strings,
+    tensors, legal actions) and changes what it cannot see."""
+    game = pyspiel.load_game("python_guandan(seed=3)")
+    s = game.new_initial_state()
+    rng = np.random.default_rng(0)
+    sampler = pyspiel.UniformProbabilitySampler(1, 0.0, 1.0)
+    changed = 0
+    for step in range(600):
+        p = s.current_player()
+        w = s.resample_from_infostate(p, sampler)
+        assert w.information_state_string(p) == s.information_state_string(p)
+        assert w.information_state_tensor(p) == s.information_state_tensor(p)
+        assert w.observation_tensor(p) == s.observation_tensor(p)
+        assert w.legal_actions() == s.legal_actions()
+        assert w.game.hand(p) == s.game.hand(p)
+        changed += any(w.game.hand(q) != s.game.hand(q) for q in range(4) if q != p)
+        s.apply_action(int(rng.choice(s.legal_actions())))
+    assert changed > 500
+    with pytest.raises(ValueError, match="player_id"):
+        s.resample_from_infostate(4, sampler)
 
 
 def test_clone_is_independent_and_history_replays():

@@ -12,7 +12,8 @@ Importing this module registers the game with ``pyspiel.register_game``; then
   ``seed >= 0`` there is no chance node and the match is ``Game(seed=seed)``.
 * Player actions are ids of the fixed action space of the learning interface; the
   information-state and observation tensors are the learning interface's.
-* ``resample_from_infostate`` draws a world consistent with a player's information.
+* ``resample_from_infostate`` draws a world consistent with a player's information
+  (``Game.sample_world``, the determinization of docs/search.md).
 * ``serialize``/``deserialize`` go through OpenSpiel's Python-game mechanism (the state's
   attributes, the compiled ``Game`` pickled).
 
@@ -188,8 +189,21 @@ class GuandanState(pyspiel.State):
         return [s, -s, s, -s]
 
     def resample_from_infostate(self, player_id, probability_sampler):
-        raise NotImplementedError("resample_from_infostate needs Game.sample_world "
-                                  "(branch search)")
+        """A state ``player_id`` cannot tell from this one: the cards it cannot see (and the
+        future deals) redrawn by ``Game.sample_world`` (docs/search.md), seeded from one draw
+        of ``probability_sampler`` (e.g. ``pyspiel.UniformProbabilitySampler``).
+
+        During the tribute phase (where ``sample_world`` does not apply) the state itself is
+        returned: the only choices there are between tribute cards of equal rank.
+        """
+        if not (isinstance(player_id, int) and 0 <= player_id < _NUM_PLAYERS):
+            raise ValueError(f"player_id must be 0..3, got {player_id!r}")
+        out = self.clone()
+        g = self._box.game
+        if g is not None and g.phase in ("play", "back"):
+            seed = int(probability_sampler() * 2.0**53)
+            out._box = _Box(g.sample_world(player_id, seed), self._box.cfg)
+        return out
 
     def __str__(self):
         from ._common import table
