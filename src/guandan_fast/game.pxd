@@ -95,3 +95,10 @@ cdef inline bint game_over(const GameState* s) noexcept nogil:
 
 cdef inline int game_winner(const GameState* s) noexcept nogil:
     return s.winner
+
+# ---- Learning interface (guandan_fast.actions / observe / vecenv; docs/learning.md) --------
+# The struct inside a compiled Game (TypeError for anything else); valid while the Game lives.
+cdef GameState* game_state_ptr(object game) except NULL
+# The current hand's play-phase moves of a Game, oldest first, as (seat, lo, hi) triples into
+# out[3*i..3*i+2]; returns how many (at most `cap`; the latest ones when there are more).
+cdef int game_hand_plays(object game, u64* out, int cap) except -1

@@ -1285,6 +1285,44 @@ cdef class Game:
         from .records import replay
         return replay(path_or_lines, Game, match)
 
+    # -- learning interface (guandan_fast.actions / observe; docs/learning.md) ---------------
+    # Thin delegations: the compiled work lives in actions.pyx and observe.pyx.
+    def legal_action_mask(self, out=None):
+        """``bool[N_ACTIONS]``: which abstract actions (``guandan_fast.actions``) are legal
+        now (all False when the match is over). ``out``: a C-contiguous ``bool[N_ACTIONS]``
+        array to fill instead of a new one.
+
+        >>> g = Game(seed=0); m = g.legal_action_mask(); m.shape, bool(m[0])
+        ((501,), False)
+        """
+        from . import actions
+        return actions.legal_action_mask(self, out)
+
+    def play_action(self, action):
+        """Play the canonical concrete move of a legal abstract action id (docs/learning.md);
+        ``IllegalMoveError`` when the id is not legal now, the state then unchanged.
+
+        >>> g = Game(seed=0); g.play_action(int(g.legal_action_mask().nonzero()[0][0]))
+        >>> len(g.history)
+        1
+        """
+        from . import actions
+        cdef u64 lo, hi
+        lo, hi = actions.canonical_words(self, action)
+        self._apply(lo, hi)
+
+    def observation_tensor(self, p=None, out=None):
+        """Seat ``p``'s observation (default: the player to act) as ``float32[OBS_SIZE]``
+        (layout: ``guandan_fast.observe.OBS_LAYOUT``)."""
+        from . import observe
+        return observe.observation_tensor(self, p, out)
+
+    def information_state_tensor(self, p=None, out=None):
+        """The observation plus the hand's recent moves, ``float32[INFO_SIZE]``
+        (``guandan_fast.observe.INFO_LAYOUT``)."""
+        from . import observe
+        return observe.information_state_tensor(self, p, out)
+
 
 def _restore(bytes state, seed, rules, tuple steps, tuple results, origin):
     """Unpickle a ``Game`` (see ``Game.__reduce__``).
@@ -1432,3 +1470,35 @@ def random_playout(Game game, long long max_steps, seed=0, bint compact=False):
     finally:
         free(buf)
     return steps, (None if st.winner < 0 else st.winner)
+
+
+# ------------------------------------------------------------------------------------------
+# Learning interface: C-level access for actions.pyx / observe.pyx (game.pxd)
+# ------------------------------------------------------------------------------------------
+
+cdef GameState* game_state_ptr(object game) except NULL:
+    if not isinstance(game, Game):
+        raise TypeError(f"game must be a guandan_fast.Game, not {type(game).__name__}")
+    return &(<Game>game).st
+
+
+cdef int game_hand_plays(object game, u64* out, int cap) except -1:
+    cdef Game g
+    cdef _Step n
+    cdef int count = 0, i
+    if not isinstance(game, Game):
+        raise TypeError(f"game must be a guandan_fast.Game, not {type(game).__name__}")
+    g = <Game>game
+    n = g._hist
+    # Newest first: keep the latest `cap` play-phase moves, then reverse in place.
+    while n is not None and n.hand == g.st.hand_number and count < cap:
+        if ((n.hi >> TYPE_SHIFT) & 15) < T_TRIBUTE:
+            out[3 * count] = <u64>n.seat
+            out[3 * count + 1] = n.lo
+            out[3 * count + 2] = n.hi
+            count += 1
+        n = n.prev
+    for i in range(count // 2):
+        for j in range(3):
+            out[3 * i + j], out[3 * (count - 1 - i) + j] = out[3 * (count - 1 - i) + j], out[3 * i + j]
+    return count
