@@ -61,7 +61,6 @@ def test_hand_reward_sums_results():
         partner = fo[0] ^ 2
         place = fo.index(partner) + 1 if partner in fo else 4
         expect += (1 if res["winner"] == 1 else -1) * {2: 3, 3: 2, 4: 1}[place]
-    expect += 1 if g.winner == 1 else -1
     assert total == expect
 
 

@@ -68,7 +68,6 @@ def test_hand_rewards_follow_results():
         fo = res["finish_order"]
         place = fo.index(partner) + 1 if partner in fo else 4
         expect += (1 if res["winner"] == 0 else -1) * {2: 3, 3: 2, 4: 1}[place]
-    expect += 1 if g.winner == 0 else -1
     assert totals["player_0"] == expect == totals["player_2"] == -totals["player_1"]
 
 

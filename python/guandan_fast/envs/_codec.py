@@ -1,19 +1,19 @@
-"""PROVISIONAL bridge to the learning interface (issue 7), until branch `learn` lands:
-actions are indices into the compact legal list, the observation a small numpy encoding.
-Replaced by gf.actions / Game.legal_action_mask / play_action / observation tensors."""
+"""The bridge to the learning interface (docs/learning.md): the fixed action space
+(``guandan_fast.actions``) and the observation encoders. PROVISIONAL observation until
+``guandan_fast.observe`` lands: a small numpy encoding."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from .. import actions
 from ..cards import KIND_OF
-from ..moves import IllegalMoveError
 
 _PHASES = ("tribute", "back", "play", "over")
 
 
 class Codec:
-    num_actions = 512
+    num_actions = actions.N_ACTIONS
 
     def __init__(self, encoder="default"):
         if encoder not in ("default",):
@@ -22,20 +22,17 @@ class Codec:
         self.obs_size = 54 + 54 + 4 + 13 + 4 + 4
         self.info_size = self.obs_size + 54 * 4
 
-    def mask(self, game):
-        m = np.zeros(self.num_actions, bool)
-        m[:game.num_legal(compact=True)] = True
-        return m
+    def mask(self, game, out=None):
+        """``bool[N]``: the legal action ids now."""
+        return game.legal_action_mask(out)
 
     def play(self, game, a):
-        n = game.num_legal(compact=True)
-        if not 0 <= a < n:
-            raise IllegalMoveError(f"action {a} is not legal now")
-        game.play_index(a, compact=True)
+        """Play action id ``a`` (``IllegalMoveError`` when not legal; nothing changes)."""
+        game.play_action(a)
 
-    def action_name(self, game, a):
-        ms = game.legal_moves(compact=True)
-        return str(ms[a]) if 0 <= a < len(ms) else f"action {a}"
+    @staticmethod
+    def action_name(a):
+        return actions.action_name(a)
 
     def obs(self, game, p):
         o = np.zeros(self.obs_size, np.float32)

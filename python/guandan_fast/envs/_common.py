@@ -18,8 +18,7 @@ AGENTS = ("player_0", "player_1", "player_2", "player_3")
 #: Reward conventions (docs/envs.md): ``'match'``: +1 to the seats of the team that wins the
 #: match and -1 to the others, when it ends; ``'hand'``: at the end of every hand, +d to the
 #: winning team and -d to the other, ``d`` = 3, 2 or 1 as the winner's partner finished 2nd,
-#: 3rd or last (the levels a hand is worth, ``Rules.upgrade_steps``), plus the match's +-1
-#: when it ends.
+#: 3rd or last (the levels a hand is worth, ``Rules.upgrade_steps``): ``VecEnv``'s rewards.
 REWARD_MODES = ("match", "hand")
 
 
@@ -51,8 +50,8 @@ def hand_value(finish_order, steps=(3, 2, 1)) -> int:
 
 def rewards(new_results, game: Game, mode: str) -> np.ndarray:
     """Per-seat rewards for the hands in ``new_results`` (the ``game.results`` entries added by
-    the last move) and, when ``game`` is over, for the match; a ``float32[4]``, zero-sum
-    between the teams.
+    the last move, mode ``'hand'``) or, when ``game`` is over, for the match (mode
+    ``'match'``); a ``float32[4]``, zero-sum between the teams.
 
     >>> g = Game(seed=0)
     >>> rewards([{'finish_order': [1, 0, 3, 2], 'winner': 1}], g, 'hand').tolist()
@@ -64,7 +63,7 @@ def rewards(new_results, game: Game, mode: str) -> np.ndarray:
             d = hand_value(res["finish_order"], game.rules.upgrade_steps)
             sign = 1.0 if res["winner"] == 0 else -1.0
             r += sign * d * np.array([1, -1, 1, -1], np.float32)
-    if game.is_over:
+    elif game.is_over:
         sign = 1.0 if game.winner == 0 else -1.0
         r += sign * np.array([1, -1, 1, -1], np.float32)
     return r
