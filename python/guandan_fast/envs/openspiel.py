@@ -179,7 +179,7 @@ class GuandanState(pyspiel.State):
     def _action_to_string(self, player, action):
         if player == pyspiel.PlayerId.CHANCE:
             return f"deal {action}"
-        return f"action {action}"
+        return _CODEC.action_name(int(action))
 
     def returns(self):
         g = self._box.game
@@ -194,7 +194,8 @@ class GuandanState(pyspiel.State):
         of ``probability_sampler`` (e.g. ``pyspiel.UniformProbabilitySampler``).
 
         During the tribute phase (where ``sample_world`` does not apply) the state itself is
-        returned: the only choices there are between tribute cards of equal rank.
+        returned: the choices there are only which of the payer's highest cards to pay, or
+        (``double_tie='winners_choose'``) which of the two paid cards to take.
         """
         if not (isinstance(player_id, int) and 0 <= player_id < _NUM_PLAYERS):
             raise ValueError(f"player_id must be 0..3, got {player_id!r}")
