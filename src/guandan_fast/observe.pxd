@@ -1,0 +1,36 @@
+# Observation encoders' C-level interface (implemented in observe.pyx; layouts in
+# docs/learning.md). nogil, allocation-free, writing into caller buffers; they trust input.
+from libc.stdint cimport int8_t, int32_t, uint8_t
+from guandan_fast.hand cimport u64
+from guandan_fast.game cimport GameState
+
+cdef enum:
+    OBS_SIZE = 536
+    HIST_LEN = 16
+    HIST_TOKEN = 59
+    INFO_SIZE = 1480        # OBS_SIZE + HIST_LEN * HIST_TOKEN
+    DZ_STATE_SIZE = 513
+    DZ_ACTION_SIZE = 54
+
+# What the encoders need beyond GameState: the current hand's public play history.
+cdef struct Track:
+    u64 played_lo[4]          # play-phase cards of each seat this hand
+    u64 played_hi[4]
+    u64 last_lo[4]            # each seat's last play-phase move this hand (PASS = 0, 0)
+    u64 last_hi[4]
+    u64 hist_lo[HIST_LEN]     # ring: the hand's j-th play-phase move at j % HIST_LEN
+    u64 hist_hi[HIST_LEN]
+    int32_t n_moves           # play-phase moves this hand
+    int8_t has_last[4]
+    int8_t hist_seat[HIST_LEN]
+
+cdef void track_reset(Track* t) noexcept nogil
+cdef void track_play(Track* t, int seat, u64 lo, u64 hi) noexcept nogil
+
+cdef void encode_obs(const GameState* s, const Track* t, int p, float* out) noexcept nogil
+cdef void encode_info(const GameState* s, const Track* t, int p, float* out) noexcept nogil
+cdef void encode_danzero(const GameState* s, const Track* t, int p, float* out) noexcept nogil
+
+# 54 card counts of a multiset: kind order, or DanZero's order (rank * 4 + suit H S C D).
+cdef void cards_u8(u64 lo, u64 hi, uint8_t* out) noexcept nogil
+cdef void cards_u8_danzero(u64 lo, u64 hi, uint8_t* out) noexcept nogil

@@ -1,0 +1,464 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Observation encoders: what one seat may know, as flat ``float32`` rows (docs/learning.md).
+
+* ``observation_tensor(game, p)``: the project's layout, ``OBS_SIZE`` floats, slices in
+  ``OBS_LAYOUT``;
+* ``information_state_tensor(game, p)``: the observation plus the hand's last moves
+  (``INFO_SIZE``, ``INFO_LAYOUT``);
+* ``danzero_state(game, p)`` / ``danzero_actions(words)``: DanZero's 513-float state and
+  54-float candidate rows.
+
+The compiled encoders (``encode_obs``, ``encode_info``, ``encode_danzero``) read a
+``GameState`` and a ``Track`` (the hand's public play history) and are what ``VecEnv`` runs.
+
+>>> import guandan_fast as gf
+>>> g = gf.Game(seed=0); x = observation_tensor(g, 0)
+>>> x.shape, x.dtype, int(x[slice(*span('hand'))].sum())
+((536,), dtype('float32'), 27)
+>>> danzero_state(g, 0).shape
+(513,)
+"""
+from libc.string cimport memset
+from libc.stdint cimport int8_t, int32_t, uint8_t
+
+from guandan_fast.hand cimport u64, kind_count, move_type, move_rank, T_PASS, T_TRIBUTE
+from guandan_fast.game cimport (GameState, PH_TRIBUTE, PH_BACK, PH_PLAY, PH_OVER,
+                                game_state_ptr, game_hand_plays)
+from guandan_fast.bots cimport ncards
+
+cimport numpy as cnp
+import numpy as np
+
+cnp.import_array()
+
+cdef extern from *:
+    int __builtin_ctzll(unsigned long long) nogil
+
+cdef u64 CARDS_HI = 0x00FFFFFFFFFFFFFF
+
+globals().update(OBS_SIZE=int(OBS_SIZE), INFO_SIZE=int(INFO_SIZE), HIST_LEN=int(HIST_LEN),
+                 DZ_STATE_SIZE=int(DZ_STATE_SIZE), DZ_ACTION_SIZE=int(DZ_ACTION_SIZE))
+
+# Offsets of the default layout (docs/learning.md, section 2).
+cdef enum:
+    O_HAND = 0
+    O_PLAYED = 54
+    O_LEFT = 270
+    O_TOP_CARDS = 274
+    O_TOP_TYPE = 328
+    O_TOP_RANK = 338
+    O_TOP_SEAT = 354
+    O_PASSES = 358
+    O_LEVEL = 359
+    O_TEAM_LEVELS = 372
+    O_DECLARER = 398
+    O_PHASE = 401
+    O_TO_ACT = 405
+    O_FINISH = 409
+    O_EXCH_GIVEN = 425
+    O_EXCH_RECEIVED = 479
+    O_EXCH_ROLE = 533
+
+#: name -> (offset, size) of the observation tensor.
+OBS_LAYOUT = {
+    "hand": (O_HAND, 54), "played": (O_PLAYED, 216), "cards_left": (O_LEFT, 4),
+    "top_cards": (O_TOP_CARDS, 54), "top_type": (O_TOP_TYPE, 10), "top_rank": (O_TOP_RANK, 16),
+    "top_seat": (O_TOP_SEAT, 4), "passes": (O_PASSES, 1), "level": (O_LEVEL, 13),
+    "team_levels": (O_TEAM_LEVELS, 26), "declarer": (O_DECLARER, 3), "phase": (O_PHASE, 4),
+    "to_act": (O_TO_ACT, 4), "finish": (O_FINISH, 16), "exch_given": (O_EXCH_GIVEN, 54),
+    "exch_received": (O_EXCH_RECEIVED, 54), "exch_role": (O_EXCH_ROLE, 3),
+}
+#: The information state: the observation, then the history tokens.
+INFO_LAYOUT = dict(OBS_LAYOUT, history=(OBS_SIZE, HIST_LEN * HIST_TOKEN))
+#: DanZero's state, in its order.
+DZ_LAYOUT = {
+    "hand": (0, 54), "wild_flags": (54, 12), "unseen": (66, 54), "last_move": (120, 54),
+    "partner_last_move": (174, 54), "played_next": (228, 54), "played_partner": (282, 54),
+    "played_previous": (336, 54), "left_next": (390, 28), "left_partner": (418, 28),
+    "left_previous": (446, 28), "level_own": (474, 13), "level_opponents": (487, 13),
+    "level_current": (500, 13),
+}
+
+
+def span(name, layout=None):
+    """``(start, stop)`` of a named slice (default: ``OBS_LAYOUT``)."""
+    off, size = (OBS_LAYOUT if layout is None else layout)[name]
+    return off, off + size
+
+
+# ------------------------------------------------------------------------------------------
+# Track
+# ------------------------------------------------------------------------------------------
+
+cdef void track_reset(Track* t) noexcept nogil:
+    memset(t, 0, sizeof(Track))
+
+
+cdef void track_play(Track* t, int seat, u64 lo, u64 hi) noexcept nogil:
+    cdef int j = t.n_moves % HIST_LEN
+    t.played_lo[seat] += lo
+    t.played_hi[seat] += hi & CARDS_HI
+    t.last_lo[seat] = lo
+    t.last_hi[seat] = hi
+    t.has_last[seat] = 1
+    t.hist_lo[j] = lo
+    t.hist_hi[j] = hi
+    t.hist_seat[j] = <int8_t>seat
+    t.n_moves += 1
+
+
+# ------------------------------------------------------------------------------------------
+# Card rows
+# ------------------------------------------------------------------------------------------
+
+cdef inline void add_cards_f(u64 lo, u64 hi, float* out) noexcept nogil:
+    """out[kind] += count for every kind of the multiset (kind order)."""
+    cdef int b, k
+    cdef u64 x = lo
+    hi &= CARDS_HI
+    while x:
+        b = __builtin_ctzll(x) & ~1
+        k = b >> 1
+        out[k] += <float>((lo >> b) & 3)
+        x &= ~((<u64>3) << b)
+    x = hi
+    while x:
+        b = __builtin_ctzll(x) & ~1
+        k = 26 + (b >> 1)
+        out[k] += <float>((hi >> b) & 3)
+        x &= ~((<u64>3) << b)
+
+
+cdef inline int dz_index(int k) noexcept nogil:
+    """DanZero's card index of a kind: rank * 4 + suit in the order H S C D; jokers 52, 53."""
+    cdef int suit
+    if k >= 52:
+        return k
+    suit = k // 13
+    if suit < 2:
+        suit ^= 1
+    return (k % 13) * 4 + suit
+
+
+cdef inline void add_cards_dz(u64 lo, u64 hi, float* out) noexcept nogil:
+    cdef int b
+    cdef u64 x = lo
+    hi &= CARDS_HI
+    while x:
+        b = __builtin_ctzll(x) & ~1
+        out[dz_index(b >> 1)] += <float>((lo >> b) & 3)
+        x &= ~((<u64>3) << b)
+    x = hi
+    while x:
+        b = __builtin_ctzll(x) & ~1
+        out[dz_index(26 + (b >> 1))] += <float>((hi >> b) & 3)
+        x &= ~((<u64>3) << b)
+
+
+cdef void cards_u8(u64 lo, u64 hi, uint8_t* out) noexcept nogil:
+    cdef int k
+    for k in range(26):
+        out[k] = <uint8_t>((lo >> (2 * k)) & 3)
+    for k in range(28):
+        out[26 + k] = <uint8_t>((hi >> (2 * k)) & 3)
+
+
+cdef void cards_u8_danzero(u64 lo, u64 hi, uint8_t* out) noexcept nogil:
+    cdef int k
+    for k in range(26):
+        out[dz_index(k)] = <uint8_t>((lo >> (2 * k)) & 3)
+    for k in range(28):
+        out[dz_index(26 + k)] = <uint8_t>((hi >> (2 * k)) & 3)
+
+
+# ------------------------------------------------------------------------------------------
+# The default observation and the information state
+# ------------------------------------------------------------------------------------------
+
+cdef void encode_obs(const GameState* s, const Track* t, int p, float* out) noexcept nogil:
+    cdef int r, q, i, ty, team = p & 1
+    memset(out, 0, OBS_SIZE * sizeof(float))
+    add_cards_f(s.hand_lo[p], s.hand_hi[p], out + O_HAND)
+    for r in range(4):
+        q = (p + r) & 3
+        add_cards_f(t.played_lo[q], t.played_hi[q], out + O_PLAYED + 54 * r)
+        out[O_LEFT + r] = <float>ncards(s.hand_lo[q], s.hand_hi[q])
+    if s.top_seat >= 0:
+        add_cards_f(s.top_lo, s.top_hi, out + O_TOP_CARDS)
+        ty = move_type(s.top_hi)
+        out[O_TOP_TYPE + (ty if ty < 10 else 0)] = 1.0
+        out[O_TOP_RANK + move_rank(s.top_hi)] = 1.0
+        out[O_TOP_SEAT + ((s.top_seat - p) & 3)] = 1.0
+    else:
+        out[O_TOP_TYPE] = 1.0
+    out[O_PASSES] = <float>s.passes
+    out[O_LEVEL + s.level - 2] = 1.0
+    out[O_TEAM_LEVELS + s.levels[team] - 2] = 1.0
+    out[O_TEAM_LEVELS + 13 + s.levels[team ^ 1] - 2] = 1.0
+    if s.declarer < 0:
+        out[O_DECLARER + 2] = 1.0
+    else:
+        out[O_DECLARER + (0 if s.declarer == team else 1)] = 1.0
+    out[O_PHASE + s.phase] = 1.0
+    if s.current >= 0:
+        out[O_TO_ACT + ((s.current - p) & 3)] = 1.0
+    for i in range(s.n_finished):
+        out[O_FINISH + 4 * ((s.finish[i] - p) & 3) + i] = 1.0
+    # The exchange as p saw it (docs/design.md: a card is known to its payer and receiver).
+    for i in range(s.n_pay):
+        if s.payer[i] == p:
+            out[O_EXCH_ROLE] = 1.0
+            if s.trib_kind[i] >= 0:
+                out[O_EXCH_GIVEN + s.trib_kind[i]] += 1.0
+            if s.back_kind[i] >= 0:
+                out[O_EXCH_RECEIVED + s.back_kind[i]] += 1.0
+        if s.receiver[i] == p:
+            out[O_EXCH_ROLE + 1] = 1.0
+            if s.trib_kind[i] >= 0:
+                out[O_EXCH_RECEIVED + s.trib_kind[i]] += 1.0
+            if s.back_kind[i] >= 0:
+                out[O_EXCH_GIVEN + s.back_kind[i]] += 1.0
+    out[O_EXCH_ROLE + 2] = <float>s.anti_tribute
+
+
+cdef void encode_info(const GameState* s, const Track* t, int p, float* out) noexcept nogil:
+    cdef int i, j, n
+    cdef float* tok
+    encode_obs(s, t, p, out)
+    memset(out + OBS_SIZE, 0, HIST_LEN * HIST_TOKEN * sizeof(float))
+    n = t.n_moves if t.n_moves < HIST_LEN else HIST_LEN
+    for i in range(n):
+        j = (t.n_moves - 1 - i) % HIST_LEN
+        tok = out + OBS_SIZE + HIST_TOKEN * i
+        tok[(t.hist_seat[j] - p) & 3] = 1.0
+        if t.hist_lo[j] == 0 and (t.hist_hi[j] & CARDS_HI) == 0:
+            tok[4] = 1.0
+        else:
+            add_cards_f(t.hist_lo[j], t.hist_hi[j], tok + 5)
+
+
+# ------------------------------------------------------------------------------------------
+# DanZero
+# ------------------------------------------------------------------------------------------
+
+cdef void wild_flags(const float* h, int level, float* res) noexcept nogil:
+    """DanZero's 12 wild-card flags of a hand (its actor's ``proc_universal``, on the
+    DanZero-ordered counts ``h``), kept quirk for quirk: straight-flush windows are those
+    starting at 2..9, rank "counts" are numbers of suits held, the run test looks only at the
+    run that ends at A."""
+    cdef int wild = (level - 2) * 4
+    cdef int s, start, j, zeros, idx, i, nmax, run
+    cdef int nc[13]
+    cdef bint rock = False
+    if h[wild] == 0:
+        return
+    res[0] = 1.0
+    for s in range(4):
+        for start in range(8):
+            zeros = 0
+            for j in range(start, start + 5):
+                idx = s + 4 * j
+                if idx == wild or h[idx] == 0:
+                    zeros += 1
+            if zeros <= 1:
+                rock = True
+                break
+        if rock:
+            break
+    res[1] = 1.0 if rock else 0.0
+    nmax = 0
+    for j in range(13):
+        nc[j] = 0
+        for s in range(4):
+            idx = s + 4 * j
+            if idx != wild and h[idx] != 0:
+                nc[j] += 1
+        if nc[j] > nmax:
+            nmax = nc[j]
+    if nmax >= 6:
+        start = 2
+    elif nmax == 5:
+        start = 3
+    elif nmax == 4:
+        start = 4
+    elif nmax == 3:
+        start = 5
+    elif nmax == 2:
+        start = 6
+    else:
+        start = 7
+    for j in range(start, 8):
+        res[j] = 1.0
+    run = 0
+    for i in range(13):
+        if nc[i] != 0:
+            run += 1
+            if i >= 1:
+                if (nc[i] == 2 and nc[i - 1] >= 3) or (nc[i] >= 3 and nc[i - 1] == 2):
+                    res[9] = 1.0
+                elif nc[i] == 2 and nc[i - 1] == 2:
+                    res[11] = 1.0
+            if i >= 2:
+                if ((nc[i - 2] == 1 and nc[i - 1] >= 2 and nc[i] >= 2)
+                        or (nc[i - 2] >= 2 and nc[i - 1] == 1 and nc[i] >= 2)
+                        or (nc[i - 2] >= 2 and nc[i - 1] >= 2 and nc[i] == 1)):
+                    res[10] = 1.0
+        else:
+            run = 0
+    if run >= 4:
+        res[8] = 1.0
+
+
+cdef inline void fill(float* out, int n, float v) noexcept nogil:
+    cdef int i
+    for i in range(n):
+        out[i] = v
+
+
+cdef void encode_danzero(const GameState* s, const Track* t, int p, float* out) noexcept nogil:
+    cdef int i, q, r, j, team = p & 1, partner = p ^ 2
+    cdef bint out_partner = False
+    cdef float played[54]
+    memset(out, 0, DZ_STATE_SIZE * sizeof(float))
+    add_cards_dz(s.hand_lo[p], s.hand_hi[p], out)
+    wild_flags(out, s.level, out + 54)
+    # Unseen: two of each card, less p's hand and every card played this hand.
+    fill(out + 66, 54, 2.0)
+    for i in range(54):
+        out[66 + i] -= out[i]
+    memset(played, 0, sizeof(played))
+    for q in range(4):
+        add_cards_dz(t.played_lo[q], t.played_hi[q], played)
+    for i in range(54):
+        out[66 + i] -= played[i]
+    # The last move of the hand; "no move" is a row of -1.
+    if t.n_moves > 0:
+        j = (t.n_moves - 1) % HIST_LEN
+        add_cards_dz(t.hist_lo[j], t.hist_hi[j], out + 120)
+    else:
+        fill(out + 120, 54, -1.0)
+    for i in range(s.n_finished):
+        if s.finish[i] == partner:
+            out_partner = True
+    if t.has_last[partner] and not out_partner:
+        add_cards_dz(t.last_lo[partner], t.last_hi[partner], out + 174)
+    else:
+        fill(out + 174, 54, -1.0)
+    for r in range(1, 4):
+        q = (p + r) & 3
+        add_cards_dz(t.played_lo[q], t.played_hi[q], out + 228 + 54 * (r - 1))
+        # A receiver holds 28 cards between tribute and return: DanZero's 28 slots cap at 27.
+        i = ncards(s.hand_lo[q], s.hand_hi[q])
+        out[390 + 28 * (r - 1) + (i if i < 27 else 27)] = 1.0
+    out[474 + s.levels[team] - 2] = 1.0
+    out[487 + s.levels[team ^ 1] - 2] = 1.0
+    out[500 + s.level - 2] = 1.0
+
+
+# ------------------------------------------------------------------------------------------
+# Python API (Game objects)
+# ------------------------------------------------------------------------------------------
+
+cdef enum:
+    MAX_HAND_PLAYS = 8192
+
+cdef u64 _plays[3 * MAX_HAND_PLAYS]
+
+
+cdef int _track_of(object game, Track* t) except -1:
+    cdef int n = game_hand_plays(game, _plays, MAX_HAND_PLAYS)
+    cdef int i
+    if n >= MAX_HAND_PLAYS:
+        raise RuntimeError("hand history too long to encode")  # beyond any real hand
+    track_reset(t)
+    for i in range(n):
+        track_play(t, <int>_plays[3 * i], _plays[3 * i + 1], _plays[3 * i + 2])
+    return 0
+
+
+cdef int _seat(object game, object p) except -1:
+    cdef GameState* s = game_state_ptr(game)
+    if p is None:
+        if s.current < 0:
+            raise ValueError("p is required when the match is over (no seat to act)")
+        return s.current
+    if isinstance(p, bool) or not isinstance(p, (int, np.integer)):
+        raise TypeError(f"p must be an int 0..3 or None, not {type(p).__name__}")
+    if not 0 <= p <= 3:
+        raise ValueError(f"p must be 0..3, got {p}")
+    return <int>p
+
+
+cdef object _out(object out, int size):
+    if out is None:
+        return np.empty(size, dtype=np.float32)
+    if (not isinstance(out, np.ndarray) or out.dtype != np.float32 or out.shape != (size,)
+            or not out.flags.c_contiguous or not out.flags.writeable):
+        raise ValueError(f"out must be a writeable C-contiguous float32 array of shape "
+                         f"({size},), got {getattr(out, 'dtype', type(out).__name__)} "
+                         f"{getattr(out, 'shape', '')}")
+    return out
+
+
+def observation_tensor(game, p=None, out=None):
+    """Seat ``p``'s observation of a ``Game`` (default: the seat to act) as
+    ``float32[OBS_SIZE]``, layout ``OBS_LAYOUT``."""
+    cdef Track t
+    cdef int seat = _seat(game, p)
+    arr = _out(out, OBS_SIZE)
+    cdef float[::1] v = arr
+    _track_of(game, &t)
+    encode_obs(game_state_ptr(game), &t, seat, &v[0])
+    return arr
+
+
+def information_state_tensor(game, p=None, out=None):
+    """The observation plus the hand's last ``HIST_LEN`` moves: ``float32[INFO_SIZE]``."""
+    cdef Track t
+    cdef int seat = _seat(game, p)
+    arr = _out(out, INFO_SIZE)
+    cdef float[::1] v = arr
+    _track_of(game, &t)
+    encode_info(game_state_ptr(game), &t, seat, &v[0])
+    return arr
+
+
+def danzero_state(game, p=None, out=None):
+    """DanZero's 513-float state of seat ``p`` (docs/learning.md, ``DZ_LAYOUT``).
+
+    >>> import guandan_fast as gf
+    >>> x = danzero_state(gf.Game(seed=0), 0)
+    >>> float(x[120]), x[slice(*span('level_current', DZ_LAYOUT))].argmax()
+    (-1.0, 0)
+    """
+    cdef Track t
+    cdef int seat = _seat(game, p)
+    arr = _out(out, DZ_STATE_SIZE)
+    cdef float[::1] v = arr
+    _track_of(game, &t)
+    encode_danzero(game_state_ptr(game), &t, seat, &v[0])
+    return arr
+
+
+def danzero_actions(words):
+    """DanZero's 54-float action rows of moves given as ``uint64[n, 2]`` words (e.g.
+    ``Game.legal_moves_array()``): card counts in DanZero's order, zeros for PASS."""
+    arr = np.ascontiguousarray(words, dtype=np.uint64)
+    if arr.ndim != 2 or arr.shape[1] != 2:
+        raise ValueError(f"words must have shape (n, 2), got {arr.shape}")
+    cdef const u64[:, ::1] w = arr
+    out = np.zeros((arr.shape[0], DZ_ACTION_SIZE), dtype=np.float32)
+    cdef float[:, ::1] o = out
+    cdef Py_ssize_t i
+    with nogil:
+        for i in range(w.shape[0]):
+            add_cards_dz(w[i, 0], w[i, 1], &o[i, 0])
+    return out
+
+
+def danzero_index(code):
+    """DanZero's index of a card code (``'H2'`` -> 0, ``'S2'`` -> 1, ``'HR'`` -> 53)."""
+    from .cards import KIND_OF
+    if code not in KIND_OF:
+        raise ValueError(f"unknown card code {code!r}")
+    return dz_index(KIND_OF[code])
