@@ -107,8 +107,7 @@ class GuandanEnv(gymnasium.Env):
             raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
         self.render_mode = render_mode
         self._codec = Codec(encoder)
-        self.observation_space = gymnasium.spaces.Box(0.0, 1.0, (self._codec.obs_size,),
-                                                      np.float32)
+        self.observation_space = self._codec.observation_space()
         self.action_space = gymnasium.spaces.Discrete(self._codec.num_actions)
         self.game = None
         self._done = True
@@ -188,3 +187,4 @@ class GuandanEnv(gymnasium.Env):
         if self.game is None:
             return "no match yet: call reset()"
         return _common.table(self.game)
+

@@ -35,6 +35,7 @@ import dataclasses
 import numpy as np
 import pyspiel
 
+from .. import observe
 from ..game import Game, random_playout
 from ..rules import Rules
 from ._codec import Codec
@@ -245,9 +246,9 @@ class GuandanObserver:
         if g is None:
             self.tensor.fill(0)
         elif self.perfect_recall:
-            self.tensor[:] = _CODEC.info_state(g, player)
+            observe.information_state_tensor(g, player, self.tensor)
         else:
-            self.tensor[:] = _CODEC.obs(g, player)
+            observe.observation_tensor(g, player, self.tensor)
 
     def string_from(self, state, player):
         g = state._box.game

@@ -64,10 +64,10 @@ class raw_env(AECEnv):
             raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
         self.render_mode = render_mode
         self._codec = Codec(encoder)
-        n, d = self._codec.num_actions, self._codec.obs_size
+        n = self._codec.num_actions
         self.possible_agents = list(_common.AGENTS)
         obs_space = gymnasium.spaces.Dict({
-            "observation": gymnasium.spaces.Box(0.0, 1.0, (d,), np.float32),
+            "observation": self._codec.observation_space(),
             "action_mask": gymnasium.spaces.Box(0, 1, (n,), np.int8),
         })
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
