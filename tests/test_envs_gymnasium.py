@@ -110,3 +110,16 @@ def test_bad_arguments():
         GuandanEnv(seat=1, opponents=("greedy", "greedy", "greedy", None))
     with pytest.raises(ValueError, match="illegal_action"):
         GuandanEnv(illegal_action="ignore")
+
+
+def test_observation_is_the_learners_tensor():
+    from guandan_fast import observe
+    env = GuandanEnv(seat=2, opponents="random", encoder="danzero")
+    obs, info = env.reset(seed=6)
+    rng = np.random.default_rng(6)
+    for _ in range(50):
+        np.testing.assert_array_equal(obs, observe.danzero_state(env.game, 2))
+        np.testing.assert_array_equal(info["action_mask"].astype(bool),
+                                      env.game.legal_action_mask())
+        obs, r, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+        assert not term

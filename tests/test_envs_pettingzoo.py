@@ -158,3 +158,26 @@ def test_step_before_reset_is_refused():
 
 def test_hand_value_uses_partner_place():
     assert [_common.hand_value(fo) for fo in ([0, 2], [0, 1, 2, 3], [0, 1, 3, 2])] == [3, 2, 1]
+
+
+@pytest.mark.parametrize("encoder,fn", [("default", "observation_tensor"),
+                                        ("info", "information_state_tensor"),
+                                        ("danzero", "danzero_state")])
+def test_observations_are_the_learning_interface_tensors(encoder, fn):
+    from guandan_fast import observe
+    e = raw_env(encoder=encoder)
+    rng = np.random.default_rng(3)
+    e.reset(seed=12)
+    for _ in range(300):
+        acting = e.agent_selection
+        for p, agent in enumerate(e.possible_agents):
+            obs = e.observe(agent)
+            np.testing.assert_array_equal(obs["observation"], getattr(observe, fn)(e.game, p))
+            assert e.observation_space(agent).contains(obs)
+        mask = e.observe(acting)["action_mask"]
+        np.testing.assert_array_equal(mask.astype(bool), e.game.legal_action_mask())
+        e.step(int(rng.choice(np.flatnonzero(mask))))
+
+
+def test_api_test_danzero_encoder():
+    api_test(env(encoder="danzero"), num_cycles=300)
