@@ -38,35 +38,37 @@ class _Pick:
 
 
 def raw_game(matches):
-    """The raw ``Game`` with the action space: mask, pick, play the id."""
+    """The raw ``Game`` with the action space: ``legal_action_mask``, pick, ``play_action``."""
     from guandan_fast import Game
-    from guandan_fast.envs._codec import Codec
-    codec = Codec()
+    from guandan_fast.actions import N_ACTIONS
+    mask = np.zeros(N_ACTIONS, bool)
     pick = _Pick()
     steps = 0
     t = time.perf_counter()
     for seed in range(matches):
         g = Game(seed=seed)
         while not g.is_over:
-            codec.play(g, pick(codec.mask(g)))
+            g.play_action(pick(g.legal_action_mask(mask)))
             steps += 1
     return steps, time.perf_counter() - t
 
 
 def raw_game_obs(matches):
     """The same plus the acting seat's observation tensor each decision (what every adapter
-    computes)."""
+    computes), into reused buffers."""
     from guandan_fast import Game
-    from guandan_fast.envs._codec import Codec
-    codec = Codec()
+    from guandan_fast.actions import N_ACTIONS
+    from guandan_fast.observe import OBS_SIZE
+    mask = np.zeros(N_ACTIONS, bool)
+    obs = np.zeros(OBS_SIZE, np.float32)
     pick = _Pick()
     steps = 0
     t = time.perf_counter()
     for seed in range(matches):
         g = Game(seed=seed)
         while not g.is_over:
-            codec.obs(g, g.current_player)
-            codec.play(g, pick(codec.mask(g)))
+            g.observation_tensor(g.current_player, obs)
+            g.play_action(pick(g.legal_action_mask(mask)))
             steps += 1
     return steps, time.perf_counter() - t
 
