@@ -17,8 +17,9 @@ from .movegen import Hand, MoveList, beats, classify, count_moves, legal_moves
 from .moves import PASS, IllegalMoveError, Move
 from .rules import Rules
 from .simulate import SimulationResult, simulate  # the function shadows the submodule's name
+from .vecenv import VecEnv  # learning interface (docs/learning.md); actions, observe: submodules
 
 __all__ = ["Move", "PASS", "IllegalMoveError", "Rules", "parse_cards", "parse_level",
            "Hand", "MoveList", "legal_moves", "count_moves", "classify", "beats", "Game",
-           "simulate", "SimulationResult"]
+           "simulate", "SimulationResult", "VecEnv"]
 __version__ = "0.1.0"

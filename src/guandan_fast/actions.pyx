@@ -139,8 +139,6 @@ cdef int action_of_move(u64 lo, u64 hi, int level) noexcept nogil:
 # ------------------------------------------------------------------------------------------
 
 cdef int fill_legal_actions(const GameState* s, u64* scratch, int32_t* ids, u64* words) noexcept nogil:
-    cdef uint8_t seen[N_ACTIONS]
-    cdef u64 tab[2 * N_ACTIONS]
     cdef u64 trip_lo[13]
     cdef u64 trip_hi[13]
     cdef u64 pair_lo[15]
@@ -148,20 +146,20 @@ cdef int fill_legal_actions(const GameState* s, u64* scratch, int32_t* ids, u64*
     cdef uint8_t has_trip[13]
     cdef uint8_t has_pair[15]
     cdef int p = s.current
-    cdef int n, n0, i, a, t, q, rc, wild, w_hand, c
+    cdef int n, n0, i, j, a, t, q, rc, wild, w_hand, c
     cdef u64 lo, hi, hand_lo, hand_hi, top_lo = s.top_lo, top_hi = s.top_hi
     cdef u64* lead
     cdef bint follow = s.top_seat >= 0
     if s.phase == PH_OVER:
         return 0
-    memset(seen, 0, N_ACTIONS)
+    c = 0
     if s.phase != PH_PLAY:
         n = game_legal(s, True, scratch, ACT_SCRATCH)
         for i in range(n):
-            a = action_of_move(scratch[2 * i], scratch[2 * i + 1], s.level)
-            seen[a] = 1
-            tab[2 * a] = scratch[2 * i]
-            tab[2 * a + 1] = scratch[2 * i + 1]
+            ids[c] = action_of_move(scratch[2 * i], scratch[2 * i + 1], s.level)
+            words[2 * c] = scratch[2 * i]
+            words[2 * c + 1] = scratch[2 * i + 1]
+            c += 1
     else:
         hand_lo = s.hand_lo[p]
         hand_hi = s.hand_hi[p]
@@ -172,10 +170,10 @@ cdef int fill_legal_actions(const GameState* s, u64* scratch, int32_t* ids, u64*
             hi = scratch[2 * i + 1]
             if move_type(hi) == T_THREE_WITH_TWO:
                 continue            # every pair rank is made below
-            a = action_of_move(lo, hi, s.level)
-            seen[a] = 1
-            tab[2 * a] = lo
-            tab[2 * a + 1] = hi
+            ids[c] = action_of_move(lo, hi, s.level)
+            words[2 * c] = lo
+            words[2 * c + 1] = hi
+            c += 1
         if not follow or move_type(top_hi) == T_THREE_WITH_TWO:
             # Full houses by (triple rank, pair rank): the canonical trips of the triple rank
             # plus the canonical pair of the pair rank (both from the compact lead list) when
@@ -222,17 +220,27 @@ cdef int fill_legal_actions(const GameState* s, u64* scratch, int32_t* ids, u64*
                         | ((<u64>(t + 2)) << RANK_SHIFT)
                     if follow and not beats(lo, hi, top_lo, top_hi, s.level):
                         continue
-                    a = A_FULL_HOUSE + t * 14 + (q if q < t else q - 1)
-                    seen[a] = 1
-                    tab[2 * a] = lo
-                    tab[2 * a + 1] = hi
-    c = 0
-    for a in range(N_ACTIONS):
-        if seen[a]:
-            ids[c] = a
-            words[2 * c] = tab[2 * a]
-            words[2 * c + 1] = tab[2 * a + 1]
-            c += 1
+                    ids[c] = A_FULL_HOUSE + t * 14 + (q if q < t else q - 1)
+                    words[2 * c] = lo
+                    words[2 * c + 1] = hi
+                    c += 1
+    # Ascending ids: the generator's order is nearly that already (full houses come last),
+    # so an insertion sort costs about one pass.
+    for i in range(1, c):
+        a = ids[i]
+        if ids[i - 1] <= a:
+            continue
+        lo = words[2 * i]
+        hi = words[2 * i + 1]
+        j = i - 1
+        while j >= 0 and ids[j] > a:
+            ids[j + 1] = ids[j]
+            words[2 * j + 2] = words[2 * j]
+            words[2 * j + 3] = words[2 * j + 1]
+            j -= 1
+        ids[j + 1] = a
+        words[2 * j + 2] = lo
+        words[2 * j + 3] = hi
     return c
 
 

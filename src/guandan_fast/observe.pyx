@@ -428,7 +428,7 @@ def danzero_state(game, p=None, out=None):
 
     >>> import guandan_fast as gf
     >>> x = danzero_state(gf.Game(seed=0), 0)
-    >>> float(x[120]), x[slice(*span('level_current', DZ_LAYOUT))].argmax()
+    >>> float(x[120]), int(x[slice(*span('level_current', DZ_LAYOUT))].argmax())
     (-1.0, 0)
     """
     cdef Track t

@@ -1,0 +1,212 @@
+"""``gf.VecEnv`` (docs/learning.md section 3).
+
+* stepping a VecEnv equals stepping ``Game`` objects by hand with the same choices: every
+  observation row, mask, candidate list and hand result;
+* the same with built-in bots (greedy, stepped by hand through ``bots.choose``);
+* identical batches and results for 1 and 2 threads;
+* candidates mode, the DanZero and info encoders, ``fork``, ``drain_results``;
+* bad input raises before any table advances.
+"""
+
+import numpy as np
+import pytest
+
+import guandan_fast as gf
+from guandan_fast import actions as A
+from guandan_fast import bots
+from guandan_fast import observe as O
+
+
+def random_choice(batch, rng):
+    counts = np.diff(batch.cand_offsets)
+    pick = batch.cand_offsets[:-1] + (rng.random(len(counts)) * counts).astype(np.int64)
+    return batch.cand_ids[pick], pick - batch.cand_offsets[:-1]
+
+
+def hand_result(game):
+    r = game.results[-1]
+    fin = list(r["finish_order"]) + [-1] * (4 - len(r["finish_order"]))
+    return r, fin
+
+
+def test_vecenv_equals_games_stepped_by_hand():
+    n, steps = 6, 900
+    env = gf.VecEnv(n, seed=11)
+    b = env.reset()
+    games = [gf.Game(seed=env.match_seed(i)) for i in range(n)]
+    rng = np.random.default_rng(5)
+    hands_seen = matches_seen = 0
+    for _ in range(steps):
+        for i, g in enumerate(games):
+            assert b.seat[i] == g.current_player
+            assert b.phase[i] == ("tribute", "back", "play").index(g.phase)
+            assert (b.obs[i] == g.observation_tensor()).all()
+            assert (b.mask[i] == g.legal_action_mask()).all()
+            ids, words = A.canonical_moves(g)
+            lo, hi = b.cand_offsets[i], b.cand_offsets[i + 1]
+            assert (b.cand_ids[lo:hi] == ids).all() and (b.cand_words[lo:hi] == words).all()
+        a, _ = random_choice(b, rng)
+        env.step(a)
+        res = env.drain_results()
+        by_env = {}
+        for k in range(len(res["env_id"])):
+            by_env.setdefault(int(res["env_id"][k]), []).append(k)
+        for i, g in enumerate(games):
+            before = len(g.results)
+            g.play_action(int(a[i]))
+            if len(g.results) > before:
+                (k,) = by_env.pop(i)
+                r, fin = hand_result(g)
+                assert res["finish"][k].tolist() == fin
+                assert tuple(res["levels"][k]) == r["levels"]
+                assert res["level"][k] == r["level"]
+                assert res["match_over"][k] == g.is_over
+                w = r["winner"]
+                rw = res["reward"][k]
+                assert rw[w] == rw[w + 2] == -rw[1 - w] == -rw[3 - w] > 0
+                hands_seen += 1
+                if g.is_over:
+                    assert res["match_winner"][k] == g.winner
+                    matches_seen += 1
+                    games[i] = gf.Game(seed=env.match_seed(i))
+        assert not by_env
+        b = env.pending()
+    assert hands_seen >= 3
+
+
+def test_vecenv_with_greedy_bots_equals_games_stepped_by_hand():
+    n = 4
+    env = gf.VecEnv(n, seed=3, learners=(1,), opponents="greedy", encoder="danzero",
+                    action_mode="candidates")
+    b = env.reset()
+    rng = np.random.default_rng(1)
+
+    def bot_move(g):
+        p = g.current_player
+        top = g.observation(p)["top"]
+        counts = [min(27, len(g.hand(q))) for q in range(4)]   # 28: only in the exchange
+        moves = list(g.legal_moves(compact=True))
+        return bots.choose("greedy", g.hand(p), level=g.level,
+                           top=None if top is None else top[1],
+                           top_seat=None if top is None else top[0], seat=p, counts=counts,
+                           moves=moves, phase=g.phase)
+
+    games = []
+    for i in range(n):
+        g = gf.Game(seed=env.match_seed(i))
+        while g.current_player != 1:
+            g.play(bot_move(g))
+        games.append(g)
+    for _ in range(150):
+        _, local = random_choice(b, rng)
+        for i, g in enumerate(games):
+            assert (b.obs[i] == O.danzero_state(g)).all()
+            lo, hi = b.cand_offsets[i], b.cand_offsets[i + 1]
+            ids, words = A.canonical_moves(g)
+            assert (b.cand_words[lo:hi] == words).all()
+            assert (b.cand_cards[lo:hi] == O.danzero_actions(words)).all()
+        chosen = b.cand_ids[b.cand_offsets[:-1] + local].copy()   # b is invalid after step
+        env.step(local)
+        for i, g in enumerate(games):
+            g.play_action(int(chosen[i]))
+            while not g.is_over and g.current_player != 1:
+                g.play(bot_move(g))
+        if any(g.is_over for g in games):
+            break
+        b = env.pending()
+
+
+@pytest.mark.parametrize("encoder,mode", [("default", "abstract"), ("info", "candidates"),
+                                          (None, "abstract"), ("danzero", "candidates")])
+def test_identical_for_any_thread_count(encoder, mode):
+    envs = [gf.VecEnv(24, seed=9, threads=t, learners=(0, 2), opponents="random",
+                      encoder=encoder, action_mode=mode) for t in (1, 2)]
+    batches = [e.reset() for e in envs]
+    rng = np.random.default_rng(2)
+    for _ in range(120):
+        b1, b2 = batches
+        for f in b1._fields:
+            x, y = getattr(b1, f), getattr(b2, f)
+            assert (x is None and y is None) or np.array_equal(x, y), f
+        ids, local = random_choice(b1, rng)
+        for e in envs:
+            e.step(ids if mode == "abstract" else local)
+        r1, r2 = (e.drain_results() for e in envs)
+        assert r1.keys() == r2.keys() and all(np.array_equal(r1[k], r2[k]) for k in r1)
+        batches = [e.pending() for e in envs]
+    assert batches[0].obs.shape == (24, envs[0].obs_size)
+
+
+def test_seats_and_results_shapes_and_reward_convention():
+    env = gf.VecEnv(16, seed=4, learners=(0,), opponents=("greedy",) * 4, encoder=None)
+    b = env.reset()
+    assert b.obs.shape == (16, 0) and (b.seat == 0).all()
+    rng = np.random.default_rng(0)
+    total = 0
+    for _ in range(400):
+        env.step(random_choice(b, rng)[0])
+        b = env.pending()
+        assert (b.seat == 0).all()
+        r = env.drain_results()
+        total += len(r["env_id"])
+        assert r["reward"].shape == (len(r["env_id"]), 4)
+        for k in range(len(r["env_id"])):
+            u = r["reward"][k]
+            assert u.sum() == 0 and set(np.abs(u)) <= {1.0, 2.0, 3.0}
+            assert r["finish"][k][0] >= 0
+    assert total > 5
+
+
+def test_fork_copies_a_table():
+    env = gf.VecEnv(3, seed=21)
+    b = env.reset()
+    rng = np.random.default_rng(3)
+    for _ in range(30):
+        env.step(random_choice(b, rng)[0])
+        b = env.pending()
+    f = env.fork(1, 4)
+    fb = f.pending()
+    assert (fb.obs == b.obs[1]).all() and (fb.mask == b.mask[1]).all()
+    first = b.cand_ids[b.cand_offsets[:-1]].copy()
+    env.step(first)
+    f.step(np.full(4, first[1]))
+    assert (f.pending().obs == env.pending().obs[1]).all()
+    assert f.match_seed(2) == env.match_seed(1)
+
+
+def test_bad_input_changes_nothing():
+    env = gf.VecEnv(4, seed=0)
+    with pytest.raises(RuntimeError, match="reset"):
+        env.pending()
+    b = env.reset()
+    obs = b.obs.copy()
+    with pytest.raises(ValueError, match="shape \\(4,\\)"):
+        env.step(np.zeros(3, dtype=np.int64))
+    with pytest.raises(TypeError, match="integer array"):
+        env.step(np.zeros(4, dtype=np.float32))
+    good = b.cand_ids[b.cand_offsets[:-1]].copy()
+    bad = good.copy()
+    bad[2] = 0                          # PASS on a lead
+    with pytest.raises(gf.IllegalMoveError, match="actions\\[2\\] = 0 \\(PASS\\) is not legal at table 2"):
+        env.step(bad)
+    bad[2] = 501
+    with pytest.raises(ValueError, match="action ids are 0..500"):
+        env.step(bad)
+    assert (env.pending().obs == obs).all()
+    env.step(good)
+    with pytest.raises(RuntimeError, match="needs a pending"):
+        env.step(good)
+    c = gf.VecEnv(2, seed=0, action_mode="candidates")
+    cb = c.reset()
+    with pytest.raises(ValueError, match="candidates"):
+        c.step(np.diff(cb.cand_offsets))
+    for kwargs, exc in [(dict(learners=()), ValueError), (dict(learners=(4,)), ValueError),
+                        (dict(encoder="x"), ValueError), (dict(action_mode="x"), ValueError),
+                        (dict(opponents="smart"), ValueError), (dict(threads=0), ValueError),
+                        (dict(rules={}), TypeError)]:
+        with pytest.raises(exc):
+            gf.VecEnv(2, seed=0, **kwargs)
+    with pytest.raises(TypeError):
+        gf.VecEnv(2, seed="x")
+    with pytest.raises(ValueError, match="env_id"):
+        env.fork(4, 1)
