@@ -5,7 +5,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import guandan_fast as gf
-from guandan_fast.envs.gymnasium import GuandanEnv
+from guandan_fast.envs.gymnasium import GuandanEnv, GuandanVectorEnv
 
 
 def run_episode(env, seed, rng):
@@ -123,3 +123,90 @@ def test_observation_is_the_learners_tensor():
                                       env.game.legal_action_mask())
         obs, r, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
         assert not term
+
+
+# -- GuandanVectorEnv (over guandan_fast.VecEnv) ----------------------------------------------
+
+def test_vector_env_tables_replay_the_single_env():
+    """Table i of the vector env plays the match VecEnv deals it; the single-learner env fed
+    that match seed and the same actions (greedy bots, deterministic in both: compiled in
+    VecEnv, through bots.choose in GuandanEnv) sees the same observations, masks, rewards and
+    terminations, across match ends (the vector env resets a table within the step)."""
+    n, seat = 3, 1
+    venv = GuandanVectorEnv(n, seat=seat, opponents="greedy", reward="hand")
+    obs, infos = venv.reset(seed=5)
+    singles = [GuandanEnv(seat=seat, opponents="greedy", reward="hand") for _ in range(n)]
+    outs = [s.reset(seed=venv._vec.match_seed(i)) for i, s in enumerate(singles)]
+    rng = np.random.default_rng(0)
+    ends = 0
+    for step in range(1500):
+        for i in range(n):
+            np.testing.assert_array_equal(obs[i], outs[i][0])
+            np.testing.assert_array_equal(infos["action_mask"][i], outs[i][1]["action_mask"])
+        actions = np.array([rng.choice(np.flatnonzero(infos["action_mask"][i]))
+                            for i in range(n)])
+        obs, rewards, term, trunc, infos = venv.step(actions)
+        assert not trunc.any()
+        for i, s in enumerate(singles):
+            o, r, t, tr, inf = s.step(int(actions[i]))
+            assert (r, t) == (rewards[i], term[i])
+            if t:
+                ends += 1
+                o, inf = s.reset(seed=venv._vec.match_seed(i))
+            outs[i] = (o, inf)
+    assert ends >= 1
+
+
+def test_vector_env_spaces_and_errors():
+    venv = GuandanVectorEnv(4, seat=0, opponents="random", encoder="danzero")
+    obs, infos = venv.reset(seed=1)
+    assert venv.observation_space.contains(obs)
+    assert obs.shape == (4, 513) and infos["action_mask"].shape == (4, 501)
+    with pytest.raises(ValueError, match="shape"):
+        venv.step(np.zeros(3, np.int64))
+    bad = np.array([int(np.flatnonzero(m == 0)[0]) for m in infos["action_mask"]])
+    with pytest.raises(gf.IllegalMoveError):
+        venv.step(bad)
+    good = np.array([int(np.flatnonzero(m)[0]) for m in infos["action_mask"]])
+    obs2, *_ = venv.step(good)        # the failed step changed nothing: this one is accepted
+    assert obs2.shape == (4, 513)
+    with pytest.raises(RuntimeError, match="reset"):
+        GuandanVectorEnv(2).step(np.zeros(2, np.int64))
+
+
+def test_vector_env_match_reward_and_seeding():
+    a = GuandanVectorEnv(8, seat=0, opponents=(None, "greedy", "random", "greedy"))
+    b = GuandanVectorEnv(8, seat=0, opponents=(None, "greedy", "random", "greedy"))
+    oa, ia = a.reset(seed=3)
+    ob, ib = b.reset(seed=3)
+    np.testing.assert_array_equal(oa, ob)
+    rng = np.random.default_rng(1)
+    total = np.zeros(8)
+    ends = np.zeros(8, int)
+    for _ in range(3000):
+        acts = np.array([rng.choice(np.flatnonzero(m)) for m in ia["action_mask"]])
+        oa, ra, ta, _, ia = a.step(acts)
+        ob, rb, tb, _, ib = b.step(acts)
+        np.testing.assert_array_equal(oa, ob)
+        np.testing.assert_array_equal(ra, rb)
+        assert set(np.unique(ra[ta])) <= {-1.0, 1.0} and not ra[~ta].any()
+        total += ra
+        ends += ta
+    # random learner + random partner against two greedy bots: they lose (almost) every match
+    assert ends.sum() >= 8 and total.sum() <= -0.6 * ends.sum()
+
+
+def test_vector_env_under_gymnasium_wrappers():
+    import gymnasium
+    envs = gymnasium.wrappers.vector.RecordEpisodeStatistics(GuandanVectorEnv(4, opponents="random"))
+    obs, infos = envs.reset(seed=0)
+    rng = np.random.default_rng(0)
+    episodes = 0
+    for _ in range(1500):
+        acts = np.array([rng.choice(np.flatnonzero(m)) for m in infos["action_mask"]])
+        obs, r, term, trunc, infos = envs.step(acts)
+        if "episode" in infos:
+            done = infos["_episode"]
+            episodes += int(done.sum())
+            assert set(infos["episode"]["r"][done]) <= {-1.0, 1.0}
+    assert episodes >= 4

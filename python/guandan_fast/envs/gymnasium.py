@@ -2,7 +2,8 @@
 
 ``GuandanEnv`` is a ``gymnasium.Env``: the learner sits at ``seat``, the three other seats are
 played by built-in bots (``greedy``, ``random`` or ``random_compact``) inside ``step``. An
-episode is a whole match. Observations are ``float32[D]`` tensors of the learning interface,
+episode is a whole match. ``GuandanVectorEnv`` is the same for many tables at once, a
+``gymnasium.vector.VectorEnv`` over ``guandan_fast.VecEnv`` (bots in compiled code). Observations are ``float32[D]`` tensors of the learning interface,
 actions ``Discrete(N)`` ids of the fixed action space; the legal ones are in
 ``info["action_mask"]`` (and ``env.action_masks()``, the sb3-contrib convention). Rewards follow
 docs/envs.md.
@@ -31,7 +32,7 @@ from ..simulate import AGENTS as BOT_NAMES
 from . import _common
 from ._codec import Codec
 
-__all__ = ["GuandanEnv"]
+__all__ = ["GuandanEnv", "GuandanVectorEnv"]
 
 _ILLEGAL = ("raise", "terminate")
 
@@ -188,3 +189,96 @@ class GuandanEnv(gymnasium.Env):
             return "no match yet: call reset()"
         return _common.table(self.game)
 
+
+
+class GuandanVectorEnv(gymnasium.vector.VectorEnv):
+    """``num_envs`` tables of ``guandan_fast.VecEnv`` as a ``gymnasium.vector.VectorEnv``: one
+    learner per table at ``seat``, the other seats built-in bots played in compiled code.
+
+    Actions: an int array ``[num_envs]`` of action ids; observations ``float32[num_envs, D]``;
+    ``infos["action_mask"]``: ``int8[num_envs, N]``. A table whose match ends is replaced by
+    its next match within the same ``step`` (``AutoresetMode.SAME_STEP``: the observation
+    returned is the new match's first; the finished match's last observation is not kept, as
+    nothing is bootstrapped from a terminal state). Rewards: ``reward='match'`` or ``'hand'``
+    (docs/envs.md) for the learner's team. ``threads``: ``VecEnv``'s threads (results do not
+    depend on it). Table ``i`` plays the matches of ``VecEnv(seed=...)``'s table ``i``
+    (docs/learning.md "Seeds").
+
+    >>> import numpy as np
+    >>> envs = GuandanVectorEnv(8, seat=0, opponents="greedy")
+    >>> obs, infos = envs.reset(seed=1)
+    >>> obs.shape, infos["action_mask"].shape
+    ((8, 536), (8, 501))
+    >>> actions = infos["action_mask"].argmax(axis=1)         # the first legal id per table
+    >>> obs, rewards, terminated, truncated, infos = envs.step(actions)
+    >>> rewards.shape, terminated.dtype
+    ((8,), dtype('bool'))
+    """
+
+    metadata = {"autoreset_mode": gymnasium.vector.AutoresetMode.SAME_STEP}
+
+    def __init__(self, num_envs, seat=0, opponents="greedy", rules=Rules(), encoder="default",
+                 reward="match", threads=1):
+        from ..vecenv import VecEnv  # noqa: F401  (fails here when the build lacks it)
+        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
+            raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < 4:
+            raise ValueError(f"seat must be 0..3, got {seat!r}")
+        self.num_envs = num_envs
+        self.seat = seat
+        self.opponents = _check_opponents(opponents, seat)
+        self.rules = _common.check_rules(rules)
+        self.reward_mode = _common.check_reward(reward)
+        self.threads = threads
+        self._codec = Codec(encoder)
+        self.single_observation_space = self._codec.observation_space()
+        self.single_action_space = gymnasium.spaces.Discrete(self._codec.num_actions)
+        self.observation_space = gymnasium.vector.utils.batch_space(
+            self.single_observation_space, num_envs)
+        self.action_space = gymnasium.spaces.MultiDiscrete(
+            np.full(num_envs, self._codec.num_actions))
+        self._vec = None
+        self._team = seat & 1
+
+    def _out(self, batch):
+        return batch.obs.copy(), {"action_mask": batch.mask.astype(np.int8),
+                                  "_action_mask": np.ones(self.num_envs, bool)}
+
+    def reset(self, *, seed=None, options=None):
+        """New matches on every table: ``VecEnv(num_envs, seed=seed)`` (a seed drawn from
+        ``np_random`` when None)."""
+        from ..vecenv import VecEnv
+        super().reset(seed=seed)
+        vec_seed = (int(seed) & (2**64 - 1) if seed is not None
+                    else int(self.np_random.integers(0, 2**63)))
+        names = tuple("greedy" if n is None else n for n in self.opponents)
+        self._vec = VecEnv(self.num_envs, seed=vec_seed, rules=self.rules, threads=self.threads,
+                           learners=(self.seat,), opponents=names,
+                           encoder=self._codec.vec_encoder, action_mode="abstract")
+        batch = self._vec.reset()
+        return self._out(batch)
+
+    def step(self, actions):
+        if self._vec is None:
+            raise RuntimeError("step() needs reset() first")
+        a = np.asarray(actions)
+        if a.shape != (self.num_envs,) or not np.issubdtype(a.dtype, np.integer):
+            raise ValueError(f"actions must be an int array of shape ({self.num_envs},), "
+                             f"got {a.dtype} {a.shape}")
+        self._vec.step(a)
+        batch = self._vec.pending()
+        res = self._vec.drain_results()
+        rewards = np.zeros(self.num_envs, np.float64)
+        terminated = np.zeros(self.num_envs, bool)
+        env_id = np.asarray(res["env_id"])
+        if self.reward_mode == "hand":
+            np.add.at(rewards, env_id, np.asarray(res["reward"])[:, self.seat])
+        over = np.asarray(res["match_over"], bool)
+        if over.any():
+            ids = env_id[over]
+            terminated[ids] = True
+            if self.reward_mode == "match":
+                won = np.asarray(res["match_winner"])[over] == self._team
+                rewards[ids] += np.where(won, 1.0, -1.0)
+        obs, infos = self._out(batch)
+        return obs, rewards, terminated, np.zeros(self.num_envs, bool), infos
