@@ -10,7 +10,8 @@ or under pytest-benchmark: ``.venv/bin/python -m pytest bench/bench_envs.py --be
 Every loop plays whole matches from seeds 0..N-1 and counts decisions (one action id applied);
 the figure is decisions / seconds, median over rounds. The Gymnasium single-learner env counts
 the learner's decisions only (the bots' moves are in its time, as a user sees it) and also
-reports all moves per second.
+reports all moves per second. The batched loops (``VecEnv`` and ``GuandanVectorEnv``, 256
+tables) pick with one vectorized numpy draw per batch and count learner decisions.
 """
 
 from __future__ import annotations
@@ -127,12 +128,56 @@ def openspiel_state(matches):
     return steps, time.perf_counter() - t
 
 
+def _batch_pick(rng, mask):
+    """One uniformly random legal id per row of a ``[B, N]`` mask (vectorized)."""
+    return np.argmax(rng.random(mask.shape, np.float32) * mask, axis=1)
+
+
+VEC_TABLES = 256
+
+
+def vecenv_raw(matches, learners=(0,)):
+    """``VecEnv`` directly: ``pending()`` batch, numpy pick, ``step``; random bots at the other
+    seats, default encoder. ``matches`` scales the number of batch steps (40 per match)."""
+    from guandan_fast import VecEnv
+    env = VecEnv(VEC_TABLES, seed=0, learners=learners, opponents="random")
+    rng = np.random.default_rng(0)
+    batch = env.reset()
+    steps = 40 * matches
+    t = time.perf_counter()
+    for _ in range(steps):
+        env.step(_batch_pick(rng, batch.mask))
+        batch = env.pending()
+        env.drain_results()
+    return steps * VEC_TABLES, time.perf_counter() - t
+
+
+def vecenv_all_seats(matches):
+    return vecenv_raw(matches, learners=(0, 1, 2, 3))
+
+
+def gymnasium_vector(matches):
+    """``GuandanVectorEnv`` over the same ``VecEnv`` (one learner, random bots)."""
+    from guandan_fast.envs.gymnasium import GuandanVectorEnv
+    envs = GuandanVectorEnv(VEC_TABLES, seat=0, opponents="random")
+    rng = np.random.default_rng(0)
+    obs, infos = envs.reset(seed=0)
+    steps = 40 * matches
+    t = time.perf_counter()
+    for _ in range(steps):
+        obs, r, term, trunc, infos = envs.step(_batch_pick(rng, infos["action_mask"]))
+    return steps * VEC_TABLES, time.perf_counter() - t
+
+
 LOOPS = {
     "raw Game (mask + play_action)": raw_game,
     "raw Game + observation tensor": raw_game_obs,
     "PettingZoo AEC (env())": pettingzoo_aec,
     "Gymnasium GuandanEnv (learner steps, random bots)": gymnasium_single,
     "OpenSpiel python_guandan state": openspiel_state,
+    f"VecEnv({VEC_TABLES}), all four seats learners": vecenv_all_seats,
+    f"VecEnv({VEC_TABLES}), learner seat 0, random bots": vecenv_raw,
+    f"Gymnasium GuandanVectorEnv({VEC_TABLES}), same": gymnasium_vector,
 }
 
 
@@ -180,6 +225,14 @@ def test_gymnasium_single(benchmark):
 
 def test_openspiel(benchmark):
     _bench(benchmark, openspiel_state)
+
+
+def test_vecenv(benchmark):
+    _bench(benchmark, vecenv_raw)
+
+
+def test_gymnasium_vector(benchmark):
+    _bench(benchmark, gymnasium_vector)
 
 
 if __name__ == "__main__":

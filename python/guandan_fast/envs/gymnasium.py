@@ -60,9 +60,14 @@ def bot_move(game: Game, agent: str, seed: int) -> None:
     """Let built-in bot ``agent`` make the current player's move in ``game``; it sees only
     what its seat may know (its cards, the top play and its seat, public card counts)."""
     p = game.current_player
-    moves = game.legal_moves(compact=agent != "random")
+    compact = agent != "random"
+    if agent != "greedy":
+        # The random bots are uniform over the (complete or compact) legal list.
+        game.play_index(seed % game.num_legal(compact), compact)
+        return
+    moves = game.legal_moves(compact=True)
     if len(moves) == 1:
-        game.play_index(0, compact=agent != "random")
+        game.play_index(0, compact=True)
         return
     top = game.observation(p)["top"] if game.phase == "play" else None
     # bots.choose takes counts 0..27 (a receiver holds 28 after a tribute); the greedy bot
