@@ -74,9 +74,9 @@ def raw_game_obs(matches):
     return steps, time.perf_counter() - t
 
 
-def pettingzoo_aec(matches):
-    from guandan_fast.envs.pettingzoo import env
-    e = env()
+def pettingzoo_aec(matches, wrapped=True):
+    from guandan_fast.envs.pettingzoo import env, raw_env
+    e = env() if wrapped else raw_env()
     pick = _Pick()
     steps = 0
     t = time.perf_counter()
@@ -90,6 +90,10 @@ def pettingzoo_aec(matches):
             e.step(pick(obs["action_mask"]))
             steps += 1
     return steps, time.perf_counter() - t
+
+
+def pettingzoo_raw(matches):
+    return pettingzoo_aec(matches, wrapped=False)
 
 
 def gymnasium_single(matches, opponents="random"):
@@ -172,7 +176,8 @@ def gymnasium_vector(matches):
 LOOPS = {
     "raw Game (mask + play_action)": raw_game,
     "raw Game + observation tensor": raw_game_obs,
-    "PettingZoo AEC (env())": pettingzoo_aec,
+    "PettingZoo AEC (env(), order-enforcing wrapper)": pettingzoo_aec,
+    "PettingZoo AEC (raw_env, unwrapped)": pettingzoo_raw,
     "Gymnasium GuandanEnv (learner steps, random bots)": gymnasium_single,
     "OpenSpiel python_guandan state": openspiel_state,
     f"VecEnv({VEC_TABLES}), all four seats learners": vecenv_all_seats,
@@ -186,16 +191,18 @@ def main(argv=None):
     ap.add_argument("--matches", type=int, default=10)
     ap.add_argument("--rounds", type=int, default=5)
     args = ap.parse_args(argv)
-    rows = []
-    for name, fn in LOOPS.items():
-        rates, extra = [], []
-        for _ in range(args.rounds):
+    # Rounds are interleaved (every loop once per round) so that a change of machine load
+    # hits all loops alike; each loop's figure is its median over the rounds.
+    rates = {name: [] for name in LOOPS}
+    extra = {name: [] for name in LOOPS}
+    for _ in range(args.rounds):
+        for name, fn in LOOPS.items():
             res = fn(args.matches)
-            rates.append(res[0] / res[1])
+            rates[name].append(res[0] / res[1])
             if len(res) > 2:
-                extra.append(res[2] / res[1])
-        rows.append((name, statistics.median(rates),
-                     statistics.median(extra) if extra else None))
+                extra[name].append(res[2] / res[1])
+    rows = [(name, statistics.median(rates[name]),
+             statistics.median(extra[name]) if extra[name] else None) for name in LOOPS]
     base = rows[0][1]
     print(f"| loop ({args.matches} matches, median of {args.rounds}) | decisions/s | "
           f"vs raw Game |")
