@@ -17,6 +17,10 @@ from .movegen import Hand, MoveList, beats, classify, count_moves, legal_moves
 from .moves import PASS, IllegalMoveError, Move
 from .rules import Rules
 from .simulate import SimulationResult, simulate  # the function shadows the submodule's name
+import os as _os
+# VecEnv's OpenMP threads sleep instead of spinning between steps unless the user chose
+# otherwise: spinning threads starve everything else on a shared or busy machine.
+_os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 from .vecenv import VecEnv  # learning interface (docs/learning.md); actions, observe: submodules
 
 __all__ = ["Move", "PASS", "IllegalMoveError", "Rules", "parse_cards", "parse_level",

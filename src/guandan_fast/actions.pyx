@@ -364,6 +364,7 @@ _GEN.sf_as_straight = True
 _GEN.fullhouse_joker_pair = True
 
 
+cdef long _sink = 0
 cdef u64 _scratch[4 * ACT_SCRATCH]
 cdef int32_t _ids[N_ACTIONS]
 cdef u64 _words[2 * N_ACTIONS]
@@ -486,3 +487,47 @@ def actions_of_moves(words, level):
         for i in range(w.shape[0]):
             o[i] = action_of_move(w[i, 0], w[i, 1], lv)
     return out
+
+
+def time_legal_actions(game, long reps):
+    """Seconds per call of the compiled legal-action listing (canonical moves included) on
+    a ``Game``'s state, called ``reps`` times from a C loop (benchmarks)."""
+    import time
+    cdef GameState* s = game_state_ptr(game)
+    cdef long i
+    cdef int n = 0
+    if reps < 1:
+        raise ValueError(f"reps must be >= 1, got {reps}")
+    t = time.perf_counter()
+    with nogil:
+        for i in range(reps):
+            n += fill_legal_actions(s, _scratch, _ids, _words)
+    dt = time.perf_counter() - t
+    global _sink
+    _sink = n
+    return dt / reps
+
+
+def time_action_of_moves(words, level, long reps):
+    """Seconds per move of the compiled move -> id mapping over ``uint64[n, 2]`` words,
+    ``reps`` passes from a C loop (benchmarks)."""
+    import time
+    from .cards import parse_level
+    cdef int lv = parse_level(level)
+    arr = np.ascontiguousarray(words, dtype=np.uint64)
+    if arr.ndim != 2 or arr.shape[1] != 2 or arr.shape[0] == 0:
+        raise ValueError(f"words must have shape (n, 2), n >= 1, got {arr.shape}")
+    if reps < 1:
+        raise ValueError(f"reps must be >= 1, got {reps}")
+    cdef const u64[:, ::1] w = arr
+    cdef Py_ssize_t i, r
+    cdef long acc = 0
+    t = time.perf_counter()
+    with nogil:
+        for r in range(reps):
+            for i in range(w.shape[0]):
+                acc += action_of_move(w[i, 0], w[i, 1], lv)
+    dt = time.perf_counter() - t
+    global _sink
+    _sink = acc          # keeps the loop from being optimised away
+    return dt / (reps * arr.shape[0])
