@@ -214,12 +214,15 @@ cdef int solver_run(Solver* S, const GameState* s, long long max_nodes, int* val
 
 
 cdef int plain_minimax(const GameState* s, u64* arena, int base, int cap,
-                       long long* nodes) noexcept nogil:
-    """The same game value by exhaustive minimax: no pruning, no table, no ordering."""
+                       long long* nodes, long long max_nodes) noexcept nogil:
+    """The same game value by exhaustive minimax: no pruning, no table, no ordering.
+    -INF when the arena is too small, INF past max_nodes."""
     cdef GameState child
     cdef int n, i, v, r, best
     cdef bint maxi = (s.current & 1) == 0
     nodes[0] += 1
+    if nodes[0] > max_nodes:
+        return INF
     n = game_legal(s, False, arena + 2 * base, cap - base)
     if n <= 0:
         return -INF
@@ -230,9 +233,9 @@ cdef int plain_minimax(const GameState* s, u64* arena, int base, int cap,
         if r != STEP_CONTINUE:
             v = outcome_of(&child)
         else:
-            v = plain_minimax(&child, arena, base + n, cap, nodes)
-            if v == -INF:
-                return -INF
+            v = plain_minimax(&child, arena, base + n, cap, nodes, max_nodes)
+            if v == -INF or v == INF:
+                return v
         if (maxi and v > best) or (not maxi and v < best):
             best = v
     return best
@@ -316,25 +319,29 @@ def solve(game, max_nodes=10_000_000, tt_bits=20):
 
 def minimax(game, max_nodes=10_000_000):
     """``(outcome, nodes)`` by plain minimax (no pruning, no table): the solver's oracle.
-    ``ValueError`` when the tree has more than ``max_nodes`` positions."""
+    ``ValueError`` (after ``max_nodes`` positions) when the tree is larger."""
     cdef GameState st
     cdef long long nodes = 0
     cdef int v
     cdef u64* arena
     cdef int cap = 1 << 20
+    cdef long long budget
+    if isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or max_nodes < 1:
+        raise ValueError(f"max_nodes must be an int >= 1, got {max_nodes!r}")
+    budget = min(max_nodes, 1 << 62)
     load_state(game, &st)
     arena = <u64*>malloc(sizeof(u64) * 2 * cap)
     if arena == NULL:
         raise MemoryError()
     try:
         with nogil:
-            v = plain_minimax(&st, arena, 0, cap, &nodes)
+            v = plain_minimax(&st, arena, 0, cap, &nodes, budget)
     finally:
         free(arena)
     if v == -INF:
         raise RuntimeError("minimax: move arena too small")
-    if nodes > max_nodes:
-        raise ValueError(f"the tree has {nodes} positions, more than max_nodes={max_nodes}")
+    if v == INF:
+        raise ValueError(f"the tree has more than max_nodes={max_nodes} positions")
     return v, nodes
 
 
