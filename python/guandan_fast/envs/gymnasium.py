@@ -71,7 +71,7 @@ def bot_move(game: Game, agent: str, seed: int) -> None:
         return
     top = game.observation(p)["top"] if game.phase == "play" else None
     # bots.choose takes counts 0..27 (a receiver holds 28 after a tribute); the greedy bot
-    # reads only counts of 10 or fewer, so capping at 27 changes nothing it decides.
+    # acts only on counts of 6 or fewer (docs/design.md), so capping at 27 changes nothing.
     counts = [min(27, len(game.hand(q))) for q in range(4)]
     move = bots.choose(agent, game.hand(p), level=game.level,
                        top=None if top is None else top[1],
