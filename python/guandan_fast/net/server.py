@@ -195,7 +195,7 @@ class _Table:
             await c.send(json.dumps(msg), self.cfg.timeout)
 
     def _live(self) -> bool:
-        return any(not c.closed and s not in self.bots for s, c in self.seats.items())
+        return any(not c.closed for c in self.seats.values())
 
     # -- asking -----------------------------------------------------------------------------
     async def _ask(self, seat: int, msg: dict) -> int:
@@ -233,9 +233,15 @@ class _Table:
             raise _Abandoned("every client left")
 
     # -- one decision -----------------------------------------------------------------------
-    def _public_info(self, play_area) -> list:
+    def _public_info(self, stage: str, play_area) -> list:
         g = self.game
-        return [{"rest": len(g.hand(q)), "playArea": play_area[q]} for q in range(4)]
+        if stage in ("tribute", "back"):
+            # The engine takes tributes (and returns) one after the other; the platform asks
+            # the players at once, so counts change only with the tribute / back notify.
+            rest = self.shown
+        else:
+            rest = [len(g.hand(q)) for q in range(4)]
+        return [{"rest": rest[q], "playArea": play_area[q]} for q in range(4)]
 
     async def _decide(self, seat: int, stage: str, trick: dict):
         """Have ``seat`` make its move (a bot's or the client's answer); returns the Move."""
@@ -254,7 +260,7 @@ class _Table:
         team = seat % 2
         levels = g.levels
         greater = trick["greater"]
-        msg = P.act(stage, hand_cards=g.hand(seat), public_info=self._public_info(trick["area"]),
+        msg = P.act(stage, hand_cards=g.hand(seat), public_info=self._public_info(stage, trick["area"]),
                     self_rank=level_char(levels[team]), oppo_rank=level_char(levels[1 - team]),
                     cur_rank=level_char(g.level),
                     cur_pos=-1 if trick["last"] is None else trick["last"][0],
@@ -320,6 +326,7 @@ class _Table:
         g = self.game
         hand_no = g.hand_number
         levels_before = g.levels
+        self.shown = [len(g.hand(q)) for q in range(4)]
         for seat in range(4):
             await self._notify(seat, P.notify_beginning(g.hand(seat), seat))
         trick = {"greater": None, "last": None, "area": [None] * 4}
@@ -329,6 +336,7 @@ class _Table:
             while g.phase == "tribute":
                 await self._decide(g.current_player, "tribute", trick)
             await self._notify_all(P.notify_exchange("tribute", self._exchange_result("tribute")))
+            self.shown = [len(g.hand(q)) for q in range(4)]  # no return made yet
         if g.phase == "back":
             while g.phase == "back":
                 await self._decide(g.current_player, "back", trick)
@@ -441,12 +449,12 @@ class _Table:
 class GameServer:
     """The server: ``await start()``, then ``await wait()`` (until ``tables`` tables ended) or
     ``await stop()``. ``port`` 0 picks a free port (see ``.port``). ``stats`` counts games,
-    refused messages, faults, abandoned tables and table errors."""
+    refused messages, faults, abandoned tables, table errors and connections."""
 
     def __init__(self, config: ServerConfig | None = None) -> None:
         self.cfg = config or ServerConfig()
         self.stats = {"games": 0, "refused": 0, "faults": 0, "abandoned": 0, "errors": 0,
-                      "tables": 0}
+                      "tables": 0, "connections": 0}
         self._lobby: list[_Client] = []
         self._tables: dict[int, asyncio.Task] = {}
         self._n_tables = 0
@@ -475,6 +483,7 @@ class GameServer:
     async def _handler(self, ws) -> None:
         name = PATH_RE.match(ws.request.path).group(1)
         client = _Client(ws, name, self.cfg.handshake_pause)
+        self.stats["connections"] += 1
         self._lobby.append(client)
         log.info("lobby: %s connected (%d waiting)", name, len(self._lobby))
         reader = asyncio.ensure_future(self._read(client))
