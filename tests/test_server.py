@@ -635,3 +635,57 @@ def test_import_does_not_load_websockets():
             "print('websockets' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.stdout.strip() == "False", out.stderr
+
+
+# -----------------------------------------------------------------------------------------
+# The command line: serve and connect, SIGTERM
+
+def _start_cli_server(*extra):
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "guandan_fast", "serve", "--port", "0", "--quiet",
+         "--handshake-pause", "0.01", *extra],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = proc.stdout.readline()
+    assert line.startswith("listening on ws://127.0.0.1:"), (line, proc.stderr.read())
+    return proc, int(line.split(":")[2].split("/")[0])
+
+
+def test_cli_connect_plays_at_cli_server():
+    proc, port = _start_cli_server("--tables", "1", "--bots", "1,3=random", "--rules",
+                                   "default", "--seed", "2")
+    try:
+        clients = [subprocess.Popen(
+            [sys.executable, "-m", "guandan_fast", "connect",
+             f"ws://127.0.0.1:{port}/game/c{i}", "--agent", "greedy"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for i in range(2)]
+        outs = [c.communicate(timeout=120) for c in clients]
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+        for c in clients:
+            c.kill()
+    for c, (o, e) in zip(clients, outs):
+        assert c.returncode == 0, e
+        assert "1 game(s)" in o and "victoryNum [" in o
+    assert proc.returncode == 0 and "1 table(s), 1 game(s)" in out, err
+
+
+def test_sigterm_stops_cleanly_with_a_valid_record(tmp_path):
+    import signal
+
+    rec = tmp_path / "term.jsonl"
+    proc, port = _start_cli_server("--bots", "1,2,3=greedy", "--record", str(rec))
+
+    async def stall():
+        async with connect(f"ws://127.0.0.1:{port}/game/staller", ping_interval=None) as ws:
+            async for data in ws:
+                if json.loads(data)["type"] == "act":
+                    proc.send_signal(signal.SIGTERM)   # asked to act: stop the server now
+            return ws.close_code
+
+    code = run(stall())
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0 and "stopped" in out, err
+    assert code is not None
+    game = Game.from_record(str(rec))        # the unfinished match replays
+    assert not game.is_over and json.loads(open(rec).readline())["server"]["end"] == "interrupted"

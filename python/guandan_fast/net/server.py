@@ -469,7 +469,7 @@ class GameServer:
         self._finished = asyncio.Event()
         self._server = await ws_serve(self._handler, self.cfg.host, self.cfg.port,
                                       process_request=self._check_path, max_size=2 ** 20,
-                                      ping_interval=None)
+                                      ping_interval=None, compression=None)
         self.port = self._server.sockets[0].getsockname()[1]
         log.info("listening on ws://%s:%d/game/{name}", self.cfg.host, self.port)
 
