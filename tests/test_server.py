@@ -689,3 +689,62 @@ def test_sigterm_stops_cleanly_with_a_valid_record(tmp_path):
     assert code is not None
     game = Game.from_record(str(rec))        # the unfinished match replays
     assert not game.is_over and json.loads(open(rec).readline())["server"]["end"] == "interrupted"
+
+
+def test_a_failing_table_does_not_stop_the_others(tmp_path, caplog):
+    """A table whose game cannot even start (here: the factory raises in table 0's second
+    game) ends alone, logged; the table beside it plays to the end."""
+    rec = tmp_path / "err.jsonl"
+    good = rigged(["tribute"])
+
+    def factory(table, game, seed, rules):
+        if table == 0 and game == 1:
+            raise RuntimeError("boom")
+        return good(table, game, seed, rules)
+
+    cfg = ServerConfig(**FAST, games=2, tables=2, seed=7, record=str(rec),
+                       bots={1: "greedy", 2: "greedy", 3: "greedy"}, game_factory=factory)
+    with caplog.at_level(logging.ERROR, logger="guandan_fast.net.server"):
+        server, (a, b) = run(serve_and_play(cfg, lambda url: [Client(url + "a", 1),
+                                                               Client(url + "b", 2)]))
+    assert server.stats["errors"] == 1 and server.stats["games"] == 3
+    assert len(a.game_overs) == 1 and a.result is None     # table 0: cut after its first game
+    assert len(b.game_overs) == 2 and b.result is not None
+    assert any("boom" in (r.exc_text or "") for r in caplog.records)
+    headers, games = replay_all(rec)
+    assert sorted((h["server"]["table"], h["server"]["game"]) for h in headers) == [
+        (0, 0), (1, 0), (1, 1)]
+    assert all(g.is_over for g in games)
+
+
+@pytest.mark.parametrize("broken, reason", [
+    ({"type": "notify", "stage": "beginning", "handCards": ["S2"], "myPos": 4}, "myPos"),
+    ({"type": "notify", "stage": "beginning", "handCards": ["X9"], "myPos": 0}, "handCards"),
+    ({"type": "notify", "stage": "gameOver", "curTimes": 1, "settingTimes": 1, "x": 0},
+     "unexpected"),
+    ({"type": "notify", "stage": "dealing"}, "unknown"),
+    ({"type": "notify", "stage": "play", "curPos": 0, "curAction": PASS, "greaterPos": 1,
+      "greaterAction": PASS}, "PASS"),
+    ({"type": "notify", "stage": "anti-tribute", "antiNums": 2, "antiPos": [1]}, "antiNums"),
+])
+def test_protocol_check_rejects_broken_messages(broken, reason):
+    from guandan_fast.net.protocol import check_message
+
+    with pytest.raises(ValueError, match=reason):
+        check_message(broken)
+
+
+def test_protocol_check_accepts_what_the_server_sends():
+    """Every message of a table, as the test client received it, passes check_message."""
+    from guandan_fast.net.protocol import check_message
+
+    class Recorder(Client):
+        def check(self, msg):
+            super().check(msg)
+            check_message(msg)
+
+    cfg = ServerConfig(**FAST, games=1, tables=1, seed=12, bots={1: "random", 3: "greedy"},
+                       game_factory=rigged(["anti"]))
+    _, (a, b) = run(serve_and_play(cfg, lambda url: [Recorder(url + "a", 1),
+                                                      Recorder(url + "b", 2)]))
+    assert a.result is not None and ("notify", "anti-tribute") in a.stages

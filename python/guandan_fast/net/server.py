@@ -323,6 +323,8 @@ class _Table:
         return merged or []
 
     async def _play_hand(self) -> dict:
+        if not self._live():   # e.g. clients taken over, then gone: nobody is watching
+            raise _Abandoned("every client left")
         g = self.game
         hand_no = g.hand_number
         levels_before = g.levels
@@ -409,6 +411,7 @@ class _Table:
                     self.games_done += 1
                     self.server.stats["games"] += 1
                     self._write_record(end, number)
+                    self.game = None
                     await self._notify_all(P.notify_game_over(self.games_done, self.cfg.games))
                     break
                 if self.game.is_over:
@@ -422,6 +425,7 @@ class _Table:
                 self.games_done += 1
                 self.server.stats["games"] += 1
                 self._write_record(end, number)
+                self.game = None   # written: a later failure must not write it again
                 await self._notify_all(P.notify_game_over(self.games_done, self.cfg.games))
             await self._notify_all(P.notify_game_result(self.victories, self.draws))
             log.info("%s: ends after %d game(s): victories %s, draws %s", self._where(),
