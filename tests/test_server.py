@@ -748,3 +748,37 @@ def test_protocol_check_accepts_what_the_server_sends():
     _, (a, b) = run(serve_and_play(cfg, lambda url: [Recorder(url + "a", 1),
                                                       Recorder(url + "b", 2)]))
     assert a.result is not None and ("notify", "anti-tribute") in a.stages
+
+
+def test_our_greedy_client_plays_as_the_greedy_bot(tmp_path):
+    """guandan-fast connect's greedy, deciding from the act messages alone, makes the moves
+    the greedy bot makes on the Game: a whole platform match replays move for move."""
+    rec = tmp_path / "same.jsonl"
+    cfg = ServerConfig(port=0, handshake_pause=0.01, rules=Rules.platform(), games=1,
+                       tables=1, seed=21, record=str(rec),
+                       bots={1: "greedy", 2: "greedy", 3: "greedy"})
+    _, (res,) = run(serve_and_play(cfg, lambda url: [play(url + "ours", "greedy")]))
+    assert res.problems == [] and res.games == 1
+    header = json.loads(open(rec).readline())
+    g = Game(header["seed"], Rules.from_dict(header["rules"]))
+    while not g.is_over:
+        g.play(bot_move(g, "greedy"))
+    assert g == Game.from_record(str(rec))
+
+
+def test_client_url_errors():
+    with pytest.raises(ValueError, match="url must be ws://"):
+        asyncio.run(play("http://127.0.0.1:1/game/x"))
+    with pytest.raises(ValueError, match="unknown agent"):
+        asyncio.run(play("ws://127.0.0.1:1/game/x", agent="smart"))
+
+    async def wrong_path():
+        server = GameServer(ServerConfig(**FAST, tables=1))
+        await server.start()
+        try:
+            with pytest.raises(ConnectionError, match="HTTP 404"):
+                await play(f"ws://127.0.0.1:{server.port}/nogame")
+        finally:
+            await server.stop()
+
+    run(wrong_path())

@@ -40,13 +40,18 @@ async def play(url: str, agent: str = "greedy", seed: int = 0, open_timeout: flo
                ) -> ClientResult:
     """Play at a platform server until it closes the connection."""
     from websockets.asyncio.client import connect
-    from websockets.exceptions import ConnectionClosed
+    from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
     agent_kind(agent)
+    if not isinstance(url, str) or not url.startswith(("ws://", "wss://")):
+        raise ValueError(f"url must be ws://HOST:PORT/game/NAME, got {url!r}")
     res = ClientResult()
     decisions = 0
-    async with connect(url, open_timeout=open_timeout, max_size=2 ** 22,
-                       ping_interval=None) as ws:
+    try:
+        ws = await connect(url, open_timeout=open_timeout, max_size=2 ** 22, ping_interval=None)
+    except InvalidHandshake as exc:   # e.g. HTTP 404 on a wrong path
+        raise ConnectionError(f"cannot join {url}: {exc}") from None
+    async with ws:
         try:
             async for data in ws:
                 msg = None
