@@ -782,3 +782,16 @@ def test_client_url_errors():
             await server.stop()
 
     run(wrong_path())
+
+
+def test_same_seed_same_records(tmp_path):
+    """Two runs of a seeded table with the same (seeded) clients write identical records."""
+    def once(path):
+        cfg = ServerConfig(**FAST, games=2, tables=1, seed=31, record=str(path),
+                           bots={1: "random", 2: "greedy", 3: "random_compact"},
+                           game_factory=rigged(["double", "anti1"]))
+        run(serve_and_play(cfg, lambda url: [Client(url + "a", 5)]))
+        return path.read_text()
+
+    first, second = once(tmp_path / "1.jsonl"), once(tmp_path / "2.jsonl")
+    assert first == second and first.count('"format"') == 2

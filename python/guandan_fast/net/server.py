@@ -473,7 +473,9 @@ class GameServer:
         self._finished = asyncio.Event()
         self._server = await ws_serve(self._handler, self.cfg.host, self.cfg.port,
                                       process_request=self._check_path, max_size=2 ** 20,
-                                      ping_interval=None, compression=None)
+                                      compression=None)
+        # websockets' keepalive pings (every 20 s) find dead peers; no compression: the
+        # platform's ws4py clients do not negotiate it and it costs more than it saves here.
         self.port = self._server.sockets[0].getsockname()[1]
         log.info("listening on ws://%s:%d/game/{name}", self.cfg.host, self.port)
 
