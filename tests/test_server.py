@@ -795,3 +795,25 @@ def test_same_seed_same_records(tmp_path):
 
     first, second = once(tmp_path / "1.jsonl"), once(tmp_path / "2.jsonl")
     assert first == second and first.count('"format"') == 2
+
+
+class Flooder(Client):
+    """Answers its first act with a 2 MiB frame (over the server's 1 MiB limit)."""
+
+    async def answer(self, ws, msg):
+        await ws.send(json.dumps({"actIndex": 0, "pad": "x" * (2 << 20)}))
+
+
+def test_oversized_frame_closes_that_connection_only(tmp_path):
+    rec = tmp_path / "big.jsonl"
+    cfg = ServerConfig(**FAST, games=1, tables=2, seed=13, record=str(rec),
+                       bots={1: "greedy", 2: "greedy", 3: "greedy"},
+                       game_factory=rigged(["tribute"]))
+    server, (f, ok) = run(serve_and_play(cfg, lambda url: [Flooder(url + "f", 1),
+                                                            Client(url + "ok", 2)]))
+    assert f.result is None and ok.result is not None
+    assert server.stats["abandoned"] == 1 and server.stats["errors"] == 0
+    headers, games = replay_all(rec)
+    ends = {h["server"]["table"]: h["server"]["end"] for h in headers}
+    assert ends == {0: "abandoned", 1: "win"}
+    assert games[[h["server"]["table"] for h in headers].index(1)].is_over
