@@ -39,7 +39,9 @@ class ClientResult:
 async def play(url: str, agent: str = "greedy", seed: int = 0, open_timeout: float = 10.0,
                ) -> ClientResult:
     """Play at a platform server until it closes the connection."""
-    from websockets.asyncio.client import connect
+    from .server import _websockets
+
+    connect = _websockets("asyncio.client").connect
     from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
     agent_kind(agent)

@@ -108,6 +108,18 @@ class ServerConfig:
         return tuple(s for s in range(4) if s not in self.bots)
 
 
+def _websockets(module: str):
+    """A ``websockets`` submodule, with a clear error when the extra is missing or too old
+    (the asyncio API used here came with websockets 13)."""
+    import importlib
+
+    try:
+        return importlib.import_module(f"websockets.{module}")
+    except ImportError:
+        raise ImportError("network play needs websockets >= 13: pip install "
+                          "'guandan-fast[net]' (or 'websockets>=13')") from None
+
+
 class _Fault(Exception):
     """A client timed out or disconnected while it had to answer."""
 
@@ -468,7 +480,7 @@ class GameServer:
         self.port = None
 
     async def start(self) -> None:
-        from websockets.asyncio.server import serve as ws_serve
+        ws_serve = _websockets("asyncio.server").serve
 
         self._finished = asyncio.Event()
         self._server = await ws_serve(self._handler, self.cfg.host, self.cfg.port,
