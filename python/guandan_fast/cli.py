@@ -191,6 +191,73 @@ def _cmd_replay(args) -> int:
     return 0
 
 
+def _cmd_serve(args) -> int:
+    import asyncio
+    import logging
+    import signal
+
+    from .net.server import ServerConfig, serve
+
+    base = Rules.platform() if args.rules == "platform" else Rules()
+    rules = base
+    if args.rule:  # only the switches given on the command line override the profile
+        given = _rules_from(args.rule)
+        keys = {p.split("=", 1)[0] for p in args.rule}
+        rules = Rules.from_dict({**base.to_dict(), **{k: getattr(given, k) for k in keys}})
+    bots = {}
+    for spec in args.bots:
+        seats, sep, agent = spec.partition("=")
+        if not sep or not seats or not agent:
+            raise ValueError(f"--bots takes SEATS=AGENT (e.g. 1,3=greedy), got {spec!r}")
+        for part in seats.split(","):
+            if part.strip() not in ("0", "1", "2", "3"):
+                raise ValueError(f"--bots: a seat is 0..3, got {part!r} in {spec!r}")
+            bots[int(part)] = agent.strip()
+    cfg = ServerConfig(host=args.host, port=args.port, games=args.games, tables=args.tables,
+                       rules=rules, bots=bots, seed=args.seed, timeout=args.timeout,
+                       on_fault=args.on_fault, takeover=args.takeover,
+                       draw_after=args.draw_after, handshake_pause=args.handshake_pause,
+                       error_messages=args.error_messages, record=args.record)
+    logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO,
+                        format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
+
+    def ready(server):
+        print(f"listening on ws://{cfg.host}:{server.port}/game/{{name}} "
+              f"({len(cfg.remote_seats)} client(s) per table, {cfg.games} game(s) each)",
+              flush=True)
+
+    async def main():
+        task = asyncio.ensure_future(serve(cfg, ready))
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, task.cancel)
+        try:
+            return await task
+        except asyncio.CancelledError:
+            return None
+
+    stats = asyncio.run(main())
+    if stats is None:
+        print("stopped by a signal; running tables were cut short (their records written)")
+        return 0
+    print(f"done: {stats['tables']} table(s), {stats['games']} game(s), "
+          f"{stats['refused']} refused message(s), {stats['faults']} fault(s)")
+    return 0
+
+
+def _cmd_connect(args) -> int:
+    import logging
+
+    from .net.client import run
+
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    res = run(args.url, agent=args.agent, seed=args.seed)
+    print(f"seat {res.seat}: {res.games} game(s), {res.hands} hand(s); "
+          f"victoryNum {res.victory_num}, draws {res.draws}"
+          + (f"; {len(res.problems)} protocol problem(s)" if res.problems else ""))
+    return 0 if not res.problems else 1
+
+
 _DEFAULT_AGENTS = "greedy,random,greedy,random"
 _DEFAULT_MATCHES = 250_000  # about a minute on a 2-core machine
 
@@ -262,6 +329,37 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("file")
     r.add_argument("--hand", type=int, help="only this hand (0-based)")
     r.set_defaults(func=_cmd_replay)
+
+    v = sub.add_parser("serve", help="a competition-platform WebSocket server (docs/server.md)")
+    v.add_argument("--host", default="127.0.0.1")
+    v.add_argument("--port", type=int, default=23456, help="0 picks a free port")
+    v.add_argument("--games", type=int, default=1, help="games (matches) per table")
+    v.add_argument("--tables", type=int, default=0, help="stop after N tables (0: serve on)")
+    v.add_argument("--rules", choices=("platform", "default"), default="platform",
+                   help="rules profile (platform: Rules.platform()); --rule overrides a switch")
+    v.add_argument("--bots", action="append", default=[], metavar="SEATS=AGENT",
+                   help="built-in agents in seats, e.g. 1,2,3=greedy (random, random_compact, greedy)")
+    v.add_argument("--seed", type=int, help="fixed seed: the same deals every run")
+    v.add_argument("--record", metavar="FILE", help="append every game's JSONL record")
+    v.add_argument("--timeout", type=float, help="seconds per answer (default: wait forever)")
+    v.add_argument("--on-fault", choices=("bot", "forfeit"), default="bot",
+                   help="on a timeout or disconnect: a bot takes the seat over, or its team forfeits")
+    v.add_argument("--takeover", default="greedy", help="the agent that takes a seat over")
+    v.add_argument("--draw-after", type=int, default=50,
+                   help="A resets that make a game a draw (0: never)")
+    v.add_argument("--handshake-pause", type=float, default=0.2,
+                   help="seconds before the first message to a new connection (ws4py clients)")
+    v.add_argument("--error-messages", action="store_true",
+                   help='answer refused messages with {"type": "error"} (breaks platform clients)')
+    v.add_argument("--quiet", action="store_true", help="log warnings only")
+    rule_opt(v)
+    v.set_defaults(func=_cmd_serve)
+
+    c = sub.add_parser("connect", help="play at a platform server with a built-in agent")
+    c.add_argument("url", help="ws://HOST:PORT/game/NAME")
+    c.add_argument("--agent", default="greedy", help="random, random_compact or greedy")
+    c.add_argument("--seed", type=int, default=0)
+    c.set_defaults(func=_cmd_connect)
     return p
 
 

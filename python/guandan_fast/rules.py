@@ -76,6 +76,18 @@ class Rules:
             raise ValueError(
                 f"Rules.first_leader must be 'random' or a suited card code; got {fl!r}")
 
+    @classmethod
+    def platform(cls) -> "Rules":
+        """The AI-competition platform's rules (docs/server.md, docs/rules.md §14): a team at
+        its own A wins the match only 1st-and-2nd, goes back to 2 after 2 failed hands at A,
+        and card counts are always public (``publicInfo`` ``rest``). The platform's draw after
+        50 resets is not a rules switch: ``guandan-fast serve`` applies it (``--draw-after``).
+
+        >>> Rules.platform()
+        Rules(ace_rule='double_only', ace_fail_reset=2, count_disclosure='always')
+        """
+        return cls(ace_rule="double_only", ace_fail_reset=2, count_disclosure="always")
+
     @property
     def upgrade_steps(self) -> tuple[int, int, int]:
         """Levels gained when the winner's partner finishes 2nd, 3rd, 4th."""

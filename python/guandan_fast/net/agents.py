@@ -1,0 +1,118 @@
+"""Built-in agents (``random``, ``random_compact``, ``greedy``) deciding one move: for a
+compiled ``Game`` (the server's bot seats) and for a platform ``act`` message (the client).
+
+Both go through ``guandan_fast.bots.choose``, the compiled bots' one-decision entry, with
+exactly what the bot would read inside ``simulate`` (own hand, level, top play, public
+counts), so a greedy seat plays the same moves here as in a simulation.
+
+>>> from guandan_fast import Game
+>>> g = Game(seed=3)
+>>> m = bot_move(g, 'greedy'); m in g.legal_moves()
+True
+>>> bot_move(g, 'smart')
+Traceback (most recent call last):
+...
+ValueError: unknown agent 'smart'; known agents: greedy, random, random_compact
+"""
+
+from __future__ import annotations
+
+from ..bots import agent_kind, choose
+from ..cards import parse_level, sort_cards
+from ..moves import PASS, IllegalMoveError, Move
+
+__all__ = ["bot_move", "choose_index", "mix_seed"]
+
+_MASK = (1 << 64) - 1
+
+
+def mix_seed(*parts: int) -> int:
+    """A 64-bit seed from integers (SplitMix64 finaliser over each part in turn).
+
+    >>> mix_seed(1, 2) == mix_seed(1, 2) != mix_seed(2, 1)
+    True
+    """
+    z = 0x9E3779B97F4A7C15
+    for p in parts:
+        z = (z ^ (p & _MASK)) * 0xBF58476D1CE4E5B9 & _MASK
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EB & _MASK
+        z ^= z >> 31
+    return z
+
+
+def bot_move(game, agent: str, seed: int = 0) -> Move:
+    """The move the built-in ``agent`` makes for the current player of a compiled ``Game``
+    (``seed`` seeds a random agent's draw). The game is not changed."""
+    agent_kind(agent)  # ValueError naming the known agents
+    p = game.current_player
+    if p is None:
+        raise IllegalMoveError("the match is over")
+    obs = game.observation(p)
+    counts = [min(27, len(game.hand(q))) for q in range(4)]
+    disclosure = game.rules.disclosure_threshold
+    if game.phase == "play":
+        top = obs["top"]
+        return choose(agent, game.hand(p), level=game.level,
+                      top=None if top is None else top[1],
+                      top_seat=None if top is None else top[0], seat=p, counts=counts,
+                      seed=seed, disclosure=disclosure)
+    return choose(agent, game.hand(p), level=game.level, seat=p, counts=counts,
+                  moves=list(game.legal_moves()), phase=game.phase, seed=seed,
+                  disclosure=disclosure)
+
+
+def _action_key(action) -> tuple:
+    t, r, cards = action
+    if t == "PASS":
+        return ("PASS",)
+    return (t, r, sort_cards(cards))
+
+
+def _to_move(action) -> Move:
+    if action[0] == "PASS":
+        return PASS
+    return Move(action[0], action[1], action[2])
+
+
+def choose_index(agent: str, msg: dict, seat: int, seed: int = 0) -> int:
+    """The ``actIndex`` the built-in ``agent`` at ``seat`` (the ``myPos`` of the hand's
+    ``beginning`` message) answers to a platform ``act`` message.
+
+    Counts are read as the wire shows them (``publicInfo`` ``rest``, all public). In the
+    play phase the compact agents pick among their own generated moves and the pick is
+    looked up in ``actionList``; should it be missing (a server with other rules switches),
+    they pick among ``actionList`` itself.
+
+    >>> msg = {'handCards': ['S3', 'S3', 'D5'], 'curRank': '2', 'stage': 'play',
+    ...        'greaterPos': -1, 'greaterAction': None,
+    ...        'publicInfo': [{'rest': 3, 'playArea': None}] + [{'rest': 27, 'playArea': None}] * 3,
+    ...        'actionList': [['Single', '3', ['S3']], ['Single', '5', ['D5']],
+    ...                       ['Pair', '3', ['S3', 'S3']]]}
+    >>> choose_index('greedy', msg, seat=0)
+    2
+    """
+    actions = msg["actionList"]
+    if len(actions) == 1:
+        return 0
+    agent_kind(agent)
+    stage = msg["stage"]
+    hand = msg["handCards"]
+    level = parse_level(msg["curRank"])
+    counts = [min(27, e["rest"]) for e in msg["publicInfo"]]
+    top = msg.get("greaterAction")
+    top_pos = msg.get("greaterPos", -1)
+    kw = dict(level=level, seat=seat, counts=counts, seed=seed, disclosure=1000)
+    if stage == "play":
+        top_move = None if top is None or top_pos == -1 else _to_move(top)
+        kw.update(top=top_move, top_seat=None if top_move is None else top_pos)
+        if agent != "random":
+            picked = choose(agent, hand, **kw)
+            key = _action_key(picked.to_platform())
+            for i, a in enumerate(actions):
+                if _action_key(a) == key:
+                    return i
+    else:
+        kw["phase"] = stage
+    moves = [_to_move(a) for a in actions]
+    picked = choose(agent, hand, moves=moves, **kw)
+    return moves.index(picked)

@@ -1,0 +1,96 @@
+"""Our built-in agents as platform clients (``guandan-fast connect``; docs/server.md).
+
+``play(url, agent)`` connects to ``ws://HOST:PORT/game/NAME``, answers every ``act`` message
+with the agent's ``{"actIndex": i}`` and returns when the server closes the connection.
+Every message received is checked against the protocol; a bad one is logged (and counted)
+and, if it is an ``act`` the agent cannot read, answered with index 0 so the table goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from dataclasses import dataclass, field
+
+from ..bots import agent_kind
+from . import protocol as P
+from .agents import choose_index, mix_seed
+
+__all__ = ["ClientResult", "play"]
+
+log = logging.getLogger("guandan_fast.net.client")
+
+
+@dataclass
+class ClientResult:
+    """What a client saw: its seat, messages by ``type/stage``, hands and games played, the
+    last ``gameResult`` (``victory_num``, ``draws``) and protocol problems found."""
+
+    seat: int | None = None
+    messages: dict = field(default_factory=dict)
+    hands: int = 0
+    games: int = 0
+    victory_num: list | None = None
+    draws: list | None = None
+    problems: list = field(default_factory=list)
+
+
+async def play(url: str, agent: str = "greedy", seed: int = 0, open_timeout: float = 10.0,
+               ) -> ClientResult:
+    """Play at a platform server until it closes the connection."""
+    from .server import _websockets
+
+    connect = _websockets("asyncio.client").connect
+    from websockets.exceptions import ConnectionClosed, InvalidHandshake
+
+    agent_kind(agent)
+    if not isinstance(url, str) or not url.startswith(("ws://", "wss://")):
+        raise ValueError(f"url must be ws://HOST:PORT/game/NAME, got {url!r}")
+    res = ClientResult()
+    decisions = 0
+    try:
+        ws = await connect(url, open_timeout=open_timeout, max_size=2 ** 22, ping_interval=None)
+    except InvalidHandshake as exc:   # e.g. HTTP 404 on a wrong path
+        raise ConnectionError(f"cannot join {url}: {exc}") from None
+    async with ws:
+        try:
+            async for data in ws:
+                msg = None
+                try:
+                    msg = json.loads(data)
+                    P.check_message(msg)
+                except ValueError as exc:
+                    res.problems.append(str(exc))
+                    log.warning("bad message from the server: %s", exc)
+                    if not (isinstance(msg, dict) and msg.get("type") == "act"):
+                        continue
+                key = f"{msg.get('type')}/{msg.get('stage')}"
+                res.messages[key] = res.messages.get(key, 0) + 1
+                stage = msg.get("stage")
+                if msg.get("type") == "notify":
+                    if stage == "beginning":
+                        res.seat = msg["myPos"]
+                        res.hands += 1
+                    elif stage == "gameOver":
+                        res.games = msg["curTimes"]
+                    elif stage == "gameResult":
+                        res.victory_num, res.draws = msg["victoryNum"], msg["draws"]
+                    continue
+                try:
+                    i = choose_index(agent, msg, res.seat if res.seat is not None else 0,
+                                     seed=mix_seed(seed, decisions))
+                except (KeyError, TypeError, ValueError) as exc:
+                    res.problems.append(f"cannot decide: {exc}")
+                    log.warning("cannot decide on %s: %s; answering 0", key, exc)
+                    i = 0
+                decisions += 1
+                await ws.send(json.dumps({"actIndex": i}))
+        except ConnectionClosed:
+            pass
+    return res
+
+
+def run(url: str, agent: str = "greedy", seed: int = 0) -> ClientResult:
+    """``play`` in a fresh event loop (the CLI's entry)."""
+    return asyncio.run(play(url, agent, seed))
