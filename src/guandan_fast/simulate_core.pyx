@@ -22,6 +22,8 @@ from guandan_fast.hand cimport u64, move_type, T_PASS, T_BOMB, T_STRAIGHT_FLUSH,
     T_TRIBUTE, T_BACK
 from guandan_fast.rng cimport sm_next
 from guandan_fast.movegen cimport MAX_MOVES
+from guandan_fast.interrupt cimport (Interrupt, interrupt_init, interrupted, in_main_thread,
+                                     raise_pending)
 from guandan_fast.game cimport (GameState, GameRulesC, rules_to_c, game_init, game_legal,
                                 game_apply,
                                 STEP_CONTINUE, STEP_HAND_OVER, STEP_MATCH_OVER, PH_PLAY)
@@ -64,10 +66,11 @@ cdef u64 seed_of(u64 seed, long long i) noexcept nogil:
 
 cdef int play_match(u64 mseed, const GameRulesC* rules, const int* kinds, SimStats* st,
                     u64* buf, long long* budget, u64* rec, long long rec_cap,
-                    long long* rec_n) noexcept nogil:
+                    long long* rec_n, Interrupt* it) noexcept nogil:
     """Play one match; returns 0 (over), 1 (stopped by the hand budget), -1 (error),
-    -2 (record buffer full). ``budget`` (when not NULL) is decremented per finished hand.
-    ``rec`` (when not NULL) receives (seat, lo, hi) per action."""
+    -2 (record buffer full), -3 (interrupted: it.stopped). ``budget`` (when not NULL) is
+    decremented per finished hand. ``rec`` (when not NULL) receives (seat, lo, hi) per
+    action. Dealt hands have 27 cards, so MAX_MOVES always suffices (-1 otherwise)."""
     cdef GameState s
     cdef Bot bots[4]
     cdef int p, n, i, r, t, f0, place, hands = 0
@@ -76,6 +79,8 @@ cdef int play_match(u64 mseed, const GameRulesC* rules, const int* kinds, SimSta
     for p in range(4):
         bot_init(&bots[p], kinds[p], mseed, p)
     while True:
+        if interrupted(it):
+            return -3
         p = s.current
         n = game_legal(&s, agent_compact(kinds[p]), buf, MAX_MOVES)
         if n <= 0:
@@ -149,12 +154,16 @@ cdef int _check_kinds(kinds, int* out) except -1:
     return 0
 
 
-def run_chunk(long long start, long long stop, seed, kinds, rules=Rules(), hand_budget=None):
+def run_chunk(long long start, long long stop, seed, kinds, rules=Rules(), hand_budget=None,
+              cancel=None):
     """Play matches ``start .. stop-1`` of a run seeded ``seed`` between bots of ``kinds``
     (four ``AGENT_*`` codes by seat) without the GIL; returns the counters as a dict.
 
     With ``hand_budget`` the chunk stops after that many hands in total (the match in
-    progress then counts as ``truncated``, not in ``matches``).
+    progress then counts as ``truncated``, not in ``matches``). Ctrl-C (in the main thread)
+    stops it within milliseconds, as does setting ``cancel[0]`` (``cancel``: a bytearray,
+    shared with the thread that cancels); it then raises KeyboardInterrupt and the chunk's
+    counts are discarded.
 
     >>> run_chunk(3, 3, 0, (0, 0, 0, 0))['hands']
     0
@@ -167,7 +176,16 @@ def run_chunk(long long start, long long stop, seed, kinds, rules=Rules(), hand_
     cdef long long* bp = NULL
     cdef int r = 0
     cdef u64* buf
+    cdef Interrupt it
+    cdef const unsigned char* flag = NULL
+    cdef unsigned char[::1] cancel_view
     _check_kinds(kinds, ks)
+    if cancel is not None:
+        cancel_view = cancel
+        if cancel_view.shape[0] < 1:
+            raise ValueError("cancel must be a writable buffer of at least one byte")
+        flag = &cancel_view[0]
+    interrupt_init(&it, 1024, in_main_thread(), <const volatile unsigned char*>flag)
     if stop < start:
         raise ValueError(f"stop ({stop}) must not be below start ({start})")
     if hand_budget is not None:
@@ -183,10 +201,12 @@ def run_chunk(long long start, long long stop, seed, kinds, rules=Rules(), hand_
         with nogil:
             i = start
             while i < stop:
-                r = play_match(seed_of(s64, i), &rc, ks, &st, buf, bp, NULL, 0, NULL)
+                r = play_match(seed_of(s64, i), &rc, ks, &st, buf, bp, NULL, 0, NULL, &it)
                 i += 1
                 if r != 0 or (bp != NULL and budget <= 0):
                     break
+        if r == -3:
+            raise_pending(&it)
     finally:
         free(buf)
     if r == -1:
@@ -213,7 +233,9 @@ def record_match(seed, long long i, kinds, rules=Rules(), hand_budget=None):
     cdef int r = -2
     cdef u64* buf
     cdef u64[::1] rec
+    cdef Interrupt it
     _check_kinds(kinds, ks)
+    interrupt_init(&it, 1024, in_main_thread(), NULL)
     buf = <u64*>malloc(2 * MAX_MOVES * sizeof(u64))
     if buf == NULL:
         raise MemoryError()
@@ -229,7 +251,9 @@ def record_match(seed, long long i, kinds, rules=Rules(), hand_budget=None):
                     raise ValueError(f"hand_budget must be >= 1, got {hand_budget}")
                 bp = &budget
             with nogil:
-                r = play_match(ms, &rc, ks, &st, buf, bp, &rec[0], cap, &rec_n)
+                r = play_match(ms, &rc, ks, &st, buf, bp, &rec[0], cap, &rec_n, &it)
+            if r == -3:
+                raise_pending(&it)
             cap *= 4
     finally:
         free(buf)
