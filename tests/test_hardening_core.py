@@ -528,6 +528,8 @@ def test_fuzz_compiled_and_reference_accept_the_same_moves():
 def test_from_words_rejects_garbage_words(words, what):
     with pytest.raises(ValueError, match=what):
         Move.from_words(*words)
+    with pytest.raises(ValueError, match=what):   # the compiled decoder checks the same
+        hand_module.move(*words)
 
 
 def test_from_words_round_trips_or_rejects_random_words():

@@ -583,7 +583,7 @@ cdef bint game_is_legal(const GameState* s, u64 lo, u64 hi) noexcept nogil:
     if not cards_in(s.hand_lo[p], s.hand_hi[p], lo, hi & HI_CARDS):
         return False
     n = classify_cards(lo, hi & HI_CARDS, s.level, &s.rules.gen, buf, 64)
-    for i in range(n):
+    for i in range(min(n, 64)):   # n counts every reading; at most 64 were written
         if buf[2 * i] == lo and buf[2 * i + 1] == hi:
             return beats(lo, hi, s.top_lo, s.top_hi, s.level)
     return False
