@@ -644,3 +644,30 @@ def test_help_shows_signatures_and_every_public_property_has_a_docstring():
             if isinstance(attr, property) or type(attr).__name__ == "getset_descriptor":
                 if not name.startswith("_"):
                     assert attr.__doc__, f"{cls.__name__}.{name} has no docstring"
+
+
+def test_threads_sharing_a_hand_never_mix_rules_and_last_plays():
+    h = Hand("S3 S4 S5 S6 S7 H8 H9 HT HJ HQ C5 C5 D5 H2 SB HR")
+    calls = [(Rules(), None), (Rules(sf_as_straight=False), Move("Straight", "3", "D3 D4 D5 D6 S7")),
+             (Rules(fullhouse_joker_pair=False), Move("ThreeWithTwo", "4", "D4 D4 C4 S3 S3")),
+             (Rules(), ["Pair", "4", ["D4", "D4"]])]
+    expected = [sorted(ref_movegen.legal_moves(h.cards, 9, last=x, rules=r), key=Move.sort_key)
+                for r, x in calls]
+    assert len({len(e) for e in expected}) == len(calls)   # four different answers
+    errors = []
+
+    def worker(k):
+        try:
+            for i in range(400):
+                r, x = calls[(i + k) % len(calls)]
+                got = h.legal_moves(9, last=x, rules=r).sorted()
+                assert got == expected[(i + k) % len(calls)], (k, i)
+        except BaseException as exc:
+            errors.append(exc)
+
+    ts = [threading.Thread(target=worker, args=(k,)) for k in range(4)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join(timeout=120)
+    assert not errors, errors[:1]

@@ -1321,12 +1321,20 @@ cdef object _check_play(object move, int level, RulesC* rc, str what):
 
 
 cdef MoveList new_move_list(const u64* src, int n):
-    cdef MoveList ml = MoveList.__new__(MoveList)
-    ml.n = n
-    ml.buf = <u64*>malloc(sizeof(u64) * 2 * (n if n > 0 else 1))
-    if ml.buf == NULL:
+    # The words are copied before the object is made: making it may run the garbage
+    # collector, hence finalizers, hence other threads, which could reuse a shared `src`.
+    cdef u64* buf = <u64*>malloc(sizeof(u64) * 2 * (n if n > 0 else 1))
+    cdef MoveList ml
+    if buf == NULL:
         raise MemoryError()
-    memcpy(ml.buf, src, sizeof(u64) * 2 * n)
+    memcpy(buf, src, sizeof(u64) * 2 * n)
+    try:
+        ml = MoveList.__new__(MoveList)
+    except BaseException:
+        free(buf)
+        raise
+    ml.n = n
+    ml.buf = buf
     return ml
 
 
@@ -1578,20 +1586,36 @@ cdef class Hand:
         return (Hand, (self._cards,))
 
     cdef int _prepare(self, object level, object last, object rules) except -1:
-        """Level, rules flags and the words of ``last``, cached between calls."""
+        """Level, rules flags and the words of ``last``, cached between calls.
+
+        Everything is computed into locals first and stored at the end with no Python code
+        in between (the GIL can only pass to another thread while Python code runs), and
+        callers read the fields right after: threads sharing a Hand never mix one call's
+        rules with another's last play."""
         cdef int lv = _level(level)
-        if rules is not self._rules:
-            _rules_c(rules, &self._rc)
-            self._rules = rules
+        cdef RulesC rc
+        cdef u64 llo = 0, lhi = 0
+        cdef bint cached
+        if rules is self._rules:
+            rc = self._rc
+        else:
+            _rules_c(rules, &rc)
+        cached = last is None or (last is self._last and lv == self._last_level
+                                  and rules is self._last_rules and type(last) is Move)
+        if not cached:  # a list may have changed since the last call: only Moves are immutable
+            words = _check_play(last, lv, &rc, "last")   # Python code: threads may switch
+            llo = words[0]
+            lhi = words[1]
+        # From here on, no Python code.
+        self._rc = rc
+        self._rules = rules
         if last is None:
             self._llo = 0
             self._lhi = 0
             self._last = None
-        elif (last is not self._last or lv != self._last_level or rules is not self._last_rules
-              or type(last) is not Move):  # a list may have changed since: only Moves are immutable
-            words = _check_play(last, lv, &self._rc, "last")
-            self._llo = words[0]
-            self._lhi = words[1]
+        elif not cached:
+            self._llo = llo
+            self._lhi = lhi
             self._last = last
             self._last_level = lv
             self._last_rules = rules
@@ -1630,10 +1654,11 @@ cdef class Hand:
         The loop runs without the GIL on a private buffer and private copies of the inputs
         (other threads may use the Hand meanwhile), and Ctrl-C stops it.
         """
-        cdef int lv = self._prepare(level, last, rules)
         cdef long long i, reps = _count_arg(repeat, "repeat", 1)
         cdef bint cm = compact
         cdef timespec t0, t1
+        cdef int lv = self._prepare(level, last, rules)
+        # Private copies, taken right after _prepare (no Python code in between).
         cdef u64 lo = self.lo, hi = self.hi, llo = self._llo, lhi = self._lhi
         cdef RulesC rc = self._rc
         cdef u64* buf = NULL
