@@ -20,6 +20,7 @@ True
 
 from __future__ import annotations
 
+import operator
 from typing import Iterable, Sequence
 
 from .cards import CARD_CODES, KIND_OF, RANKS, parse_cards, sort_cards
@@ -120,6 +121,23 @@ class Move:
     def __setattr__(self, name, value):
         raise AttributeError("Move is immutable")
 
+    def __delattr__(self, name):
+        raise AttributeError("Move is immutable")
+
+    # Pickling and copying: a Move is immutable, so copies are the object itself, and a pickle
+    # holds its three fields (rebuilt through the checked constructor). PASS pickles as the
+    # module's PASS, so `unpickled is PASS` still holds.
+    def __reduce__(self):
+        if self.type == "PASS":
+            return "PASS"
+        return (Move, (self.type, self.rank, self.cards))
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
     # -- integer form ---------------------------------------------------------------------
     @property
     def words(self) -> tuple[int, int]:
@@ -134,24 +152,64 @@ class Move:
 
     @classmethod
     def from_words(cls, lo: int, hi: int) -> "Move":
-        """Decode the integer form."""
+        """Decode the integer form; ``ValueError`` naming the problem when the words are not
+        those of a move (type or rank code out of range, bits beyond the 54 card kinds, a
+        third copy of a card, a card count the type cannot have).
+
+        >>> Move.from_words(0, 12 << 56)
+        Traceback (most recent call last):
+        ...
+        ValueError: move words: type code 12 is not a move type (0..11)
+        """
+        if isinstance(lo, bool) or isinstance(hi, bool):
+            raise TypeError("move words are two ints (lo, hi), not bools")
+        try:  # ints, and integer types such as numpy.uint64
+            lo, hi = operator.index(lo), operator.index(hi)
+        except TypeError:
+            raise TypeError(f"move words are two ints (lo, hi), not "
+                            f"{type(lo).__name__}, {type(hi).__name__}") from None
+        if not (0 <= lo < 1 << 64 and 0 <= hi < 1 << 64):
+            raise ValueError(f"move words are unsigned 64-bit integers, got ({lo}, {hi})")
         t = (hi >> _TYPE_SHIFT) & 15
         rc = (hi >> _RANK_SHIFT) & 15
-        cards = words_to_cards(lo, hi & ((1 << 56) - 1))
+        if t >= len(TYPE_NAMES):
+            raise ValueError(f"move words: type code {t} is not a move type (0..11)")
         name = TYPE_NAMES[t]
         if name == "PASS":
+            if lo or hi:
+                raise ValueError(f"move words ({lo:#x}, {hi:#x}): a PASS (type code 0) has "
+                                 f"no cards and rank code 0")
             return PASS
+        if lo >> 52:
+            raise ValueError(f"move words: bits {lo >> 52:#x} << 52 of lo are beyond the "
+                             f"26 card kinds it holds")
+        for k in range(54):
+            if ((lo >> (2 * k)) & 3 if k < 26 else (hi >> (2 * (k - 26))) & 3) == 3:
+                raise ValueError(f"move words: card {CARD_CODES[k]} has count 3 (at most 2)")
+        cards = words_to_cards(lo, hi & ((1 << 56) - 1))
+        if len(cards) not in _SIZES[name]:
+            raise ValueError(f"move words: a {name} cannot have {len(cards)} cards")
         if name in ("tribute", "back"):
+            if rc:
+                raise ValueError(f"move words: a {name} move has rank code 0, not {rc}")
             rank = name
         elif rc == 15:
+            if any(c not in ("SB", "HR") for c in cards) or (name != "Bomb" and len(set(cards)) != 1):
+                raise ValueError(f"move words: rank code 15 (joker) but cards "
+                                 f"{' '.join(cards)}")
             if name == "Bomb":
                 rank = "JOKER"
             else:
                 rank = "R" if cards[0] == "HR" else "B"
         elif rc == 1:
+            if name not in SEQUENCE_TYPES:
+                raise ValueError(f"move words: rank code 1 (a low ace) is for sequences, "
+                                 f"not a {name}")
             rank = "A"
-        else:
+        elif 2 <= rc <= 14 and not (rc == 14 and name in SEQUENCE_TYPES):
             rank = RANKS[rc - 2]
+        else:
+            raise ValueError(f"move words: rank code {rc} is not valid for a {name}")
         m = cls.__new__(cls)
         object.__setattr__(m, "type", name)
         object.__setattr__(m, "rank", rank)
@@ -227,7 +285,24 @@ class Move:
         return (TYPE_CODE[self.type], rank_code(self.type, self.rank), self.cards)
 
     def __lt__(self, other: "Move") -> bool:
+        if not isinstance(other, Move):
+            return NotImplemented
         return self.sort_key() < other.sort_key()
+
+    def __le__(self, other: "Move") -> bool:
+        if not isinstance(other, Move):
+            return NotImplemented
+        return self.sort_key() <= other.sort_key()
+
+    def __gt__(self, other: "Move") -> bool:
+        if not isinstance(other, Move):
+            return NotImplemented
+        return self.sort_key() > other.sort_key()
+
+    def __ge__(self, other: "Move") -> bool:
+        if not isinstance(other, Move):
+            return NotImplemented
+        return self.sort_key() >= other.sort_key()
 
     def __repr__(self) -> str:
         if self.type == "PASS":

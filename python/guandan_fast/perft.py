@@ -20,7 +20,7 @@ import time
 
 from .rules import Rules
 
-__all__ = ["perft", "perft_reference", "perft_report", "count_leaves"]
+__all__ = ["perft", "perft_reference", "perft_report", "count_leaves", "estimate_seconds"]
 
 
 def _check(depth) -> int:
@@ -76,6 +76,69 @@ def perft_reference(seed: int, depth: int, rules: Rules = Rules(), per_move: boo
         child.play(m)
         out[m] = count_leaves(child, depth - 1)
     return out
+
+
+def estimate_seconds(seed: int, depth: int, rules: Rules = Rules(), per_move: bool = False,
+                     reference: bool = True, samples: int = 24) -> float:
+    """A rough estimate of the seconds ``perft_report`` will take (both engines when
+    ``reference``), in well under a second: for a warning before a run of minutes.
+
+    The nodes of each level of the tree are estimated by Knuth's method (random paths from
+    the root; the product of the branching factors met is an unbiased estimate of a level's
+    size), and each engine's cost per expanded node is timed on this machine on a few nodes.
+    Expect the right order of magnitude, not more.
+
+    >>> estimate_seconds(0, 1, reference=False) < 1.0
+    True
+    """
+    import random
+
+    from .game import Game as _Fast, perft_game
+
+    _check(depth)
+    rnd = random.Random(seed)
+    expanded = [0.0] * depth          # nodes of level d that are expanded (d < depth)
+    path = []                         # the first sample's moves, for timing the reference
+    for k in range(samples):
+        g = _Fast(seed, rules)
+        weight = 1.0
+        for d in range(depth):
+            n = g.num_legal()
+            if n == 0:
+                break
+            expanded[d] += weight / samples
+            weight *= n
+            i = rnd.randrange(n)
+            if k == 0:
+                path.append(g.legal_moves()[i])
+            g.play_index(i)
+    internal = sum(expanded)
+    root = _Fast(seed, rules)
+    t = time.perf_counter()
+    perft_game(root, 2)               # expands the root's children: the compiled cost a node
+    fast_per_node = (time.perf_counter() - t) / max(1, root.num_legal())
+    total = internal * fast_per_node
+    if reference:
+        from .reference.game import Game as _Ref
+
+        # Per level, on the first sampled path: listing the moves of a node (every expanded
+        # node does), and cloning + playing into a child (every node below the root).
+        def best_of_3(f) -> float:   # the least disturbed of three timings
+            times = []
+            for _ in range(3):
+                t = time.perf_counter()
+                f()
+                times.append(time.perf_counter() - t)
+            return min(times)
+
+        ref = _Ref(seed, rules)
+        for d, m in enumerate(path):
+            total += expanded[d] * best_of_3(ref.legal_moves)
+            if d + 1 < depth:
+                total += expanded[d + 1] * best_of_3(lambda: ref.clone().play(m))
+            ref = ref.clone()
+            ref.play(m)
+    return total
 
 
 def perft_report(seed: int = 0, depth: int = 2, rules: Rules = Rules(), per_move: bool = False,

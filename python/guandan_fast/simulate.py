@@ -28,6 +28,7 @@ both modes.
 
 from __future__ import annotations
 
+import operator
 import os
 import threading
 import time
@@ -130,10 +131,13 @@ class SimulationResult:
 
 
 def _check_count(name: str, value) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
+    if isinstance(value, bool) or not hasattr(type(value), "__index__"):
         raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+    value = operator.index(value)   # numpy integers too
     if value < 1:
         raise ValueError(f"{name} must be >= 1, got {value}")
+    if value > 1 << 62:
+        raise ValueError(f"{name} must be at most 2**62, got {value}")
     return value
 
 
@@ -180,6 +184,8 @@ class _Pool:
         self.done_matches = 0
         self.stop = False
         self.error: BaseException | None = None
+        # Set to 1 on failure or Ctrl-C: compiled chunks in flight poll it and stop at once.
+        self.cancel = bytearray(1)
 
     def take(self) -> int | None:
         with self.lock:
@@ -211,6 +217,7 @@ class _Pool:
             if self.error is None:
                 self.error = exc
             self.stop = True
+            self.cancel[0] = 1
 
 
 def _add(total: dict, stats: dict) -> None:
@@ -272,15 +279,16 @@ def simulate(matches: int | None = None, hands: int | None = None,
     if matches is None and hands is None:
         raise ValueError("give exactly one of matches= and hands= (e.g. matches=1000)")
     if matches is not None:
-        _check_count("matches", matches)
+        matches = _check_count("matches", matches)
     else:
-        _check_count("hands", hands)
+        hands = _check_count("hands", hands)
     names = _check_agents(agents)
-    if isinstance(seed, bool) or not isinstance(seed, int):
+    if isinstance(seed, bool) or not hasattr(type(seed), "__index__"):
         raise TypeError(f"seed must be an int, not {type(seed).__name__}")
+    seed = operator.index(seed)
     if not isinstance(rules, Rules):
         raise TypeError(f"rules must be a guandan_fast.Rules, not {type(rules).__name__}")
-    _check_count("threads", threads)
+    threads = _check_count("threads", threads)
     if progress is not None and not callable(progress):
         raise TypeError(f"progress must be callable, not {type(progress).__name__}")
     if cluster not in (None, "ray"):
@@ -344,7 +352,8 @@ def _run_chunks(core, matches, hands, kinds, seed, rules, threads, progress, sea
                 if i is None:
                     return
                 a, b = bounds(i)
-                pool.put(i, core.run_chunk(a, b, seed, kinds, rules, search=search))
+                pool.put(i, core.run_chunk(a, b, seed, kinds, rules, search=search,
+                                           cancel=pool.cancel))
         except BaseException as exc:  # re-raised in the calling thread
             pool.fail(exc)
 
@@ -359,8 +368,11 @@ def _run_chunks(core, matches, hands, kinds, seed, rules, threads, progress, sea
             for t in ts:
                 t.join()
         except BaseException:
-            # Ctrl-C in the calling thread: workers stop after their current chunk.
+            # Ctrl-C in the calling thread: the workers' chunks see pool.cancel and stop
+            # within milliseconds; their partial counts are discarded.
             pool.fail(KeyboardInterrupt())
+            for t in ts:
+                t.join(timeout=1.0)
             raise
     if pool.error is not None:
         raise pool.error

@@ -21,7 +21,7 @@ from guandan_fast.hand cimport (u64, kind_count, move_type, move_rank, wild_kind
                                 T_THREE_PAIR, T_TWO_TRIPS, T_BOMB, T_STRAIGHT_FLUSH, RANK_JOKER)
 from guandan_fast.rng cimport sm_next, sm_below
 from guandan_fast.game cimport GameState, PH_TRIBUTE, PH_BACK, PH_PLAY
-from guandan_fast.movegen cimport RulesC, generate, MAX_MOVES
+from guandan_fast.movegen cimport RulesC, generate, generate_grow, MAX_MOVES
 
 import numpy as np
 
@@ -492,13 +492,13 @@ def choose(agent, hand, level=2, top=None, top_seat=None, seat=0, counts=None, m
         s.top_lo, s.top_hi = m_top.words
         s.top_seat = top_seat
     if moves is None:
-        cap = MAX_MOVES
-        buf = <u64*>malloc(2 * cap * sizeof(u64))
-        if buf == NULL:
-            raise MemoryError()
+        cap = 0
         try:
-            n = generate(s.hand_lo[seat], s.hand_hi[seat], lv, s.top_lo, s.top_hi, &s.rules.gen,
-                         agent_compact(kind), buf, cap)
+            # Sized from the hand: any hand (up to 108 cards) fits.
+            n = generate_grow(s.hand_lo[seat], s.hand_hi[seat], lv, s.top_lo, s.top_hi,
+                              &s.rules.gen, agent_compact(kind), &buf, &cap)
+            if n < 0:
+                raise MemoryError("no memory for the legal moves of this hand")
             words = [(buf[2 * i], buf[2 * i + 1]) for i in range(n)]
         finally:
             free(buf)

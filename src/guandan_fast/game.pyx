@@ -1,4 +1,4 @@
-# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False, embedsignature=True, binding=True
 """The compiled game engine: one plain ``GameState`` struct per match and the ``Game`` class.
 
 The C core (``game_init``, ``game_legal``, ``game_is_legal``, ``game_apply``; see game.pxd)
@@ -19,14 +19,16 @@ True
 """
 cimport cython
 from libc.string cimport memset, memcpy, memcmp
-from libc.stdlib cimport malloc, free
+from libc.stdlib cimport malloc, free, realloc, calloc
 from libc.stdint cimport int32_t, uint8_t
 
 from guandan_fast.hand cimport (u64, kind_count, __builtin_popcountll, T_PASS, T_BOMB,
                                 T_STRAIGHT_FLUSH, T_TRIBUTE, T_BACK, TYPE_SHIFT, RANK_SHIFT,
                                 KIND_HR, codes_of, move_of)
-from guandan_fast.movegen cimport (generate, count_moves, classify_cards, beats, MAX_MOVES,
-                                   MoveList, new_move_list)
+from guandan_fast.movegen cimport (generate, generate_grow, count_moves, classify_cards, beats,
+                                   MAX_MOVES, MoveList, new_move_list)
+from guandan_fast.interrupt cimport (Interrupt, interrupt_init, interrupted, in_main_thread,
+                                     raise_pending)
 from guandan_fast.rng cimport sm_below
 
 cimport numpy as cnp
@@ -543,6 +545,23 @@ cdef int game_legal(const GameState* s, bint compact, u64* out, int cap) noexcep
     return exchange_moves(s, out, cap)
 
 
+cdef int game_legal_grow(const GameState* s, bint compact, u64** buf, int* cap) noexcept nogil:
+    """game_legal into a heap buffer grown to fit (movegen.generate_grow): a constructed hand
+    may hold far more than 27 cards. Returns the count, or -1 when memory ran out."""
+    cdef int p = s.current
+    cdef u64* nb
+    if s.phase == PH_PLAY:
+        return generate_grow(s.hand_lo[p], s.hand_hi[p], s.level, s.top_lo, s.top_hi,
+                             &s.rules.gen, compact, buf, cap)
+    if buf[0] == NULL or cap[0] < 64:   # tribute/back: at most 54 moves
+        nb = <u64*>realloc(buf[0], sizeof(u64) * 2 * 64)
+        if nb == NULL:
+            return -1
+        buf[0] = nb
+        cap[0] = 64
+    return game_legal(s, compact, buf[0], cap[0])
+
+
 cdef bint game_is_legal(const GameState* s, u64 lo, u64 hi) noexcept nogil:
     cdef u64 buf[2 * 64]
     cdef int n, i, t, p = s.current
@@ -564,7 +583,7 @@ cdef bint game_is_legal(const GameState* s, u64 lo, u64 hi) noexcept nogil:
     if not cards_in(s.hand_lo[p], s.hand_hi[p], lo, hi & HI_CARDS):
         return False
     n = classify_cards(lo, hi & HI_CARDS, s.level, &s.rules.gen, buf, 64)
-    for i in range(n):
+    for i in range(min(n, 64)):   # n counts every reading; at most 64 were written
         if buf[2 * i] == lo and buf[2 * i + 1] == hi:
             return beats(lo, hi, s.top_lo, s.top_hi, s.level)
     return False
@@ -598,8 +617,37 @@ cdef tuple _CODES = CARD_CODES
 cdef object _PASS = PASS
 cdef object _PLAY_TYPES = frozenset(TYPE_NAMES[1:10])
 
-# Scratch buffer for move generation from Python (the GIL serialises its users).
-cdef u64 _scratch[2 * MAX_MOVES]
+# Scratch buffer for move generation from Python, grown to fit the largest hand seen. Its
+# users hold the GIL from generation until they have copied what they need (no nogil section
+# touches it), so threads never share it at the same time.
+cdef u64* _scratch = NULL
+cdef int _scratch_cap = 0
+
+
+cdef int _legal_scratch(const GameState* s, bint compact) except -1:
+    """The current player's legal moves into _scratch (call with the GIL); their number."""
+    cdef int n = game_legal_grow(s, compact, &_scratch, &_scratch_cap)
+    if n < 0:
+        raise MemoryError("no memory for the legal moves of this hand")
+    return n
+
+
+cdef int _level_arg(object level, str what) except -1:
+    """A level: 2..14 as an int (numpy integers too) or a rank character; ValueError or
+    TypeError naming it otherwise (never OverflowError)."""
+    if isinstance(level, str) or isinstance(level, bool) or not hasattr(type(level), "__index__"):
+        return parse_level(level)
+    v = level.__index__()
+    if not 2 <= v <= 14:
+        raise ValueError(f"{what} must be 2..14 (or a rank 2..A), got {level!r}")
+    return v
+
+
+cdef object _as_int(object value, str what):
+    """An int argument (numpy integers too); TypeError naming it for anything else."""
+    if isinstance(value, bool) or not hasattr(type(value), "__index__"):
+        raise TypeError(f"{what} must be an int, not {type(value).__name__}")
+    return value.__index__()
 
 
 cdef GameRulesC rules_to_c(object rules) except *:
@@ -627,11 +675,12 @@ cdef GameRulesC rules_to_c(object rules) except *:
 
 
 cdef int check_seat(object p, str what) except -1:
-    if isinstance(p, bool) or not isinstance(p, int):
+    if isinstance(p, bool) or not hasattr(type(p), "__index__"):
         raise TypeError(f"{what} must be an int 0..3, not {type(p).__name__}")
-    if not 0 <= p <= 3:
+    v = p.__index__()   # numpy integers too
+    if not 0 <= v <= 3:
         raise ValueError(f"{what} must be 0..3, got {p}")
-    return p
+    return v
 
 
 @cython.final
@@ -695,8 +744,7 @@ cdef class Game:
         if seed is None:
             import secrets
             seed = secrets.randbits(64)
-        if isinstance(seed, bool) or not isinstance(seed, int):
-            raise TypeError(f"a seed is an int, not {type(seed).__name__}")
+        seed = _as_int(seed, "seed")
         rc = rules_to_c(rules)
         game_init(&self.st, <u64>(seed & MASK64), &rc)
         self._seed = seed
@@ -745,7 +793,7 @@ cdef class Game:
                 raise ValueError(f"hand {p} is empty; every seat starts with at least one card")
         if not isinstance(levels, (tuple, list)) or len(levels) != 2:
             raise ValueError(f"levels must be a pair (team 0, team 1), got {levels!r}")
-        lv = [parse_level(x) for x in levels]
+        lv = [_level_arg(x, "a level") for x in levels]
         prev = None
         if previous_finish is not None:
             prev = _check_finish(previous_finish)
@@ -765,12 +813,11 @@ cdef class Game:
             raise ValueError(f"a first hand (declarer None) is played with levels (2, 2), "
                              f"got {tuple(lv)}")
         if leader is not None:
-            check_seat(leader, "leader")
+            leader = check_seat(leader, "leader")
         if seed is None:
             import secrets
             seed = secrets.randbits(64)
-        if isinstance(seed, bool) or not isinstance(seed, int):
-            raise TypeError(f"a seed is an int, not {type(seed).__name__}")
+        seed = _as_int(seed, "seed")
         rc = rules_to_c(rules)
         self = Game.__new__(Game)
         st = &self.st
@@ -826,46 +873,57 @@ cdef class Game:
     # -- properties ------------------------------------------------------------------------
     @property
     def seed(self):
+        """The seed the match was started from (``Game(seed)``, or ``Game.setup(seed=...)``)."""
         return self._seed
 
     @property
     def rules(self):
+        """The ``Rules`` of the match."""
         return self._rules
 
     @property
     def current_player(self):
+        """The seat (0..3) to act, or None when the match is over."""
         return None if self.st.current < 0 else self.st.current
 
     @property
     def phase(self):
+        """``'tribute'``, ``'back'``, ``'play'`` or ``'over'``."""
         return _PHASE_NAMES[self.st.phase]
 
     @property
     def level(self):
+        """The level (2..14, 14 = A) of the hand being played."""
         return self.st.level
 
     @property
     def levels(self):
+        """Each team's level, ``(team 0, team 1)``."""
         return (self.st.levels[0], self.st.levels[1])
 
     @property
     def declarer(self):
+        """The team whose level is played, or None in a first hand."""
         return None if self.st.declarer < 0 else self.st.declarer
 
     @property
     def hand_number(self):
+        """The number of the hand being played (0-based)."""
         return self.st.hand_number
 
     @property
     def finish_order(self):
+        """The seats that have gone out in this hand, in order."""
         return tuple(self.st.finish[i] for i in range(self.st.n_finished))
 
     @property
     def is_over(self):
+        """Whether the match is over."""
         return self.st.phase == PH_OVER
 
     @property
     def winner(self):
+        """The team (0 or 1) that won the match, or None while it goes on."""
         return None if self.st.winner < 0 else self.st.winner
 
     @property
@@ -879,6 +937,7 @@ cdef class Game:
 
     @property
     def results(self):
+        """One dict per finished hand: level, declarer, finish_order, winner, levels."""
         return [dict(r, finish_order=list(r["finish_order"])) for r in self._results]
 
     def hand(self, p):
@@ -888,7 +947,7 @@ cdef class Game:
         >>> Game(seed=0).hand(1) == Reference(seed=0).hand(1)
         True
         """
-        check_seat(p, "seat")
+        p = check_seat(p, "seat")
         return codes_of(self.st.hand_lo[p], self.st.hand_hi[p])
 
     cdef list _hand_steps(self):
@@ -908,9 +967,7 @@ cdef class Game:
         cdef MoveList ml = self._ccache if compact else self._cache
         if ml is not None:
             return ml
-        n = game_legal(&self.st, compact, _scratch, MAX_MOVES)
-        if n < 0:
-            raise RuntimeError("move buffer too small")  # cannot happen: MAX_MOVES suffices
+        n = _legal_scratch(&self.st, compact)
         ml = new_move_list(_scratch, n)
         if compact:
             self._ccache = ml
@@ -945,7 +1002,7 @@ cdef class Game:
         if self.st.phase == PH_PLAY:
             return count_moves(self.st.hand_lo[p], self.st.hand_hi[p], self.st.level,
                                self.st.top_lo, self.st.top_hi, &self.st.rules.gen, compact)
-        return exchange_moves(&self.st, _scratch, MAX_MOVES)
+        return _legal_scratch(&self.st, compact)
 
     # -- playing ---------------------------------------------------------------------------
     cdef void _apply(self, u64 lo, u64 hi) except *:
@@ -972,27 +1029,32 @@ cdef class Game:
                 "winner": self.st.last_finish[0] & 1,
                 "levels": (self.st.levels[0], self.st.levels[1])}
 
-    def play_index(self, Py_ssize_t i, compact=False):
+    def play_index(self, index, compact=False):
         """Make the i-th move of ``legal_moves_array(compact)`` (fast path for bots and RL).
 
         >>> g = Game(seed=0); g.play_index(0); len(g.history)
         1
         """
-        cdef Py_ssize_t n
+        cdef Py_ssize_t n, i
         cdef const u64* buf
         cdef MoveList ml = self._ccache if compact else self._cache
+        if type(index) is int and 0 <= index < 1 << 31:
+            i = index
+        else:
+            index = _as_int(index, "move index")
+            i = index if 0 <= index < 1 << 31 else -1
         if ml is not None:
             n = ml.n
             buf = ml.buf
         else:
             if self.st.phase == PH_OVER:
                 raise IllegalMoveError("the match is over")
-            n = game_legal(&self.st, compact, _scratch, MAX_MOVES)
+            n = _legal_scratch(&self.st, compact)
             buf = _scratch
         if not 0 <= i < n:
             if n == 0:
                 raise IllegalMoveError("the match is over")
-            raise IndexError(f"move index {i} out of range: {n} legal moves")
+            raise IndexError(f"move index {index} out of range: {n} legal moves")
         self._apply(buf[2 * i], buf[2 * i + 1])
 
     def play_words(self, lo, hi):
@@ -1035,12 +1097,16 @@ cdef class Game:
             raise TypeError(f"a move is a Move or a platform list [type, rank, cards], "
                             f"not {type(move).__name__}")
         if seat is not None:
-            check_seat(seat, "seat")
+            seat = check_seat(seat, "seat")
         if self.st.phase == PH_OVER:
             raise IllegalMoveError("the match is over")
         if seat is not None and seat != self.st.current:
             raise IllegalMoveError(f"seat {seat} cannot act: it is seat {self.st.current}'s turn")
         lo, hi = m.words
+        if (hi >> RANK_SHIFT) == 15 and move_of(lo, hi) != m:
+            # A false joker label (Single R of SB) has the words of the true move.
+            raise ValueError(f"cards {' '.join(m.cards)} do not make {m.type} {m.rank} at "
+                             f"level {self.st.level}")
         if not game_is_legal(&self.st, lo, hi):
             self._diagnose(m, lo, hi)
             raise IllegalMoveError(f"{m} is not a legal move now")
@@ -1064,8 +1130,10 @@ cdef class Game:
         cdef int n, i
         lo, hi = m.words
         n = classify_cards(lo, hi & HI_CARDS, self.st.level, &self.st.rules.gen, buf, 64)
-        for i in range(n):
+        for i in range(min(n, 64)):
             if buf[2 * i] == lo and buf[2 * i + 1] == hi:
+                if (hi >> RANK_SHIFT) == 15 and move_of(lo, hi) != m:
+                    break   # a false joker label
                 return 0
         raise ValueError(f"cards {' '.join(m.cards)} do not make {m.type} {m.rank} at "
                          f"level {self.st.level}")
@@ -1113,7 +1181,7 @@ cdef class Game:
         """
         cdef GameState* s = &self.st
         cdef int q, n, i, limit = s.rules.disclosure
-        check_seat(p, "seat")
+        p = check_seat(p, "seat")
         counts = []
         for q in range(4):
             n = ncards(s.hand_lo[q], s.hand_hi[q])
@@ -1197,8 +1265,15 @@ cdef class Game:
             b = b.prev
         return True
 
+    def __copy__(self):
+        return self.clone()
+
+    def __deepcopy__(self, memo):
+        return self.clone()   # the past is immutable and shared; the struct is copied
+
     def __reduce__(self):
-        """Pickling (and ``copy.deepcopy``): the struct's bytes, the past and the start."""
+        """Pickling: the struct's bytes, the past and the start (``_restore`` replays the past
+        from the start and checks the result against the bytes)."""
         cdef list steps = []
         cdef _Step n = self._hist
         while n is not None:
@@ -1344,37 +1419,64 @@ cdef class Game:
         return observe.information_state_tensor(self, p, out)
 
 
-def _restore(bytes state, seed, rules, tuple steps, tuple results, origin):
+def _restore(state, seed, rules, steps, results, origin):
     """Unpickle a ``Game`` (see ``Game.__reduce__``).
+
+    A pickle is data from outside: the game is rebuilt from its start (the seed, or the
+    ``Game.setup`` arguments) by replaying every move of its history through the checked
+    ``play_words``, and must then equal the pickled struct and results byte for byte. So a
+    corrupted pickle raises ``ValueError`` and never reaches the unchecked core.
 
     >>> import pickle
     >>> g = Game(seed=4); g.play_index(0)
     >>> pickle.loads(pickle.dumps(g)) == g
     True
+    >>> _restore(b'x' * sizeof_state(), 4, Rules(), (), (), None)
+    Traceback (most recent call last):
+    ...
+    ValueError: corrupted Game pickle: the state does not match the game's history
     """
-    cdef Game g = Game.__new__(Game)
-    cdef _Step node
-    if len(state) != sizeof(GameState):
-        raise ValueError(f"a pickled Game state has {sizeof(GameState)} bytes, not {len(state)} "
-                         f"(pickled by another build of guandan_fast?)")
-    memcpy(&g.st, <const char*>state, sizeof(GameState))
-    g._seed = seed
-    g._rules = rules
-    g._results = results
-    g._origin = origin
-    g._cache = None
-    g._ccache = None
-    g._hist = None
-    for lo, hi, hand, seat in steps:
-        node = _Step.__new__(_Step)
-        node.prev = g._hist
-        node.lo = lo
-        node.hi = hi
-        node.hand = hand
-        node.seat = seat
-        node.length = 1 if g._hist is None else g._hist.length + 1
-        g._hist = node
+    cdef Game g
+    if not isinstance(state, bytes) or len(state) != sizeof(GameState):
+        raise ValueError(f"corrupted Game pickle: the state is {sizeof(GameState)} bytes, not "
+                         f"{len(state) if isinstance(state, bytes) else type(state).__name__}"
+                         f" (pickled by another build of guandan_fast?)")
+    try:
+        if not isinstance(steps, tuple) or not isinstance(results, tuple):
+            raise TypeError("steps and results must be tuples")
+        if not isinstance(rules, Rules):
+            raise TypeError(f"rules is a {type(rules).__name__}")
+        # Unpickling a dataclass skips its checks: rebuild it through __init__.
+        rules = Rules(**{f.name: getattr(rules, f.name) for f in _dc_fields(Rules)})
+        if seed is None and origin is None:
+            g = Game.__new__(Game)      # the inert Game.__new__(Game)
+        elif origin is None:
+            g = Game(seed, rules)
+        else:
+            if type(origin) is not dict or set(origin) != _ORIGIN_KEYS:
+                raise TypeError("bad setup origin")
+            g = Game.setup(origin["hands"], levels=origin["levels"],
+                           declarer=origin["declarer"],
+                           previous_finish=origin["previous_finish"], leader=origin["leader"],
+                           seed=seed, rules=rules)
+        for step in steps:
+            if type(step) is not tuple or len(step) != 4:
+                raise TypeError("a history step is (lo, hi, hand, seat)")
+            lo, hi, hand, seat = step
+            if hand != g.st.hand_number or seat != g.st.current:
+                raise ValueError(f"history step {step!r} out of turn")
+            g.play_words(lo, hi)
+    except ValueError as exc:
+        raise ValueError(f"corrupted Game pickle: {exc}") from None
+    except (TypeError, KeyError, IndexError, AttributeError, OverflowError) as exc:
+        raise ValueError(f"corrupted Game pickle: {type(exc).__name__}: {exc}") from None
+    if memcmp(<const char*>state, &g.st, sizeof(GameState)) != 0 or g._results != results:
+        raise ValueError("corrupted Game pickle: the state does not match the game's history")
     return g
+
+
+from dataclasses import fields as _dc_fields
+_ORIGIN_KEYS = frozenset({"hands", "levels", "declarer", "previous_finish", "leader"})
 
 
 def _check_finish(order):
@@ -1400,93 +1502,157 @@ def sizeof_state():
 # Whole-tree counts and random playouts in C (perft, benchmarks)
 # ------------------------------------------------------------------------------------------
 
-cdef long long perft_rec(const GameState* s, int depth, bint compact, u64* bufs) noexcept nogil:
+cdef enum:
+    MAX_PERFT_DEPTH = 1000   # the recursion's C stack stays small (~300 bytes a level)
+
+
+cdef struct PerftCtx:
+    bint compact
+    bint failed            # out of memory
+    Interrupt it
+    u64** bufs             # one growable buffer per remaining level
+    int* caps
+
+
+cdef long long perft_rec(const GameState* s, int depth, PerftCtx* ctx) noexcept nogil:
     """Leaves of the complete-move tree of depth `depth` under s (a finished match is a leaf).
-    `bufs` holds one MAX_MOVES buffer per remaining level."""
+    ctx.bufs[depth] holds this level's moves; the count is meaningless once ctx.it.stopped or
+    ctx.failed is set (the caller discards it)."""
     cdef GameState child
     cdef long long total = 0
     cdef int n, i
     if depth == 0 or s.phase == PH_OVER:
         return 1
-    n = game_legal(s, compact, bufs, MAX_MOVES)
+    if interrupted(&ctx.it):
+        return 0
+    # The direct call first (a buffer not yet allocated has capacity 0): the grow path only
+    # when it does not fit.
+    n = game_legal(s, ctx.compact, ctx.bufs[depth], ctx.caps[depth])
+    if n < 0:
+        n = game_legal_grow(s, ctx.compact, &ctx.bufs[depth], &ctx.caps[depth])
+        if n < 0:
+            ctx.failed = True
+            return 0
     if depth == 1:
         return n
     for i in range(n):
         memcpy(&child, s, sizeof(GameState))
-        game_apply(&child, bufs[2 * i], bufs[2 * i + 1])
-        total += perft_rec(&child, depth - 1, compact, bufs + 2 * MAX_MOVES)
+        game_apply(&child, ctx.bufs[depth][2 * i], ctx.bufs[depth][2 * i + 1])
+        total += perft_rec(&child, depth - 1, ctx)
+        if ctx.it.stopped or ctx.failed:
+            return 0
     return total
 
 
-def perft_game(Game game, int depth, bint per_move=False, bint compact=False):
+def perft_game(Game game, depth, bint per_move=False, bint compact=False):
     """Leaf count of the move tree of ``depth`` plies below a game's current state (the
     compiled perft; ``guandan_fast.perft.perft`` starts it from ``Game(seed)``).
     With ``per_move``: a dict ``{first Move: leaves below it}``.
 
+    The count runs without the GIL on a private copy of the game's state (other threads may
+    play on the game meanwhile); Ctrl-C stops it (KeyboardInterrupt, no partial result).
+
     >>> g = Game(seed=0); perft_game(g, 1) == len(g.legal_moves())
     True
     """
-    cdef u64* bufs
-    cdef GameState child
-    cdef long long total
-    cdef int n, i
-    if depth < 0:
-        raise ValueError(f"depth must be >= 0, got {depth}")
-    bufs = <u64*>malloc(sizeof(u64) * 2 * MAX_MOVES * (depth + 1))
-    if bufs == NULL:
+    cdef GameState root, child
+    cdef PerftCtx ctx
+    cdef long long total = 0
+    cdef int n, i, d
+    dv = _as_int(depth, "depth")
+    if not 0 <= dv <= MAX_PERFT_DEPTH:
+        raise ValueError(f"depth must be 0..{MAX_PERFT_DEPTH}, got {depth}")
+    d = dv
+    memcpy(&root, &game.st, sizeof(GameState))   # with the GIL: a consistent snapshot
+    ctx.compact = compact
+    ctx.failed = False
+    interrupt_init(&ctx.it, 1024, in_main_thread(), NULL)
+    ctx.bufs = <u64**>calloc(d + 1, sizeof(u64*))
+    ctx.caps = <int*>calloc(d + 1, sizeof(int))
+    if ctx.bufs == NULL or ctx.caps == NULL:
+        free(ctx.bufs)
+        free(ctx.caps)
         raise MemoryError()
     try:
         if not per_move:
             with nogil:
-                total = perft_rec(&game.st, depth, compact, bufs)
-            return total
-        out = {}
-        if depth == 0 or game.st.phase == PH_OVER:
-            return out
-        n = game_legal(&game.st, compact, bufs, MAX_MOVES)
-        for i in range(n):
-            memcpy(&child, &game.st, sizeof(GameState))
-            game_apply(&child, bufs[2 * i], bufs[2 * i + 1])
-            with nogil:
-                total = perft_rec(&child, depth - 1, compact, bufs + 2 * MAX_MOVES)
-            out[move_of(bufs[2 * i], bufs[2 * i + 1])] = total
-        return out
+                total = perft_rec(&root, d, &ctx)
+        else:
+            out = {}
+            if d == 0 or root.phase == PH_OVER:
+                return out
+            n = game_legal_grow(&root, compact, &ctx.bufs[d], &ctx.caps[d])
+            if n < 0:
+                raise MemoryError()
+            for i in range(n):
+                memcpy(&child, &root, sizeof(GameState))
+                game_apply(&child, ctx.bufs[d][2 * i], ctx.bufs[d][2 * i + 1])
+                with nogil:
+                    total = perft_rec(&child, d - 1, &ctx)
+                if ctx.it.stopped or ctx.failed:
+                    break
+                out[move_of(ctx.bufs[d][2 * i], ctx.bufs[d][2 * i + 1])] = total
+        if ctx.it.stopped:
+            raise_pending(&ctx.it)
+        if ctx.failed:
+            raise MemoryError("no memory for the legal moves of a position")
+        return out if per_move else total
     finally:
-        free(bufs)
+        for i in range(d + 1):
+            free(ctx.bufs[i])
+        free(ctx.bufs)
+        free(ctx.caps)
 
 
 cdef long long playout(GameState* s, long long max_steps, u64* rng, bint compact,
-                       u64* buf) noexcept nogil:
-    """Uniformly random legal moves until the match ends or max_steps; returns the steps."""
+                       u64** buf, int* cap, Interrupt* it) noexcept nogil:
+    """Uniformly random legal moves until the match ends or max_steps; returns the steps, or
+    -1 when memory ran out (it.stopped: interrupted)."""
     cdef long long steps = 0
     cdef int n, i
     while steps < max_steps and s.phase != PH_OVER:
-        n = game_legal(s, compact, buf, MAX_MOVES)
+        if interrupted(it):
+            break
+        n = game_legal(s, compact, buf[0], cap[0])
+        if n < 0:
+            n = game_legal_grow(s, compact, buf, cap)
+        if n <= 0:
+            return -1
         i = <int>sm_below(rng, <u64>n)
-        game_apply(s, buf[2 * i], buf[2 * i + 1])
+        game_apply(s, buf[0][2 * i], buf[0][2 * i + 1])
         steps += 1
     return steps
 
 
-def random_playout(Game game, long long max_steps, seed=0, bint compact=False):
+def random_playout(Game game, max_steps, seed=0, bint compact=False):
     """Play uniformly random legal moves from a game's state on a private copy of its struct
     (no Python per move; the game itself is unchanged) until the match ends or ``max_steps``
     moves. Returns ``(moves made, winner or None)``: the benchmarks' "compiled loop".
+    Ctrl-C stops it (KeyboardInterrupt).
 
     >>> g = Game(seed=0); steps, winner = random_playout(g, 10**6)
     >>> steps > 0, winner in (0, 1), g.hand_number
     (True, True, 0)
     """
-    cdef u64 r = <u64>(seed & MASK64)
-    cdef long long steps
+    cdef long long steps, limit
     cdef GameState st
-    cdef u64* buf = <u64*>malloc(sizeof(u64) * 2 * MAX_MOVES)
-    if buf == NULL:
-        raise MemoryError()
+    cdef u64* buf = NULL
+    cdef int cap = 0
+    cdef Interrupt it
+    cdef u64 r = <u64>(_as_int(seed, "seed") & MASK64)
+    lim = _as_int(max_steps, "max_steps")
+    if lim < 0:
+        raise ValueError(f"max_steps must be >= 0, got {max_steps}")
+    limit = min(lim, 1 << 62)   # more steps than any match has
     memcpy(&st, &game.st, sizeof(GameState))
+    interrupt_init(&it, 1024, in_main_thread(), NULL)
     try:
         with nogil:
-            steps = playout(&st, max_steps, &r, compact, buf)
+            steps = playout(&st, limit, &r, compact, &buf, &cap, &it)
+        if it.stopped:
+            raise_pending(&it)
+        if steps < 0:
+            raise MemoryError("no memory for the legal moves of a position")
     finally:
         free(buf)
     return steps, (None if st.winner < 0 else st.winner)

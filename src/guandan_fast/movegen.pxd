@@ -10,7 +10,8 @@ cdef struct RulesC:
 
 cdef enum:
     # Capacity, in moves, of a buffer that always suffices for one generate() call on a hand of
-    # at most 27 cards (each move takes two u64 words in the buffer).
+    # at most 27 cards (each move takes two u64 words in the buffer). Larger hands (Game.setup
+    # allows up to 105 cards in one seat: about 135,000 moves) need generate_grow.
     MAX_MOVES = 32768
 
 # Every legal move of the hand into out[2*i], out[2*i+1] (lo, hi). On lead (last == (0, 0))
@@ -19,6 +20,12 @@ cdef enum:
 # Returns the number of moves, or -1 when `cap` (in moves) is too small.
 cdef int generate(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi, const RulesC* rules,
                   bint compact, u64* out, int cap) noexcept nogil
+
+# generate() into a heap buffer that is grown (realloc) to the exact count when it is too
+# small: the buffer is sized from the hand, so any hand fits. *buf may be NULL with *cap 0.
+# Returns the number of moves, or -1 when memory ran out (*buf and *cap then unchanged).
+cdef int generate_grow(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi, const RulesC* rules,
+                       bint compact, u64** buf, int* cap) noexcept nogil
 
 # Number of moves generate() would return, writing nothing.
 cdef int count_moves(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi, const RulesC* rules,

@@ -1,4 +1,4 @@
-# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False, autotestdict=False
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False, autotestdict=False, embedsignature=True, binding=True
 """The compiled move generator: RULES.md §3-6 over the 128-bit encoding of docs/design.md.
 
 The C core (``generate``, ``count_moves``, ``classify_cards``, ``beats``; see movegen.pxd) is
@@ -24,10 +24,14 @@ True
 
 from libc.stdlib cimport malloc, free, realloc
 from libc.string cimport memcpy
+from cpython.bytes cimport PyBytes_FromStringAndSize, PyBytes_AS_STRING
+from cpython.ref cimport Py_INCREF
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
 from guandan_fast.hand cimport u64, words_of, codes_of, move_of
 from guandan_fast.movegen cimport RulesC, MAX_MOVES
+from guandan_fast.interrupt cimport (Interrupt, interrupt_init, interrupted, in_main_thread,
+                                     raise_pending)
 
 import numpy as np
 cimport numpy as cnp
@@ -1162,6 +1166,26 @@ cdef int generate(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi, const Rul
     return c.n
 
 
+cdef int generate_grow(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi, const RulesC* rules,
+                       bint compact, u64** buf, int* cap) noexcept nogil:
+    cdef int n = -1, need
+    cdef u64* nb
+    if buf[0] != NULL:
+        n = generate(lo, hi, level, last_lo, last_hi, rules, compact, buf[0], cap[0])
+    if n >= 0:
+        return n
+    # Rare (a constructed hand far above 27 cards): one counting pass, one allocation.
+    need = count_moves(lo, hi, level, last_lo, last_hi, rules, compact)
+    if need < MAX_MOVES:
+        need = MAX_MOVES
+    nb = <u64*>realloc(buf[0], sizeof(u64) * 2 * <size_t>need)
+    if nb == NULL:
+        return -1
+    buf[0] = nb
+    cap[0] = need
+    return generate(lo, hi, level, last_lo, last_hi, rules, compact, nb, need)
+
+
 cdef int count_moves(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi, const RulesC* rules,
                      bint compact) noexcept nogil:
     cdef Ctx c
@@ -1228,9 +1252,25 @@ cdef int _scratch_cap = 0
 
 
 cdef int _level(object level) except -1:
-    if type(level) is int and 2 <= <long>level <= 14:
+    if type(level) is int and 2 <= level <= 14:
         return <int>level
-    return parse_level(level)
+    if isinstance(level, str) or isinstance(level, bool) or not hasattr(type(level), "__index__"):
+        return parse_level(level)
+    v = level.__index__()   # numpy integers; huge ints get a ValueError, not OverflowError
+    if not 2 <= v <= 14:
+        raise ValueError(f"level must be 2..14 (or a rank 2..A), got {level!r}")
+    return v
+
+
+cdef long long _count_arg(object value, str name, long long minimum) except? -1:
+    """A count argument: an int (numpy integers too) >= minimum; TypeError or ValueError
+    naming it otherwise (never OverflowError)."""
+    if isinstance(value, bool) or not hasattr(type(value), "__index__"):
+        raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+    v = value.__index__()
+    if v < minimum or v > (1 << 62):
+        raise ValueError(f"{name} must be an int in {minimum}..2**62, got {v}")
+    return v
 
 
 cdef int _rules_c(object rules, RulesC* out) except -1:
@@ -1269,11 +1309,16 @@ cdef object _check_play(object move, int level, RulesC* rc, str what):
     if m.type in ("tribute", "back"):
         raise ValueError(f"{what} {m} is a {m.type} card, not a play")
     words = m.words
+    lo = words[0]
+    hi = words[1]
+    # The words of the two jokers' moves share rank code 15, so a false joker label (Single R
+    # of SB) has the words of the true move: the label is checked against the cards first.
+    if (hi >> 60) == 15 and move_of(lo, hi) != m:
+        raise ValueError(f"{what}: cards {' '.join(m.cards)} do not make {m.type} {m.rank} "
+                         f"at level {_RANKS[level - 2]}")
     ck = (words, level, rc.sf_as_straight, rc.fullhouse_joker_pair)
     if ck in _checked:
         return words
-    lo = words[0]
-    hi = words[1]
     n = classify_cards(lo, hi, level, rc, buf, 64)
     for i in range(min(n, 64)):
         if buf[2 * i] == lo and buf[2 * i + 1] == hi:
@@ -1286,35 +1331,58 @@ cdef object _check_play(object move, int level, RulesC* rc, str what):
 
 
 cdef MoveList new_move_list(const u64* src, int n):
-    cdef MoveList ml = MoveList.__new__(MoveList)
-    ml.n = n
-    ml.buf = <u64*>malloc(sizeof(u64) * 2 * (n if n > 0 else 1))
-    if ml.buf == NULL:
+    # The words are copied before the object is made: making it may run the garbage
+    # collector, hence finalizers, hence other threads, which could reuse a shared `src`.
+    cdef u64* buf = <u64*>malloc(sizeof(u64) * 2 * (n if n > 0 else 1))
+    cdef MoveList ml
+    if buf == NULL:
         raise MemoryError()
-    memcpy(ml.buf, src, sizeof(u64) * 2 * n)
+    memcpy(buf, src, sizeof(u64) * 2 * n)
+    try:
+        ml = MoveList.__new__(MoveList)
+    except BaseException:
+        free(buf)
+        raise
+    ml.n = n
+    ml.buf = buf
     return ml
 
 
 cdef MoveList _run_generate(u64 lo, u64 hi, int level, u64 llo, u64 lhi, RulesC* rc,
                             bint compact, u64** buf, int* cap):
-    """Generate into *buf (grown as needed) and copy the result into a new MoveList."""
-    cdef int n
-    cdef u64* nb
-    if buf[0] == NULL:
-        buf[0] = <u64*>malloc(sizeof(u64) * 2 * 4096)
-        if buf[0] == NULL:
-            raise MemoryError()
-        cap[0] = 4096
-    n = generate(lo, hi, level, llo, lhi, rc, compact, buf[0], cap[0])
+    """Generate into *buf (grown as needed) and copy the result into a new MoveList. Called
+    with the GIL held throughout, so a buffer shared by callers (the module's, a Hand's) is
+    never used by two threads at once."""
+    cdef int n = generate_grow(lo, hi, level, llo, lhi, rc, compact, buf, cap)
     if n < 0:
-        n = count_moves(lo, hi, level, llo, lhi, rc, compact)
-        nb = <u64*>realloc(buf[0], sizeof(u64) * 2 * n)
-        if nb == NULL:
-            raise MemoryError()
-        buf[0] = nb
-        cap[0] = n
-        n = generate(lo, hi, level, llo, lhi, rc, compact, buf[0], cap[0])
+        raise MemoryError("no memory for the legal moves of this hand")
     return new_move_list(buf[0], n)
+
+
+cdef MoveList _move_list_from_moves(moves):
+    """A MoveList of given Moves (unpickling): their words come from the checked Move."""
+    cdef MoveList ml
+    cdef Py_ssize_t i = 0
+    moves = tuple(moves)
+    for m in moves:
+        if not isinstance(m, Move):
+            raise TypeError(f"a MoveList holds Moves, not {type(m).__name__}")
+    ml = MoveList.__new__(MoveList)
+    ml.buf = <u64*>malloc(sizeof(u64) * 2 * (len(moves) if moves else 1))
+    if ml.buf == NULL:
+        raise MemoryError()
+    for m in moves:
+        w = m.words
+        ml.buf[2 * i] = w[0]
+        ml.buf[2 * i + 1] = w[1]
+        i += 1
+    ml.n = i
+    return ml
+
+
+def _restore_move_list(moves):
+    """Unpickle a ``MoveList`` (see ``MoveList.__reduce__``)."""
+    return _move_list_from_moves(moves)
 
 
 cdef class MoveList:
@@ -1361,23 +1429,32 @@ cdef class MoveList:
             yield move_of(self.buf[2 * i], self.buf[2 * i + 1])
 
     cdef Py_ssize_t _find(self, x) except -2:
+        """Index of a move given as a Move or a platform list; -1 when absent, including for
+        anything that is not a move (``5 in moves`` is False, as for a list)."""
         cdef u64 lo, hi
         cdef Py_ssize_t i
         if isinstance(x, Move):
-            words = x.words
+            m = x
         elif isinstance(x, (list, tuple)):
-            if len(x) == 3 and x[0] == "PASS":
-                words = Move.from_platform(x, 2).words
-            elif len(x) == 3 and not isinstance(x[2], str):
-                words = Move(*x).words
-            else:
-                raise ValueError(f"a platform action is [type, rank, [cards]]; got {x!r}")
+            try:
+                if len(x) == 3 and x[0] == "PASS":
+                    m = Move.from_platform(x, 2)
+                elif len(x) == 3 and not isinstance(x[2], str):
+                    m = Move(*x)
+                else:
+                    return -1
+            except (ValueError, TypeError):
+                return -1
         else:
-            raise TypeError(f"a MoveList holds Moves; cannot look for a {type(x).__name__}")
+            return -1
+        words = m.words
         lo = words[0]
         hi = words[1]
         for i in range(self.n):
             if self.buf[2 * i] == lo and self.buf[2 * i + 1] == hi:
+                # The words of the two jokers' moves share rank code 15: the label decides.
+                if (hi >> 60) == 15 and move_of(lo, hi) != m:
+                    return -1
                 return i
         return -1
 
@@ -1399,15 +1476,30 @@ cdef class MoveList:
     def array(self):
         """The moves as a read-only ``(n, 2)`` uint64 numpy array of ``(lo, hi)`` rows."""
         cdef cnp.npy_intp dims[2]
+        cdef bytes data
         if self._array is None:
+            # The array's memory belongs to an immutable bytes object, so that the flag cannot
+            # be turned back on (numpy refuses writeable=True over a read-only base).
+            data = PyBytes_FromStringAndSize(<char*>self.buf, sizeof(u64) * 2 * self.n)
             dims[0] = self.n
             dims[1] = 2
-            a = cnp.PyArray_EMPTY(2, dims, cnp.NPY_UINT64, 0)
-            if self.n:
-                memcpy(cnp.PyArray_DATA(a), self.buf, sizeof(u64) * 2 * self.n)
-            cnp.PyArray_CLEARFLAGS(a, cnp.NPY_ARRAY_WRITEABLE)  # the list is immutable
+            a = cnp.PyArray_SimpleNewFromData(2, dims, cnp.NPY_UINT64,
+                                              <void*>PyBytes_AS_STRING(data))
+            Py_INCREF(data)  # the reference PyArray_SetBaseObject steals
+            cnp.PyArray_SetBaseObject(a, data)
+            cnp.PyArray_CLEARFLAGS(a, cnp.NPY_ARRAY_WRITEABLE)
             self._array = a
         return self._array
+
+    def __reduce__(self):
+        # Pickled as its moves; unpickling rebuilds the words from the (checked) Moves.
+        return (_restore_move_list, (tuple(self),))
+
+    def __copy__(self):
+        return self  # immutable
+
+    def __deepcopy__(self, memo):
+        return self
 
     def to_list(self):
         """The moves as a list of ``Move``."""
@@ -1504,20 +1596,36 @@ cdef class Hand:
         return (Hand, (self._cards,))
 
     cdef int _prepare(self, object level, object last, object rules) except -1:
-        """Level, rules flags and the words of ``last``, cached between calls."""
+        """Level, rules flags and the words of ``last``, cached between calls.
+
+        Everything is computed into locals first and stored at the end with no Python code
+        in between (the GIL can only pass to another thread while Python code runs), and
+        callers read the fields right after: threads sharing a Hand never mix one call's
+        rules with another's last play."""
         cdef int lv = _level(level)
-        if rules is not self._rules:
-            _rules_c(rules, &self._rc)
-            self._rules = rules
+        cdef RulesC rc
+        cdef u64 llo = 0, lhi = 0
+        cdef bint cached
+        if rules is self._rules:
+            rc = self._rc
+        else:
+            _rules_c(rules, &rc)
+        cached = last is None or (last is self._last and lv == self._last_level
+                                  and rules is self._last_rules and type(last) is Move)
+        if not cached:  # a list may have changed since the last call: only Moves are immutable
+            words = _check_play(last, lv, &rc, "last")   # Python code: threads may switch
+            llo = words[0]
+            lhi = words[1]
+        # From here on, no Python code.
+        self._rc = rc
+        self._rules = rules
         if last is None:
             self._llo = 0
             self._lhi = 0
             self._last = None
-        elif (last is not self._last or lv != self._last_level or rules is not self._last_rules
-              or type(last) is not Move):  # a list may have changed since: only Moves are immutable
-            words = _check_play(last, lv, &self._rc, "last")
-            self._llo = words[0]
-            self._lhi = words[1]
+        elif not cached:
+            self._llo = llo
+            self._lhi = lhi
             self._last = last
             self._last_level = lv
             self._last_rules = rules
@@ -1541,28 +1649,48 @@ cdef class Hand:
                 self.cap = 0
                 raise MemoryError()
             self.cap = MAX_MOVES
-        n = generate(self.lo, self.hi, lv, self._llo, self._lhi, &self._rc, compact, self.buf,
-                     self.cap)
+        # The GIL is held throughout: no other thread uses self.buf meanwhile.
+        n = generate_grow(self.lo, self.hi, lv, self._llo, self._lhi, &self._rc, compact,
+                          &self.buf, &self.cap)
         if n < 0:
-            raise OverflowError(f"more than {MAX_MOVES} moves; use legal_moves")
+            raise MemoryError("no memory for the legal moves of this hand")
         return n
 
     def time_generate(self, level, last=None, rules=_DEFAULT_RULES, compact=False,
-                      int repeat=1000):
+                      repeat=1000):
         """Mean nanoseconds of one compiled generate() call on this hand, over ``repeat``
-        calls made from C (no Python in the loop): the figure the benchmarks quote."""
-        cdef int lv = self._prepare(level, last, rules)
-        cdef int i
+        calls made from C (no Python in the loop): the figure the benchmarks quote.
+
+        The loop runs without the GIL on a private buffer and private copies of the inputs
+        (other threads may use the Hand meanwhile), and Ctrl-C stops it.
+        """
+        cdef long long i, reps = _count_arg(repeat, "repeat", 1)
         cdef bint cm = compact
         cdef timespec t0, t1
-        self.generate(level, last, rules, compact)  # the buffer, warm
-        clock_gettime(CLOCK_MONOTONIC, &t0)
-        with nogil:
-            for i in range(repeat):
-                generate(self.lo, self.hi, lv, self._llo, self._lhi, &self._rc, cm,
-                         self.buf, self.cap)
-        clock_gettime(CLOCK_MONOTONIC, &t1)
-        return ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / max(repeat, 1)
+        cdef int lv = self._prepare(level, last, rules)
+        # Private copies, taken right after _prepare (no Python code in between).
+        cdef u64 lo = self.lo, hi = self.hi, llo = self._llo, lhi = self._lhi
+        cdef RulesC rc = self._rc
+        cdef u64* buf = NULL
+        cdef int cap = 0
+        cdef Interrupt it
+        if generate_grow(lo, hi, lv, llo, lhi, &rc, cm, &buf, &cap) < 0:  # sized and warm
+            free(buf)
+            raise MemoryError("no memory for the legal moves of this hand")
+        interrupt_init(&it, 64, in_main_thread(), NULL)
+        try:
+            clock_gettime(CLOCK_MONOTONIC, &t0)
+            with nogil:
+                for i in range(reps):
+                    generate(lo, hi, lv, llo, lhi, &rc, cm, buf, cap)
+                    if interrupted(&it):
+                        break
+            clock_gettime(CLOCK_MONOTONIC, &t1)
+            if it.stopped:
+                raise_pending(&it)
+        finally:
+            free(buf)
+        return ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / reps
 
     def count_moves(self, level, last=None, rules=_DEFAULT_RULES, compact=False):
         """The number of legal moves, materialising none."""

@@ -22,6 +22,8 @@ from guandan_fast.hand cimport u64, move_type, T_PASS, T_BOMB, T_STRAIGHT_FLUSH,
     T_TRIBUTE, T_BACK
 from guandan_fast.rng cimport sm_next
 from guandan_fast.movegen cimport MAX_MOVES
+from guandan_fast.interrupt cimport (Interrupt, interrupt_init, interrupted, in_main_thread,
+                                     raise_pending)
 from guandan_fast.game cimport (GameState, GameRulesC, rules_to_c, game_init, game_legal,
                                 game_apply,
                                 STEP_CONTINUE, STEP_HAND_OVER, STEP_MATCH_OVER, PH_PLAY)
@@ -67,11 +69,12 @@ cdef u64 seed_of(u64 seed, long long i) noexcept nogil:
 
 cdef int play_match(u64 mseed, const GameRulesC* rules, const int* kinds, SimStats* st,
                     u64* buf, long long* budget, u64* rec, long long rec_cap,
-                    long long* rec_n, SearchCtx** search) noexcept nogil:
+                    long long* rec_n, SearchCtx** search, Interrupt* it) noexcept nogil:
     """Play one match; returns 0 (over), 1 (stopped by the hand budget), -1 (error),
-    -2 (record buffer full). ``budget`` (when not NULL) is decremented per finished hand.
-    ``rec`` (when not NULL) receives (seat, lo, hi) per action. ``search[p]``: the context of
-    seat p's search agent (search.pyx), NULL for a built-in bot."""
+    -2 (record buffer full), -3 (interrupted: it.stopped). ``budget`` (when not NULL) is
+    decremented per finished hand. ``rec`` (when not NULL) receives (seat, lo, hi) per
+    action. ``search[p]``: the context of seat p's search agent (search.pyx), NULL for a
+    built-in bot. Dealt hands have 27 cards, so MAX_MOVES always suffices (-1 otherwise)."""
     cdef GameState s
     cdef Bot bots[4]
     cdef int p, q, n, i, r, t, f0, place, hands = 0
@@ -82,6 +85,8 @@ cdef int play_match(u64 mseed, const GameRulesC* rules, const int* kinds, SimSta
         if search[p] != NULL:
             search_reset(search[p], mseed, p)
     while True:
+        if interrupted(it):
+            return -3
         p = s.current
         n = game_legal(&s, agent_compact(kinds[p]), buf, MAX_MOVES)
         if n <= 0:
@@ -178,14 +183,17 @@ cdef Agents _agents(const int* ks, search):
 
 
 def run_chunk(long long start, long long stop, seed, kinds, rules=Rules(), hand_budget=None,
-              search=None):
+              search=None, cancel=None):
     """Play matches ``start .. stop-1`` of a run seeded ``seed`` between bots of ``kinds``
     (four ``AGENT_*`` codes by seat) without the GIL; returns the counters as a dict.
     ``search``: for the seats of search agents, four ``(name, parameters)`` pairs of
     ``search.parse_agent`` (None for the other seats).
 
     With ``hand_budget`` the chunk stops after that many hands in total (the match in
-    progress then counts as ``truncated``, not in ``matches``).
+    progress then counts as ``truncated``, not in ``matches``). Ctrl-C (in the main thread)
+    stops it within milliseconds, as does setting ``cancel[0]`` (``cancel``: a bytearray,
+    shared with the thread that cancels); it then raises KeyboardInterrupt and the chunk's
+    counts are discarded.
 
     >>> run_chunk(3, 3, 0, (0, 0, 0, 0))['hands']
     0
@@ -198,8 +206,17 @@ def run_chunk(long long start, long long stop, seed, kinds, rules=Rules(), hand_
     cdef long long* bp = NULL
     cdef int r = 0
     cdef u64* buf
+    cdef Interrupt it
+    cdef const unsigned char* flag = NULL
+    cdef unsigned char[::1] cancel_view
     _check_kinds(kinds, ks)
     cdef Agents ag = _agents(ks, search)
+    if cancel is not None:
+        cancel_view = cancel
+        if cancel_view.shape[0] < 1:
+            raise ValueError("cancel must be a writable buffer of at least one byte")
+        flag = &cancel_view[0]
+    interrupt_init(&it, 1024, in_main_thread(), <const volatile unsigned char*>flag)
     if stop < start:
         raise ValueError(f"stop ({stop}) must not be below start ({start})")
     if hand_budget is not None:
@@ -215,10 +232,12 @@ def run_chunk(long long start, long long stop, seed, kinds, rules=Rules(), hand_
         with nogil:
             i = start
             while i < stop:
-                r = play_match(seed_of(s64, i), &rc, ks, &st, buf, bp, NULL, 0, NULL, ag.ctx)
+                r = play_match(seed_of(s64, i), &rc, ks, &st, buf, bp, NULL, 0, NULL, ag.ctx, &it)
                 i += 1
                 if r != 0 or (bp != NULL and budget <= 0):
                     break
+        if r == -3:
+            raise_pending(&it)
     finally:
         free(buf)
     if r == -1:
@@ -245,8 +264,10 @@ def record_match(seed, long long i, kinds, rules=Rules(), hand_budget=None, sear
     cdef int r = -2
     cdef u64* buf
     cdef u64[::1] rec
+    cdef Interrupt it
     _check_kinds(kinds, ks)
     cdef Agents ag = _agents(ks, search)
+    interrupt_init(&it, 1024, in_main_thread(), NULL)
     buf = <u64*>malloc(2 * MAX_MOVES * sizeof(u64))
     if buf == NULL:
         raise MemoryError()
@@ -262,7 +283,9 @@ def record_match(seed, long long i, kinds, rules=Rules(), hand_budget=None, sear
                     raise ValueError(f"hand_budget must be >= 1, got {hand_budget}")
                 bp = &budget
             with nogil:
-                r = play_match(ms, &rc, ks, &st, buf, bp, &rec[0], cap, &rec_n, ag.ctx)
+                r = play_match(ms, &rc, ks, &st, buf, bp, &rec[0], cap, &rec_n, ag.ctx, &it)
+            if r == -3:
+                raise_pending(&it)
             cap *= 4
     finally:
         free(buf)

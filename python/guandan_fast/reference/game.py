@@ -62,11 +62,11 @@ def _prev(p: int) -> int:
 
 
 def _check_seat(p, what: str = "seat") -> int:
-    if isinstance(p, bool) or not isinstance(p, int):
+    if isinstance(p, bool) or not hasattr(type(p), "__index__"):
         raise TypeError(f"{what} must be an int 0..3, not {type(p).__name__}")
-    if not 0 <= p <= 3:
+    if not 0 <= p.__index__() <= 3:   # numpy integers too
         raise ValueError(f"{what} must be 0..3, got {p}")
-    return p
+    return p.__index__()
 
 
 class Game:
@@ -146,7 +146,7 @@ class Game:
             raise ValueError(f"a first hand (declarer None) is played with levels (2, 2), "
                              f"got {tuple(lv)}")
         if leader is not None:
-            _check_seat(leader, "leader")
+            leader = _check_seat(leader, "leader")
         if seed is None:
             seed = secrets.randbits(64)
         gen = SplitMix64(seed)
@@ -309,7 +309,7 @@ class Game:
 
     def hand(self, p: int) -> tuple[str, ...]:
         """Seat ``p``'s cards in canonical order."""
-        _check_seat(p)
+        p = _check_seat(p)
         return sort_cards(self._hands[p].elements())
 
     # -- legal moves -------------------------------------------------------------------------
@@ -372,7 +372,7 @@ class Game:
             raise TypeError(f"a move is a Move or a platform list [type, rank, cards], "
                             f"not {type(move).__name__}")
         if seat is not None:
-            _check_seat(seat)
+            seat = _check_seat(seat)
         if self._phase == "over":
             raise IllegalMoveError("the match is over")
         p = self._turn
@@ -583,7 +583,7 @@ class Game:
     # -- information -------------------------------------------------------------------------
     def observation(self, p: int) -> dict:
         """What seat ``p`` knows (RULES.md §10), as the dict of docs/design.md."""
-        _check_seat(p)
+        p = _check_seat(p)
         limit = self.rules.disclosure_threshold
         counts = []
         for s in range(4):
@@ -633,6 +633,13 @@ class Game:
         g._hands = [Counter(h) for h in self._hands]
         g._results = [dict(r, finish_order=list(r["finish_order"])) for r in self._results]
         return g
+
+    def __copy__(self) -> "Game":
+        # A shallow copy would share the containers of the state: copies are independent.
+        return self.clone()
+
+    def __deepcopy__(self, memo) -> "Game":
+        return self.clone()
 
     def _state(self) -> tuple:
         return (self.seed, self.rules, self._gen.state, tuple(self._levels), self._declarer,

@@ -41,9 +41,9 @@ class SplitMix64:
     __slots__ = ("state",)
 
     def __init__(self, seed: int = 0) -> None:
-        if isinstance(seed, bool) or not isinstance(seed, int):
+        if isinstance(seed, bool) or not hasattr(type(seed), "__index__"):
             raise TypeError(f"a seed is an int, not {type(seed).__name__}")
-        self.state = seed & MASK64
+        self.state = seed.__index__() & MASK64   # numpy integers too
 
     def next(self) -> int:
         """Advance and return the next 64-bit output."""
