@@ -22,3 +22,12 @@ __all__ = ["Move", "PASS", "IllegalMoveError", "Rules", "parse_cards", "parse_le
            "Hand", "MoveList", "legal_moves", "count_moves", "classify", "beats", "Game",
            "simulate", "SimulationResult"]
 __version__ = "0.1.0"
+
+
+def __getattr__(name):
+    # ``gf.reference`` without importing the slow oracle at package import time.
+    if name == "reference":
+        import importlib
+
+        return importlib.import_module(".reference", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
