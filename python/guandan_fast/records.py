@@ -12,8 +12,12 @@ A record is a header line and then one line per hand (docs/design.md deals and m
   "levels_after": [a, b] | null}`` (``null`` for a hand still being played).
 
 Several records may follow each other in one file (each starts with its header line).
-Replaying checks the header, every deal against the generator, every move for legality and
-every hand's outcome; any disagreement raises ``ValueError`` naming the line.
+Replaying (``replay``, ``Game.from_record``, ``render`` and ``guandan-fast replay``, all the
+same code) checks every field of the chosen match: the header, every deal against the
+generator, the exchange (tribute, back, anti-tribute), every seat and move for legality and
+every hand's outcome; any disagreement raises ``ValueError`` naming the line (and field).
+Files are read line by line, gzip-compressed ones too (recognised by content); earlier matches
+are skipped unparsed and reading stops at the end of the chosen one (docs/records.md).
 
 >>> from guandan_fast.game import Game
 >>> g = Game(seed=7)
@@ -309,8 +313,8 @@ def _scan_match(source, match: int, name: str = "path_or_lines"):
     for n, text in lines:
         if not text.strip():
             continue
-        if index < match - 1 and '"format"' not in text and index >= 0:
-            continue  # a hand line of an earlier match
+        if 0 <= index < match and '"format"' not in text:
+            continue  # a hand line of an earlier match: not parsed, not checked
         obj = _parse(n, text)
         if "format" in obj:
             _check_header(n, obj)
