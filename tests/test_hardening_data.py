@@ -90,6 +90,16 @@ def test_record_file_objects_are_written_and_left_open(tmp_path):
         g.to_record(f)
         assert not f.closed
     assert Game.from_record(tmp_path / "f.jsonl") == g
+    for mode in ("r", "rb"):  # file objects are read too (line by line)
+        with open(tmp_path / "f.jsonl", mode) as f:
+            assert Game.from_record(f) == g
+    with open(tmp_path / "f.jsonl", encoding="utf-8") as f:
+        with pytest.raises(ValueError, match="record: the file object is not open for writing"):
+            gf.simulate(matches=1, record=f)
+    closed = io.StringIO()
+    closed.close()
+    with pytest.raises(ValueError, match="closed file"):
+        g.to_record(closed)
 
 
 def test_gzip_records_by_suffix_and_read_by_content(tmp_path):
@@ -218,6 +228,14 @@ def test_replay_memory_does_not_grow_with_the_file(tmp_path):
         Game.from_record(path, match=300)
     with pytest.raises(ValueError, match="match must be >= 0"):
         Game.from_record(path, match=-1)
+    with pytest.raises(TypeError, match="match must be an int, not bool"):
+        Game.from_record(path, match=True)
+    import numpy as np
+
+    assert Game.from_record(path, match=np.int64(3)) == first
+    assert records.render(path, hand=np.int32(0), match=np.uint8(7)).count("== hand ") == 1
+    with pytest.raises(ValueError, match="hand must be >= 0"):
+        records.render(path, hand=-1)
 
 
 # -- 5. silent acceptance --------------------------------------------------------------------------

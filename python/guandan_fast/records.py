@@ -39,6 +39,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import operator
 import os
 import zlib
 from typing import Iterable
@@ -123,6 +124,9 @@ def check_output(target, name: str = "path") -> None:
     if _is_path(target):
         return
     if not isinstance(target, (int, float, bytes, bytearray)) and callable(getattr(target, "write", None)):
+        writable = getattr(target, "writable", None)
+        if callable(writable) and not writable():  # (a closed file raises ValueError here)
+            raise ValueError(f"{name}: the file object is not open for writing")
         return
     raise TypeError(f"{name} must be a path (str or os.PathLike) or a file object open for "
                     f"writing, not {type(target).__name__}")
@@ -289,16 +293,16 @@ def _scan(source, name: str = "path_or_lines"):
         raise ValueError("empty record: no header line")
 
 
-def _check_match(match) -> int:
-    if isinstance(match, bool) or not isinstance(match, int):
-        try:
-            import operator
-
-            match = operator.index(match)
-        except TypeError:
-            raise TypeError(f"match must be an int, not {type(match).__name__}") from None
+def _check_match(match, name: str = "match") -> int:
+    """A 0-based index: an int (numpy integers too), not a bool, >= 0."""
+    if isinstance(match, bool):
+        raise TypeError(f"{name} must be an int, not bool")
+    try:
+        match = operator.index(match)
+    except TypeError:
+        raise TypeError(f"{name} must be an int, not {type(match).__name__}") from None
     if match < 0:
-        raise ValueError(f"match must be >= 0, got {match}")
+        raise ValueError(f"{name} must be >= 0, got {match}")
     return match
 
 
@@ -521,10 +525,7 @@ def render(path_or_lines, hand: int | None = None, match: int = 0) -> str:
     match: seed 7, rules Rules()
     """
     if hand is not None:
-        if isinstance(hand, bool) or not isinstance(hand, int):
-            raise TypeError(f"hand must be an int, not {type(hand).__name__}")
-        if hand < 0:
-            raise ValueError(f"hand must be >= 0, got {hand}")
+        hand = _check_match(hand, "hand")
     from .game import Game
 
     out: list[str] = []
