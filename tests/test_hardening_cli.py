@@ -128,7 +128,9 @@ def test_replay_chooses_a_match_and_reads_gzip(files):
 
 
 def test_closed_pipe_ends_quietly():
-    hand = " ".join(Game(seed=1).hand(0))
+    # Four suits of 3..J: about 200 KB of moves, well past a pipe's 64 KB buffer, so the
+    # command is still writing when the reader goes away.
+    hand = " ".join(s + r for s in "SHCD" for r in "3456789TJ")
     proc = subprocess.Popen(CMD + ["moves", hand, "--all"], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
     first = proc.stdout.readline()  # like `| head -1`
