@@ -112,7 +112,8 @@ def _is_path(obj) -> bool:
 
 
 def check_output(target, name: str = "path") -> None:
-    """Raise ``TypeError`` naming ``name`` unless ``target`` is a path or a writable file.
+    """Raise ``TypeError`` naming ``name`` unless ``target`` is a path or a file object
+    (``ValueError`` if that file is closed or not writable).
 
     An ``int`` is refused: ``open()`` would take it for a file descriptor (and close it).
 
