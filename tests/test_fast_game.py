@@ -640,7 +640,7 @@ def test_corrupted_records_name_the_line():
         (lines[:2] + ["{not json"] + lines[2:], "record line 3: not JSON"),
         (lines[1:], "record line 1: a hand line before any header"),
         (_corrupt(lines, 1, lambda h: h["rules"].__setitem__("upgrade", "9-9-9")),
-         "record header: bad rules"),
+         "record line 1: field .rules.: bad rules"),
     ]
     for bad, message in cases:
         with pytest.raises(ValueError, match=message):

@@ -33,3 +33,12 @@ __all__ += ["solve", "Solution"]  # search backend (docs/search.md)
 __all__ += ["tournament", "TournamentResult"]  # duplicate tournament (docs/tournament.md)
 __all__ += ["VecEnv"]  # learning interface (docs/learning.md)
 __version__ = "0.1.0"
+
+
+def __getattr__(name):
+    # ``gf.reference`` without importing the slow oracle at package import time.
+    if name == "reference":
+        import importlib
+
+        return importlib.import_module(".reference", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

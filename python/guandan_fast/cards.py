@@ -73,6 +73,11 @@ def _canonical_token(token: str) -> str:
         raise ValueError("empty card code")
     if t[0] in _SUIT_SYMBOLS:
         t = _SUIT_SYMBOLS[t[0]] + t[1:]
+    if not t.isascii():
+        # str.upper() maps some non-ASCII letters onto ASCII ones ('ſ' -> 'S', 'ﬅ' -> 'ST'):
+        # only the documented codes and the four suit symbols are cards.
+        raise ValueError(f"unknown card code {token!r} (card codes are ASCII, e.g. 'S9', "
+                         f"or a suit symbol ♠♥♣♦ and a rank)")
     t = t.upper()
     if len(t) == 3 and t[1:] == "10":
         t = t[0] + "T"
@@ -84,8 +89,11 @@ def _canonical_token(token: str) -> str:
 def parse_cards(cards: str | Iterable[str]) -> tuple[str, ...]:
     """Parse cards from a string (spaces or commas) or an iterable of codes.
 
-    Returns canonical codes in the given order. Suit symbols and ``10`` are accepted.
-    An unknown token, or a third copy of a card, raises ``ValueError`` naming it.
+    Returns canonical codes in the given order. Codes are ASCII and case-insensitive
+    (``'d9'`` is ``'D9'``); the suit symbols ``♠♥♣♦`` may replace the suit letter and ``10``
+    the rank ``T``. Nothing else is read as a card: look-alike letters from other scripts
+    (Cyrillic ``С``, fullwidth ``Ｓ``, ``ſ``) are errors. An unknown token, or a third copy of a
+    card, raises ``ValueError`` naming it.
 
     >>> parse_cards(['d9', 'D9'])
     ('D9', 'D9')
@@ -97,6 +105,10 @@ def parse_cards(cards: str | Iterable[str]) -> tuple[str, ...]:
     Traceback (most recent call last):
     ...
     ValueError: unknown card code 'S1'
+    >>> parse_cards('ſ9')
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown card code 'ſ9' (card codes are ASCII, e.g. 'S9', or a suit symbol ♠♥♣♦ and a rank)
     """
     if isinstance(cards, str):
         tokens = [t for t in cards.replace(",", " ").split() if t]
@@ -136,7 +148,7 @@ def parse_level(level: int | str) -> int:
         if 2 <= level <= 14:
             return level
     elif isinstance(level, str):
-        s = level.strip().upper()
+        s = level.strip().upper() if level.isascii() else ""
         if s == "10":
             return 10
         if s in _LEVEL_CHARS:

@@ -1,6 +1,9 @@
 """The ``guandan-fast`` command (also ``python -m guandan_fast``).
 
-Sub-commands: ``simulate`` (the main job), ``tournament``, ``moves``, ``perft``, ``replay``.
+Sub-commands: ``simulate`` (the main job), ``tournament``, ``serve``, ``connect``, ``moves``, ``perft``, ``replay``.
+
+Bad input (options, cards, record files) ends with one line on stderr naming the problem and
+exit status 2, never a traceback; output cut short by a closed pipe (``| head``) ends quietly.
 """
 
 from __future__ import annotations
@@ -61,16 +64,51 @@ class _Progress:
             sys.stderr.write("\n")
 
 
+def _show_progress(args) -> bool:
+    # The bar goes to stderr, so it is stderr that must be a terminal (stdout may be a pipe).
+    return not args.no_progress and sys.stderr.isatty()
+
+
+#: Record output (``simulate --record``) above this estimate needs ``--yes``.
+RECORD_CONFIRM_BYTES = 200 << 20
+#: A record line of a hand takes about 5 KB (4.8-5.4 KB measured with the built-in bots) and a
+#: match lasts at least 5 hands (about 5 with greedy bots, 13 with random ones); gzip shrinks
+#: records about 13 times (counted as 10).
+RECORD_BYTES_PER_HAND = 5_000
+RECORD_MIN_HANDS_PER_MATCH = 5
+RECORD_GZIP_RATIO = 10
+
+
+def _size(n: float) -> str:
+    for unit in ("bytes", "KB", "MB", "GB", "TB"):
+        if n < 1000 or unit == "TB":
+            return f"{n:.0f} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
+        n /= 1000
+    return ""  # unreachable
+
+
+def record_estimate(path: str, matches: int | None, hands: int | None) -> int:
+    """A lower estimate of the bytes ``simulate --record path`` writes."""
+    n_hands = hands if hands is not None else matches * RECORD_MIN_HANDS_PER_MATCH
+    size = n_hands * RECORD_BYTES_PER_HAND
+    return size // RECORD_GZIP_RATIO if path.endswith(".gz") else size
+
+
 def _cmd_simulate(args) -> int:
     rules = _rules_from(args.rule)
-    agents = tuple(a.strip() for a in (args.agents or _DEFAULT_AGENTS).split(","))
-    tty = sys.stderr.isatty() and not args.no_progress  # the bar is drawn on stderr
+    if args.agents is not None and not args.agents.strip():
+        raise ValueError("--agents is empty; give four agent names by seat, "
+                         "e.g. greedy,random,greedy,random")
+    agents = tuple(a.strip() for a in (args.agents if args.agents is not None
+                                       else _DEFAULT_AGENTS).split(","))
+    tty = _show_progress(args)
     if args.engine == "reference":
         from .reference.simulate import simulate_reference
 
+        if args.record is not None:
+            raise ValueError("--record is not available with --engine reference")
         if args.ray is not None:
             raise ValueError("--ray runs the fast engine only (drop --engine reference)")
-
         if args.hands is not None or (args.agents and set(agents) != {"random"}):
             raise ValueError("--engine reference plays whole matches of random bots only "
                              "(use --matches; --agents must be random,random,random,random)")
@@ -91,6 +129,14 @@ def _cmd_simulate(args) -> int:
 
     if args.matches is None and args.hands is None:
         args.matches = _DEFAULT_MATCHES
+    if args.record is not None:
+        estimate = record_estimate(args.record, args.matches, args.hands)
+        if estimate > RECORD_CONFIRM_BYTES and not args.yes:
+            count = (f"{args.matches} matches" if args.matches is not None
+                     else f"{args.hands} hands")
+            hint = "" if args.record.endswith(".gz") else ", a FILE ending in .gz (about 10x smaller)"
+            raise ValueError(f"--record would write at least {_size(estimate)} for {count}; "
+                             f"add --yes to confirm, or use fewer --matches/--hands{hint}")
     total = args.matches if args.matches is not None else args.hands
     bar = _Progress(total, "matches" if args.matches is not None else "hands", tty)
     ray = {} if args.ray is None else dict(cluster="ray", address=args.ray or None,
@@ -138,13 +184,28 @@ def _parse_last(text: str | None, level: int):
         return None
     text = text.strip()
     if text.startswith("["):
-        action = json.loads(text)
+        try:
+            action = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"--last is not valid JSON ({exc.msg} at column {exc.colno}); "
+                             f"expected e.g. '[\"Pair\", \"9\", [\"D9\", \"H7\"]]'") from None
+        except (ValueError, RecursionError):
+            raise ValueError("--last is not a platform action [type, rank, cards]") from None
+        if (not isinstance(action, list) or len(action) != 3
+                or not isinstance(action[0], str)):
+            raise ValueError(f"--last must be a JSON action [type, rank, cards], "
+                             f"got {text[:80]!r}")
     else:
         parts = text.split()
         if not parts:
             raise ValueError("--last is empty")
         if parts[0].upper() == "PASS":
             return PASS
+        from .moves import TYPE_NAMES
+
+        if parts[0] not in TYPE_NAMES:
+            raise ValueError(f"--last: unknown move type {parts[0]!r}; expected one of "
+                             f"{', '.join(TYPE_NAMES)}")
         if len(parts) < 3:
             raise ValueError(f"--last is 'TYPE RANK CARD...', got {text!r}")
         action = [parts[0], parts[1], parts[2:]]
@@ -187,7 +248,8 @@ def _cmd_perft(args) -> int:
 def _cmd_replay(args) -> int:
     from .records import render
 
-    print(render(args.file, hand=args.hand))
+    # render() checks the whole match before returning, so a bad record prints nothing.
+    print(render(args.file, hand=args.hand, match=args.match))
     return 0
 
 
@@ -262,31 +324,65 @@ _DEFAULT_AGENTS = "greedy,random,greedy,random"
 _DEFAULT_MATCHES = 250_000  # about a minute on a 2-core machine
 
 
+def _int_at_least(low: int):
+    def convert(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text[:40]!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be >= {low}, got {value}")
+        return value
+    convert.__name__ = f"int >= {low}"
+    return convert
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with its errors on one line (status 2, as argparse does)."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="guandan-fast",
-                                description="Fast, exact Guandan (掼蛋) rules engine.")
-    sub = p.add_subparsers(dest="command", required=True)
+    from . import __version__
+
+    p = _Parser(prog="guandan-fast", description="Fast, exact Guandan (掼蛋) rules engine.")
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}",
+                   help="print the version and exit")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     def rule_opt(sp):
         sp.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
-                        help="a rules switch of docs/rules.md §12, e.g. ace_rule=double_only")
+                        help="a rules switch of docs/rules.md §12, e.g. ace_rule=double_only "
+                             "(repeatable)")
 
     s = sub.add_parser("simulate", help="play whole matches between built-in bots (main job)")
-    s.add_argument("--matches", type=int, help=f"matches to play (default {_DEFAULT_MATCHES})")
-    s.add_argument("--hands", type=int, help="hands to play instead of matches")
-    s.add_argument("--agents", help=f"default {_DEFAULT_AGENTS}: four agents by seat, comma-separated (random, random_compact, greedy, pimc, ismcts; search budgets as pimc:samples=8, docs/search.md)")
-    s.add_argument("--seed", type=int, default=0)
-    s.add_argument("--threads", type=int, default=os.cpu_count() or 1,
+    s.add_argument("--matches", type=_int_at_least(1),
+                   help=f"matches to play (default {_DEFAULT_MATCHES})")
+    s.add_argument("--hands", type=_int_at_least(1), help="hands to play instead of matches")
+    s.add_argument("--agents", help=f"default {_DEFAULT_AGENTS}: four agents by seat, "
+                                    f"comma-separated (random, random_compact, greedy, pimc, ismcts; search "
+                                     f"budgets as pimc:samples=8, docs/search.md)")
+    s.add_argument("--seed", type=int, default=0,
+                   help="seed of the run (default 0); the same seed gives the same result")
+    s.add_argument("--threads", type=_int_at_least(1), default=os.cpu_count() or 1,
                    help="worker threads (default: one per CPU); results do not depend on it")
-    s.add_argument("--record", metavar="FILE", help="write JSON Lines game records")
-    s.add_argument("--engine", choices=("fast", "reference"), default="fast")
+    s.add_argument("--record", metavar="FILE",
+                   help="write JSON Lines game records (about 5 KB per hand; FILE.gz: "
+                        "gzip-compressed); large outputs need --yes")
+    s.add_argument("--yes", action="store_true",
+                   help=f"confirm a --record estimated above {RECORD_CONFIRM_BYTES >> 20} MB")
+    s.add_argument("--engine", choices=("fast", "reference"), default="fast",
+                   help="fast (compiled, default) or reference (pure Python, random bots)")
     s.add_argument("--ray", nargs="?", const="", metavar="ADDRESS",
                    help="run as Ray tasks (--threads each) on the cluster at ADDRESS (auto, "
                         "HOST:PORT, ray://...); without ADDRESS: $RAY_ADDRESS, else a local "
                         "cluster for this run. Same result as one process")
-    s.add_argument("--task-matches", type=int, metavar="N",
+    s.add_argument("--task-matches", type=_int_at_least(1), metavar="N",
                    help="with --ray: matches per Ray task (default: about 4 tasks per slot)")
-    s.add_argument("--no-progress", action="store_true")
+    s.add_argument("--no-progress", action="store_true",
+                   help="no progress bar (it is drawn only when stderr is a terminal)")
     rule_opt(s)
     s.set_defaults(func=_cmd_simulate)
 
@@ -309,25 +405,30 @@ def build_parser() -> argparse.ArgumentParser:
 
     m = sub.add_parser("moves", help="list the legal moves of a hand")
     m.add_argument("hand", help='cards, e.g. "S2 H2 C3 D3 ..."')
-    m.add_argument("--level", default="2")
+    m.add_argument("--level", default="2", help="the level rank, 2-9, T, J, Q, K, A (default 2)")
     m.add_argument("--last", help='the play to follow: "Pair 9 D9 H7" or a JSON action')
     m.add_argument("--compact", action="store_true", help="one canonical move per (type, key, size)")
-    m.add_argument("--limit", type=int, default=20, help="moves shown per type")
+    m.add_argument("--limit", type=_int_at_least(0), default=20,
+                   help="moves shown per type (default 20)")
     m.add_argument("--all", action="store_true", help="show every move")
     rule_opt(m)
     m.set_defaults(func=_cmd_moves)
 
     f = sub.add_parser("perft", help="node counts of the move tree from a fixed deal")
-    f.add_argument("--seed", type=int, default=0)
-    f.add_argument("--depth", type=int, default=2)
+    f.add_argument("--seed", type=int, default=0, help="seed of the deal (default 0)")
+    f.add_argument("--depth", type=_int_at_least(0), default=2,
+                   help="plies to count (default 2)")
     f.add_argument("--per-move", action="store_true", help="break the count down by first move")
     f.add_argument("--fast-only", action="store_true", help="skip the reference engine")
     rule_opt(f)
     f.set_defaults(func=_cmd_perft)
 
-    r = sub.add_parser("replay", help="print a recorded match readably")
-    r.add_argument("file")
-    r.add_argument("--hand", type=int, help="only this hand (0-based)")
+    r = sub.add_parser("replay", help="check a recorded match and print it readably")
+    r.add_argument("file", help="a JSON Lines record (simulate --record, Game.to_record); "
+                                "gzip-compressed files are read too")
+    r.add_argument("--match", type=_int_at_least(0), default=0,
+                   help="which match of the file (0-based, default 0)")
+    r.add_argument("--hand", type=_int_at_least(0), help="only this hand (0-based)")
     r.set_defaults(func=_cmd_replay)
 
     v = sub.add_parser("serve", help="a competition-platform WebSocket server (docs/server.md)")
@@ -363,12 +464,36 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= 500 else text[:497] + "..."
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run the command; returns the exit status (0, 2 for bad input, 130 on Ctrl-C)."""
     args = build_parser().parse_args(argv)
     try:
-        return args.func(args)
-    except (ValueError, TypeError, OSError) as exc:
-        print(f"guandan-fast: error: {exc}", file=sys.stderr)
-        return 2
+        code = args.func(args)
+        sys.stdout.flush()  # a closed pipe shows up here, inside the handler below
+        return code
+    except BrokenPipeError:
+        # The reader went away (``| head``): stop quietly; stdout goes to devnull so the
+        # interpreter's final flush does not complain either.
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):  # stdout without a descriptor (tests)
+            pass
+        return 141  # 128 + SIGPIPE, as a process killed by it
     except KeyboardInterrupt:
         return 130
+    except FileNotFoundError as exc:
+        print(f"guandan-fast: error: no such file: {exc.filename}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        print(f"guandan-fast: error: {where}{exc.strerror or _one_line(exc)}", file=sys.stderr)
+        return 2
+    except (ValueError, TypeError, OverflowError, RecursionError, MemoryError) as exc:
+        print(f"guandan-fast: error: {_one_line(exc)}", file=sys.stderr)
+        return 2

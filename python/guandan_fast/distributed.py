@@ -101,7 +101,9 @@ def simulate_on_ray(matches, hands, kinds, seed, rules, threads, record, progres
                 raise ValueError(f"threads={threads} per task, but the largest node of the Ray "
                                  f"cluster has {node_cpus:g} CPUs")
             if record is not None:  # opened (truncated) only once the run can start
-                out = open(record, "w", encoding="utf-8")
+                from .records import _Output
+
+                out = _Output(record, "record")
             slots = max(1, int(ray.cluster_resources().get("CPU", 1) // threads))
             if task_matches is None:
                 # Hands mode: a match has 4 hands or more (4-2-1 upgrades), so hands // 4 + 1
@@ -160,7 +162,8 @@ def _drive(ray, task, args, search, matches, hands, out, progress, size, window,
                     break
                 _add(total, stats)
                 if out is not None:
-                    out.writelines(line + "\n" for line in lines)
+                    for line in lines:
+                        out.line(line)
                 merged += 1
             if last_block is not None:
                 _cancel(ray, pending)
@@ -173,7 +176,8 @@ def _drive(ray, task, args, search, matches, hands, out, progress, size, window,
             lines, stats = ray.get(task.remote(a, b, *args, last_block[1], record, search))
             _add(total, stats)
             if out is not None:
-                out.writelines(line + "\n" for line in lines)
+                for line in lines:
+                    out.line(line)
             if progress is not None:
                 progress(total["hands"])
     except BaseException:

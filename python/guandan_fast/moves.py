@@ -247,6 +247,10 @@ class Move:
             if rank != "PASS" or cards not in ("PASS", [], (), None):
                 raise ValueError(f"malformed PASS action {action!r}")
             return PASS
+        if not isinstance(type_name, str) or type_name not in TYPE_CODE:
+            # named before the cards: an unknown type is the real problem, whatever they are
+            raise ValueError(f"unknown move type {type_name!r}; expected one of "
+                             f"{', '.join(TYPE_NAMES)}")
         if isinstance(cards, str):
             raise ValueError(f"the cards of a platform action are a list of codes; got {cards!r}")
         m = cls(type_name, rank, cards)

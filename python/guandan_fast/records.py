@@ -12,8 +12,12 @@ A record is a header line and then one line per hand (docs/design.md deals and m
   "levels_after": [a, b] | null}`` (``null`` for a hand still being played).
 
 Several records may follow each other in one file (each starts with its header line).
-Replaying checks the header, every deal against the generator, every move for legality and
-every hand's outcome; any disagreement raises ``ValueError`` naming the line.
+Replaying (``replay``, ``Game.from_record``, ``render`` and ``guandan-fast replay``, all the
+same code) checks every field of the chosen match: the header, every deal against the
+generator, the exchange (tribute, back, anti-tribute), every seat and move for legality and
+every hand's outcome; any disagreement raises ``ValueError`` naming the line (and field).
+Files are read line by line, gzip-compressed ones too (recognised by content); earlier matches
+are skipped unparsed and reading stops at the end of the chosen one (docs/records.md).
 
 >>> from guandan_fast.game import Game
 >>> g = Game(seed=7)
@@ -32,8 +36,12 @@ ValueError: record line 2: hand number 3, expected 0
 
 from __future__ import annotations
 
+import gzip
+import io
 import json
+import operator
 import os
+import zlib
 from typing import Iterable
 
 from .cards import level_char, sort_cards
@@ -43,7 +51,8 @@ from .rules import Rules
 FORMAT = "guandan-fast"
 VERSION = 1
 
-__all__ = ["FORMAT", "VERSION", "game_to_lines", "write", "read", "replay", "render"]
+__all__ = ["FORMAT", "VERSION", "game_to_lines", "write", "read", "replay", "render",
+           "check_output", "record_game"]
 
 
 def _origin_game(game_cls, seed, rules, setup):
@@ -92,25 +101,257 @@ def game_to_lines(game) -> list[str]:
     return lines
 
 
-def write(path: str | os.PathLike, games, append: bool = False) -> None:
-    """Write the records of some games (one after another) to a JSON Lines file."""
-    with open(path, "a" if append else "w", encoding="utf-8") as f:
+# -- files -------------------------------------------------------------------------------------
+#: Longest line a record may hold (a hand line is about 5 KB): a bound on the memory a binary
+#: or hostile file can take.
+MAX_LINE = 16 << 20
+
+
+def _is_path(obj) -> bool:
+    return isinstance(obj, (str, os.PathLike))
+
+
+def check_output(target, name: str = "path") -> None:
+    """Raise ``TypeError`` naming ``name`` unless ``target`` is a path or a file object
+    (``ValueError`` if that file is closed or not writable).
+
+    An ``int`` is refused: ``open()`` would take it for a file descriptor (and close it).
+
+    >>> check_output(1, "record")
+    Traceback (most recent call last):
+    ...
+    TypeError: record must be a path (str or os.PathLike) or a file object open for writing, not int
+    """
+    if _is_path(target):
+        return
+    if not isinstance(target, (int, float, bytes, bytearray)) and callable(getattr(target, "write", None)):
+        writable = getattr(target, "writable", None)
+        if callable(writable) and not writable():  # (a closed file raises ValueError here)
+            raise ValueError(f"{name}: the file object is not open for writing")
+        return
+    raise TypeError(f"{name} must be a path (str or os.PathLike) or a file object open for "
+                    f"writing, not {type(target).__name__}")
+
+
+class _Output:
+    """Writes lines to a path (gzip-compressed when it ends in ``.gz``) or to a file object
+    given by the caller, which is written to but not closed."""
+
+    def __init__(self, target, name: str, append: bool = False) -> None:
+        check_output(target, name)
+        self.close_it = _is_path(target)
+        if self.close_it:
+            mode = "a" if append else "w"
+            if os.fsdecode(target).endswith(".gz"):
+                self.f = gzip.open(target, mode + "t", encoding="utf-8")
+            else:
+                self.f = open(target, mode, encoding="utf-8")
+            self.binary = False
+        else:
+            self.f = target
+            self.binary = (isinstance(target, (io.RawIOBase, io.BufferedIOBase))
+                           or "b" in str(getattr(target, "mode", "")))
+
+    def line(self, text: str) -> None:
+        self.f.write((text + "\n").encode("utf-8") if self.binary else text + "\n")
+
+    def __enter__(self):
+        return self
+
+    def close(self) -> None:
+        """Close a file this object opened; flush a caller's file object."""
+        if self.close_it:
+            self.f.close()
+        elif hasattr(self.f, "flush"):
+            self.f.flush()
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def write(path, games, append: bool = False) -> None:
+    """Write the records of some games (one after another) to ``path``: a file name (``.gz``:
+    gzip-compressed) or a file object (written to, not closed)."""
+    with _Output(path, "path", append) as out:
         for g in games:
             for line in game_to_lines(g):
-                f.write(line + "\n")
+                out.line(line)
 
 
-def _lines(path_or_lines) -> list[str]:
-    if isinstance(path_or_lines, (str, os.PathLike)) and not str(path_or_lines).lstrip().startswith("{"):
-        with open(path_or_lines, encoding="utf-8") as f:
-            return f.read().splitlines()
-    if isinstance(path_or_lines, str):
-        return path_or_lines.splitlines()
-    return [ln.decode() if isinstance(ln, bytes) else ln for ln in path_or_lines]
+def record_game(game, path=None) -> list[str]:
+    """``Game.to_record``: the lines, also written to ``path`` when given (checked first)."""
+    if path is not None:
+        check_output(path, "path")
+    lines = game_to_lines(game)
+    if path is not None:
+        with _Output(path, "path") as out:
+            for line in lines:
+                out.line(line)
+    return lines
+
+
+def _binary_lines(f, where: str):
+    """``(number, text)`` of a binary stream's lines, decoded one at a time."""
+    n = 0
+    while True:
+        try:
+            raw = f.readline(MAX_LINE + 1)
+        except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+            raise ValueError(f"record line {n + 1}: {where} is a damaged gzip file ({exc})") from None
+        if not raw:
+            return
+        n += 1
+        if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
+            raise ValueError(f"record line {n}: longer than {MAX_LINE} bytes (not a record)")
+        try:
+            yield n, raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ValueError(f"record line {n}: not UTF-8 text (is {where} a binary file?)") from None
+
+
+def _path_lines(path):
+    with open(path, "rb") as f:
+        magic = f.read(2)
+        f.seek(0)
+        if magic == b"\x1f\x8b":
+            with gzip.open(f, "rb") as g:
+                yield from _binary_lines(g, repr(os.fspath(path)))
+        else:
+            yield from _binary_lines(f, repr(os.fspath(path)))
+
+
+def _numbered_lines(source, name: str = "path_or_lines"):
+    """``(line number, text)`` of a record source, read lazily: a path (``str`` or
+    ``os.PathLike``; gzip files are recognised by their content), JSON Lines text (a ``str``
+    starting with ``{``), a file object, or an iterable of lines (``str`` or ``bytes``)."""
+    if isinstance(source, str) and source.lstrip().startswith("{"):
+        return enumerate(source.splitlines(), start=1)
+    if _is_path(source):
+        return _path_lines(source)
+    if isinstance(source, (bytes, bytearray)):
+        return _binary_lines(io.BytesIO(bytes(source)), "the data")
+    if isinstance(source, (io.RawIOBase, io.BufferedIOBase)):
+        return _binary_lines(source, "the file")
+    if isinstance(source, (int, float, bool)) or source is None or not hasattr(source, "__iter__"):
+        raise TypeError(f"{name} must be a path (str or os.PathLike), a file object or an "
+                        f"iterable of lines, not {type(source).__name__}")
+
+    def lines():
+        for n, item in enumerate(source, start=1):
+            if isinstance(item, (bytes, bytearray)):
+                try:
+                    item = bytes(item).decode("utf-8")
+                except UnicodeDecodeError:
+                    raise ValueError(f"record line {n}: not UTF-8 text") from None
+            elif not isinstance(item, str):
+                raise TypeError(f"record line {n}: a line must be str or bytes, "
+                                f"not {type(item).__name__}")
+            yield n, item
+    return lines()
+
+
+def _parse(n: int, text: str):
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"record line {n}: not JSON ({exc.msg})") from None
+    except ValueError as exc:  # e.g. an integer of more digits than Python converts
+        raise ValueError(f"record line {n}: not a record line ({exc})"[:300]) from None
+    except RecursionError:
+        raise ValueError(f"record line {n}: not a record line (JSON nested too deeply)") from None
+    if not isinstance(obj, dict):
+        raise ValueError(f"record line {n}: expected a JSON object")
+    return obj
+
+
+def _check_header(n: int, obj: dict) -> dict:
+    if obj.get("format") != FORMAT:
+        raise ValueError(f"record line {n}: not a {FORMAT} record header")
+    if obj.get("version") != VERSION:
+        raise ValueError(f"record line {n}: unsupported record version "
+                         f"{obj.get('version')!r} (this is version {VERSION})")
+    for key in ("rules", "seed"):
+        if key not in obj:
+            raise ValueError(f"record line {n}: header without {key!r}")
+    return obj
+
+
+def _scan(source, name: str = "path_or_lines"):
+    """Stream a record: yields ``("header", n, obj)`` and ``("hand", n, obj)`` in file order.
+
+    Only lines that may be headers (holding ``"format"``) are parsed by callers skipping
+    matches, see ``_scan_match``.
+    """
+    seen_header = False
+    for n, text in _numbered_lines(source, name):
+        if not text.strip():
+            continue
+        obj = _parse(n, text)
+        if "format" in obj:
+            seen_header = True
+            yield "header", n, _check_header(n, obj)
+        else:
+            if not seen_header:
+                raise ValueError(f"record line {n}: a hand line before any header")
+            yield "hand", n, obj
+    if not seen_header:
+        raise ValueError("empty record: no header line")
+
+
+def _check_match(match, name: str = "match") -> int:
+    """A 0-based index: an int (numpy integers too), not a bool, >= 0."""
+    if isinstance(match, bool):
+        raise TypeError(f"{name} must be an int, not bool")
+    try:
+        match = operator.index(match)
+    except TypeError:
+        raise TypeError(f"{name} must be an int, not {type(match).__name__}") from None
+    if match < 0:
+        raise ValueError(f"{name} must be >= 0, got {match}")
+    return match
+
+
+def _scan_match(source, match: int, name: str = "path_or_lines"):
+    """The header ``(n, obj)`` of match ``match`` and an iterator over its hand lines
+    ``(n, obj)``; the lines of earlier matches are skipped without being parsed (only the
+    possible headers among them are), reading stops at the next header."""
+    match = _check_match(match)
+    lines = iter(_numbered_lines(source, name))
+    index = -1
+    found = None
+    for n, text in lines:
+        if not text.strip():
+            continue
+        if 0 <= index < match and '"format"' not in text:
+            continue  # a hand line of an earlier match: not parsed, not checked
+        obj = _parse(n, text)
+        if "format" in obj:
+            _check_header(n, obj)
+            index += 1
+            if index == match:
+                found = (n, obj)
+                break
+        elif index < 0:
+            raise ValueError(f"record line {n}: a hand line before any header")
+    if found is None:
+        if index < 0:
+            raise ValueError("empty record: no header line")
+        raise ValueError(f"the record holds {index + 1} match(es); no match {match}")
+
+    def hands():
+        for n, text in lines:
+            if not text.strip():
+                continue
+            obj = _parse(n, text)
+            if "format" in obj:
+                return
+            yield n, obj
+    return found, hands()
 
 
 def read(path_or_lines) -> list[tuple[dict, list[tuple[int, dict]]]]:
-    """Parse a record file: a list of ``(header, [(line number, hand dict), ...])`` per match.
+    """Parse a whole record: a list of ``(header, [(line number, hand dict), ...])`` per
+    match (everything in memory: for large files use ``replay``/``render``, which stream).
 
     >>> read(['{"format": "guandan-fast", "version": 2}'])
     Traceback (most recent call last):
@@ -118,103 +359,159 @@ def read(path_or_lines) -> list[tuple[dict, list[tuple[int, dict]]]]:
     ValueError: record line 1: unsupported record version 2 (this is version 1)
     """
     matches = []
-    for n, text in enumerate(_lines(path_or_lines), start=1):
-        if not text.strip():
-            continue
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"record line {n}: not JSON ({exc.msg})") from None
-        if not isinstance(obj, dict):
-            raise ValueError(f"record line {n}: expected a JSON object")
-        if "format" in obj:
-            if obj.get("format") != FORMAT:
-                raise ValueError(f"record line {n}: not a {FORMAT} record header")
-            if obj.get("version") != VERSION:
-                raise ValueError(f"record line {n}: unsupported record version "
-                                 f"{obj.get('version')!r} (this is version {VERSION})")
-            for key in ("rules", "seed"):
-                if key not in obj:
-                    raise ValueError(f"record line {n}: header without {key!r}")
+    for kind, n, obj in _scan(path_or_lines):
+        if kind == "header":
             matches.append((obj, []))
         else:
-            if not matches:
-                raise ValueError(f"record line {n}: a hand line before any header")
             matches[-1][1].append((n, obj))
-    if not matches:
-        raise ValueError("empty record: no header line")
     return matches
 
 
-def replay(path_or_lines, game_cls, match: int = 0):
-    """Replay match ``match`` of a record with ``game_cls`` (e.g. the compiled ``Game``),
-    checking everything; returns the game in the recorded state."""
-    matches = read(path_or_lines)
-    if not 0 <= match < len(matches):
-        raise ValueError(f"the record holds {len(matches)} match(es); no match {match}")
-    header, hands = matches[match]
+def _json_eq(a, b) -> bool:
+    # Strict equality as JSON: True is not 1, 2.0 is not 2, a tuple is its list.
+    return json.dumps(a) == json.dumps(b)
+
+
+def _norm_exchange(rows) -> list:
+    return sorted(json.dumps(r) for r in rows)
+
+
+def _start(game_cls, n: int, header: dict):
+    seed = header["seed"]
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ValueError(f"record line {n}: field 'seed': expected an int, got {seed!r}"[:300])
+    if not isinstance(header["rules"], dict):
+        raise ValueError(f"record line {n}: field 'rules': expected a JSON object")
     try:
         rules = Rules.from_dict(header["rules"])
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"record header: bad rules: {exc}") from None
+        raise ValueError(f"record line {n}: field 'rules': bad rules: {exc}") from None
+    setup = header.get("setup")
+    if setup is not None:
+        keys = ("hands", "levels", "declarer", "previous_finish", "leader")
+        if not isinstance(setup, dict) or any(k not in setup for k in keys):
+            raise ValueError(f"record line {n}: field 'setup': expected null or an object "
+                             f"with {', '.join(keys)}")
+        if not isinstance(setup["levels"], list):
+            raise ValueError(f"record line {n}: field 'setup': levels must be a list")
     try:
-        game = _origin_game(game_cls, header["seed"], rules, header.get("setup"))
-    except (TypeError, ValueError, KeyError) as exc:
-        raise ValueError(f"record header: cannot start the match: {exc!r}") from None
-    for idx, (n, h) in enumerate(hands):
-        def bad(msg):
-            return ValueError(f"record line {n}: {msg}")
+        game = _origin_game(game_cls, seed, rules, setup)
+    except (TypeError, ValueError, KeyError, OverflowError) as exc:
+        raise ValueError(f"record line {n}: field 'setup': cannot start the match: {exc}") from None
+    return rules, game
 
-        if h.get("hand") != game.hand_number or game.is_over:
-            if game.is_over:
-                raise bad("a hand after the end of the match")
-            raise bad(f"hand number {h.get('hand')!r}, expected {game.hand_number}")
-        if idx > 0 and game.history:
-            raise bad("the previous hand did not end")
+
+def _walk(source, game_cls, match: int = 0, name: str = "path_or_lines"):
+    """Replay match ``match`` of a record, checking every line; yields events for ``render``:
+    ``("start", header, rules, game)``, ``("hand", n, h)`` before a hand's moves,
+    ``("move", seat, move, lead)`` after each move, ``("end", n, h)`` after a hand is checked.
+    """
+    (hn, header), hands = _scan_match(source, match, name)
+    rules, game = _start(game_cls, hn, header)
+    yield "start", header, rules, game
+    previous = None  # line number of the previous hand while it is unfinished
+    for n, h in hands:
+        def bad(field, msg, n=n):
+            return ValueError(f"record line {n}: field {field!r}: {msg}"[:1000])
+
+        if previous is not None:
+            raise ValueError(f"record line {n}: an unfinished hand (line {previous}) is not "
+                             f"the last line of its match")
+        if game.is_over:
+            raise ValueError(f"record line {n}: a hand after the end of the match")
+        if not _json_eq(h.get("hand"), game.hand_number):
+            raise ValueError(f"record line {n}: hand number {h.get('hand')!r}, "
+                             f"expected {game.hand_number}"[:1000])
         for key, want in (("level", game.level), ("declarer", game.declarer),
                           ("levels_before", list(game.levels))):
-            if h.get(key) != want:
-                raise bad(f"{key} {h.get(key)!r} does not match the replay ({want!r})")
+            if not _json_eq(h.get(key), want):
+                raise ValueError(f"record line {n}: {key} {h.get(key)!r} does not match the "
+                                 f"replay ({want!r})"[:1000])
         deal = h.get("deal")
         if (not isinstance(deal, list) or len(deal) != 4
                 or any(not isinstance(d, list) for d in deal)):
-            raise bad("deal must be four card lists")
+            raise bad("deal", "must be four card lists")
         for p in range(4):
             try:
                 recorded = sort_cards(deal[p])
             except (KeyError, TypeError, ValueError):
-                raise bad(f"deal of seat {p} has a bad card code") from None
-            if recorded != game.hand(p):
-                raise bad(f"deal of seat {p} does not match the generator's deal")
-        moves = h.get("moves")
+                raise ValueError(f"record line {n}: deal of seat {p} has a bad card code") from None
+            if recorded != tuple(game.hand(p)):
+                raise ValueError(f"record line {n}: deal of seat {p} does not match the "
+                                 f"generator's deal")
+        for key in ("anti_tribute", "tribute", "back", "moves", "finish_order", "levels_after"):
+            if key not in h:
+                raise bad(key, "missing")
+        if not isinstance(h["anti_tribute"], bool):
+            raise bad("anti_tribute", f"expected true or false, got {h['anti_tribute']!r}")
+        for key in ("tribute", "back"):
+            rows = h[key]
+            if not isinstance(rows, list) or any(
+                    not isinstance(r, list) or len(r) != 3 for r in rows):
+                raise bad(key, "expected a list of [seat, seat, card] rows")
+        yield "hand", n, h
+        tribute, back, anti = _exchange(game)
+        moves = h["moves"]
         if not isinstance(moves, list):
-            raise bad("moves must be a list")
+            raise bad("moves", "must be a list")
+        number = game.hand_number
         for j, entry in enumerate(moves):
             if not isinstance(entry, list) or len(entry) != 2:
-                raise bad(f"move {j}: expected [seat, action], got {entry!r}")
+                raise bad("moves", f"move {j}: expected [seat, action], got {entry!r}")
             seat, action = entry
+            if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat <= 3:
+                raise ValueError(f"record line {n}: move {j}: field 'moves': seat {seat!r}, "
+                                 f"expected 0..3"[:1000])
+            if game.hand_number != number or game.is_over:
+                raise ValueError(f"record line {n}: move {j}: the hand ended but "
+                                 f"{len(moves) - j} moves follow")
+            exchanging = game.phase in ("tribute", "back")
+            lead = not exchanging and game.observation(seat)["top"] is None
             try:
                 game.play(action, seat=seat)
             except (TypeError, ValueError) as exc:
-                raise bad(f"move {j} {entry!r}: {exc}") from None
-            if game.hand_number != h["hand"] and j != len(moves) - 1:
-                raise bad(f"move {j}: the hand ended but {len(moves) - j - 1} moves follow")
-        ended = game.hand_number != h["hand"] or game.is_over
-        if h.get("finish_order") is None:
+                raise ValueError(f"record line {n}: move {j} {entry!r}: {exc}"[:1000]) from None
+            if exchanging and game.phase == "play":
+                tribute, back, anti = _exchange(game)  # the exchange just completed
+            yield "move", seat, action, lead
+        ended = game.hand_number != number or game.is_over
+        if h["anti_tribute"] != anti:
+            raise bad("anti_tribute", f"{h['anti_tribute']!r} does not match the replay ({anti!r})")
+        for key, want in (("tribute", tribute), ("back", back)):
+            if _norm_exchange(h[key]) != _norm_exchange(want):
+                raise bad(key, f"{h[key]!r} does not match the replay ({want!r})"[:900])
+        if h["finish_order"] is None:
             if ended:
-                raise bad("the hand ended but the line has no finish_order")
-            if idx != len(hands) - 1:
-                raise bad("an unfinished hand that is not the last line of its match")
-            continue
-        if not ended:
-            raise bad("finish_order given but the moves do not end the hand")
-        res = game.results[h["hand"]]
-        if h["finish_order"] != res["finish_order"]:
-            raise bad(f"finish_order {h['finish_order']!r} does not match the replay "
-                      f"({res['finish_order']!r})")
-        if h.get("levels_after") != list(res["levels"]):
-            raise bad(f"levels_after {h.get('levels_after')!r} does not match the replay "
-                      f"({list(res['levels'])!r})")
+                raise ValueError(f"record line {n}: the hand ended but the line has no "
+                                 f"finish_order")
+            if h["levels_after"] is not None:
+                raise bad("levels_after", "given for an unfinished hand")
+            previous = n
+        else:
+            if not ended:
+                raise ValueError(f"record line {n}: finish_order given but the moves do not "
+                                 f"end the hand")
+            res = game.results[number]
+            if not _json_eq(h["finish_order"], list(res["finish_order"])):
+                raise ValueError(f"record line {n}: finish_order {h['finish_order']!r} does not "
+                                 f"match the replay ({list(res['finish_order'])!r})"[:1000])
+            if not _json_eq(h["levels_after"], list(res["levels"])):
+                raise ValueError(f"record line {n}: levels_after {h['levels_after']!r} does not "
+                                 f"match the replay ({list(res['levels'])!r})"[:1000])
+        yield "end", n, h
+
+
+def replay(path_or_lines, game_cls, match: int = 0):
+    """Replay match ``match`` of a record with ``game_cls`` (e.g. the compiled ``Game``),
+    checking every field of every line; returns the game in the recorded state.
+
+    The source is read line by line (a path, gzip or not, a file object or lines), and reading
+    stops at the end of the chosen match: memory does not grow with the file.
+    """
+    game = None
+    for event in _walk(path_or_lines, game_cls, match):
+        if event[0] == "start":
+            game = event[3]
     return game
 
 
@@ -224,50 +521,55 @@ def _fmt_move(move: Move) -> str:
 
 def render(path_or_lines, hand: int | None = None, match: int = 0) -> str:
     """A readable account of a recorded match (or of one hand of it), for
-    ``guandan-fast replay FILE``.
+    ``guandan-fast replay FILE``. The match is checked exactly as ``replay`` checks it
+    before anything is returned.
 
     >>> from guandan_fast.game import Game
     >>> g = Game(seed=7); g.play_index(0)
     >>> print(render(g.to_record()).splitlines()[0])
     match: seed 7, rules Rules()
     """
-    matches = read(path_or_lines)
-    if not 0 <= match < len(matches):
-        raise ValueError(f"the record holds {len(matches)} match(es); no match {match}")
-    header, hands = matches[match]
-    rules = Rules.from_dict(header["rules"])
-    out = [f"match: seed {header['seed']}, rules {rules!r}"]
-    if header.get("setup"):
-        out.append("started from a constructed deal")
-    if hand is not None and not any(h.get("hand") == hand for _, h in hands):
-        raise ValueError(f"the record has no hand {hand}")
+    if hand is not None:
+        hand = _check_match(hand, "hand")
     from .game import Game
 
-    # Replayed alongside, to know where tricks start (and to check the record).
-    game = _origin_game(Game, header["seed"], rules, header.get("setup"))
-    for _, h in hands:
-        if hand is not None and h.get("hand") != hand:
-            for seat, action in h["moves"]:
-                game.play(action, seat=seat)
-            continue
-        lv = h["level"]
-        decl = h["declarer"]
-        out.append("")
-        out.append(f"== hand {h['hand']}: level {level_char(lv)}"
-                   + (f", declarer team {decl}" if decl is not None else ", first hand")
-                   + f", levels {h['levels_before'][0]}/{h['levels_before'][1]}")
-        for p, cards in enumerate(h["deal"]):
-            out.append(f"  seat {p} (team {p % 2}): {' '.join(sort_cards(cards))}")
-        if h.get("anti_tribute"):
-            out.append("  anti-tribute: the paying side holds both big jokers")
-        for payer, receiver, card in h.get("tribute", []):
-            out.append(f"  tribute: seat {payer} pays {card} to seat {receiver}")
-        for receiver, payer, card in h.get("back", []):
-            out.append(f"  return: seat {receiver} gives {card} back to seat {payer}")
-        trick = 0
-        for seat, action in h["moves"]:
-            lead = game.phase == "play" and game.observation(seat)["top"] is None
-            game.play(action, seat=seat)
+    out: list[str] = []
+    showing = False
+    shown = False
+    trick = 0
+    lv = 2
+    for event in _walk(path_or_lines, Game, match):
+        kind = event[0]
+        if kind == "start":
+            header, rules = event[1], event[2]
+            out.append(f"match: seed {header['seed']}, rules {rules!r}")
+            if header.get("setup"):
+                out.append("started from a constructed deal")
+        elif kind == "hand":
+            h = event[2]
+            showing = hand is None or h["hand"] == hand
+            if not showing:
+                continue
+            shown = True
+            trick = 0
+            lv = h["level"]
+            decl = h["declarer"]
+            out.append("")
+            out.append(f"== hand {h['hand']}: level {level_char(lv)}"
+                       + (f", declarer team {decl}" if decl is not None else ", first hand")
+                       + f", levels {h['levels_before'][0]}/{h['levels_before'][1]}")
+            for p, cards in enumerate(h["deal"]):
+                out.append(f"  seat {p} (team {p % 2}): {' '.join(sort_cards(cards))}")
+            if h["anti_tribute"]:
+                out.append("  anti-tribute: the paying side holds both big jokers")
+            for payer, receiver, card in h["tribute"]:
+                out.append(f"  tribute: seat {payer} pays {card} to seat {receiver}")
+            for receiver, payer, card in h["back"]:
+                out.append(f"  return: seat {receiver} gives {card} back to seat {payer}")
+        elif kind == "move":
+            if not showing:
+                continue
+            _, seat, action, lead = event
             move = game_move(action, lv)
             if move.type in ("tribute", "back"):
                 continue
@@ -275,13 +577,19 @@ def render(path_or_lines, hand: int | None = None, match: int = 0) -> str:
                 trick += 1
                 out.append(f"  trick {trick}")
             out.append(f"    seat {seat}: {_fmt_move(move)}")
-        if h.get("finish_order") is not None:
-            names = ["1st", "2nd", "3rd", "4th"]
-            order = ", ".join(f"{names[i]} seat {s}" for i, s in enumerate(h["finish_order"]))
-            out.append(f"  finish: {order}; levels after {h['levels_after'][0]}/"
-                       f"{h['levels_after'][1]}")
-        else:
-            out.append("  (hand in progress)")
+        elif kind == "end":
+            h = event[2]
+            if not showing:
+                continue
+            if h["finish_order"] is not None:
+                names = ["1st", "2nd", "3rd", "4th"]
+                order = ", ".join(f"{names[i]} seat {s}" for i, s in enumerate(h["finish_order"]))
+                out.append(f"  finish: {order}; levels after {h['levels_after'][0]}/"
+                           f"{h['levels_after'][1]}")
+            else:
+                out.append("  (hand in progress)")
+    if hand is not None and not shown:
+        raise ValueError(f"the record has no hand {hand} in match {match}")
     return "\n".join(out)
 
 

@@ -49,6 +49,9 @@ CHUNK = 16
 
 _PATTERNS = ("1-2", "1-3", "1-4")
 
+#: More threads than this is refused (a typo, not a machine): each is an OS thread.
+MAX_THREADS = 1024
+
 
 @dataclass
 class SimulationResult:
@@ -251,9 +254,10 @@ def simulate(matches: int | None = None, hands: int | None = None,
     (or one comma-separated string) from ``AGENTS``. ``threads``: Python threads, each
     running its share of the chunks in compiled code without the GIL. ``progress(n)`` is
     called after each chunk with the matches done (hands done in hands mode), one call at a
-    time. ``record``: a path; every match is also written there as JSON Lines game records
-    (python/guandan_fast/records.py), in match order — the recording itself runs in the calling
-    thread.
+    time. ``record``: a path (``str``/``os.PathLike``; gzip-compressed when it ends in ``.gz``)
+    or a file object (written to, not closed); every match is also written there as JSON Lines
+    game records (python/guandan_fast/records.py), in match order — the recording itself runs
+    in the calling thread. A record takes about 5 KB per hand (docs/records.md).
 
     ``cluster='ray'`` runs the work as Ray tasks of ``task_matches`` consecutive matches (each
     task runs ``threads`` threads and asks Ray for as many CPUs) on the cluster at ``address``
@@ -289,6 +293,12 @@ def simulate(matches: int | None = None, hands: int | None = None,
     if not isinstance(rules, Rules):
         raise TypeError(f"rules must be a guandan_fast.Rules, not {type(rules).__name__}")
     threads = _check_count("threads", threads)
+    if threads > MAX_THREADS:
+        raise ValueError(f"threads must be 1..{MAX_THREADS}, got {threads}")
+    if record is not None:
+        from .records import check_output
+
+        check_output(record, "record")
     if progress is not None and not callable(progress):
         raise TypeError(f"progress must be callable, not {type(progress).__name__}")
     if cluster not in (None, "ray"):
@@ -434,11 +444,11 @@ def _run_recorded(core, matches, hands, kinds, seed, rules, path, progress, sear
     total = _empty()
     left = hands
     i = 0
-    with open(path, "w", encoding="utf-8") as out:
+    with records._Output(path, "record") as out:
         while (matches is not None and i < matches) or (hands is not None and left > 0):
             lines, stats = _record_one(core, seed, i, kinds, rules, left, search)
             for line in lines:
-                out.write(line + "\n")
+                out.line(line)
             _add(total, stats)
             i += 1
             if left is not None:

@@ -1359,24 +1359,21 @@ cdef class Game:
 
     def to_record(self, path=None):
         """The match as JSON Lines (``records.py``): a list of lines, also written to
-        ``path`` when given.
+        ``path`` when given (a ``str``/``os.PathLike``, gzip-compressed if it ends in ``.gz``,
+        or a file object, written to and not closed).
 
         >>> g = Game(seed=2); g.play_index(0)
         >>> Game.from_record(g.to_record()) == g
         True
         """
-        from .records import game_to_lines
-        lines = game_to_lines(self)
-        if path is not None:
-            with open(path, "w", encoding="utf-8") as f:
-                f.write("\n".join(lines) + "\n")
-        return lines
+        from .records import record_game
+        return record_game(self, path)
 
     @staticmethod
     def from_record(path_or_lines, match=0):
-        """Replay a JSON Lines record (a path or an iterable of lines; ``match``: which of the
-        file's matches) to the same state; every move is checked, and a corrupted record
-        raises ``ValueError`` naming its line."""
+        """Replay a JSON Lines record (a path, gzip or not, a file object or an iterable of
+        lines; ``match``: which of the file's matches) to the same state, reading line by line;
+        every field is checked, and a corrupted record raises ``ValueError`` naming its line."""
         from .records import replay
         return replay(path_or_lines, Game, match)
 

@@ -29,8 +29,25 @@ def simulate_reference(matches: int = 1, seed: int = 0, rules: Rules = Rules(),
     """Play ``matches`` matches of uniform random bots (over sorted legal moves).
 
     Match ``i`` is dealt from seed ``seed + i``; the bots draw from ``random.Random(seed + i)``.
+    Bad counts are refused as ``guandan_fast.simulate`` refuses them:
+
+    >>> simulate_reference(matches=0)
+    Traceback (most recent call last):
+    ...
+    ValueError: matches must be >= 1, got 0
     """
     from .game import Game
+
+    if isinstance(matches, bool) or not isinstance(matches, int):
+        raise TypeError(f"matches must be an int, not {type(matches).__name__}")
+    if matches < 1:
+        raise ValueError(f"matches must be >= 1, got {matches}")
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise TypeError(f"seed must be an int, not {type(seed).__name__}")
+    if not isinstance(rules, Rules):
+        raise TypeError(f"rules must be a guandan_fast.Rules, not {type(rules).__name__}")
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress must be callable, not {type(progress).__name__}")
 
     res = ReferenceResult()
     t0 = time.perf_counter()

@@ -1,0 +1,14 @@
+"""Type stubs of the compiled built-in bots (src/guandan_fast/bots.pyx)."""
+
+from typing import Iterable, Sequence
+
+from .moves import Move
+
+AGENT_KINDS: dict[str, int]
+
+def agent_kind(name: str) -> int: ...
+def choose(agent: str, hand: str | Iterable[str], level: int | str = 2,
+           top: Move | Sequence[object] | None = None, top_seat: int | None = None,
+           seat: int = 0, counts: Sequence[int] | None = None,
+           moves: Sequence[Move] | None = None, phase: str = "play", seed: int = 0,
+           disclosure: int = 10) -> Move: ...
