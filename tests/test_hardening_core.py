@@ -237,8 +237,13 @@ def _moves_of_seed(seed):
 
 
 def test_multiprocessing_pool_returns_moves():
-    with multiprocessing.get_context("fork").Pool(2) as pool:
+    pool = multiprocessing.get_context("fork").Pool(2)
+    try:
         out = pool.map_async(_moves_of_seed, [1, 2, 3]).get(timeout=120)
+        pool.close()
+    finally:
+        pool.terminate()
+        pool.join()  # no child outlives the test
     for seed, (first, ml, p) in zip([1, 2, 3], out):
         g = Game(seed=seed)
         assert first == g.legal_moves()[:3] and ml == g.legal_moves() and p is PASS

@@ -116,7 +116,7 @@ def _cmd_simulate(args) -> int:
         bar = _Progress(n, "matches", tty)
         res = simulate_reference(matches=n, seed=args.seed, rules=rules, progress=bar)
         bar.close()
-        print(f"engine            reference (pure Python), random bots")
+        print("engine            reference (pure Python), random bots")
         print(f"matches           {res.matches}")
         print(f"hands             {res.hands}")
         print(f"plays             {res.plays}")
@@ -390,13 +390,15 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--agents", required=True,
                    help="two or more agents, comma-separated: built-in names or module:function")
     t.add_argument("--deals", type=int, required=True, help="deals per pair (each played twice)")
-    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--seed", type=int, default=0,
+                   help="seed of the deals (default 0); the same seed gives the same result")
     t.add_argument("--workers", type=int, default=os.cpu_count() or 1,
                    help="threads / processes (default: one per CPU); results do not depend on it")
     t.add_argument("--json", metavar="FILE", help="write the results as JSON")
     t.add_argument("--plot", metavar="FILE.svg", help="draw the win rates and intervals (SVG)")
     t.add_argument("--record", metavar="FILE", help="write JSON Lines game records")
-    t.add_argument("--no-progress", action="store_true")
+    t.add_argument("--no-progress", action="store_true",
+                   help="no progress bar (it is drawn only when stderr is a terminal)")
     t.add_argument("--ray", nargs="?", const="", metavar="ADDRESS",
                    help="play the deals as Ray tasks on the cluster at ADDRESS (as simulate "
                         "--ray); same result as one machine")
@@ -432,7 +434,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.set_defaults(func=_cmd_replay)
 
     v = sub.add_parser("serve", help="a competition-platform WebSocket server (docs/server.md)")
-    v.add_argument("--host", default="127.0.0.1")
+    v.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     v.add_argument("--port", type=int, default=23456, help="0 picks a free port")
     v.add_argument("--games", type=int, default=1, help="games (matches) per table")
     v.add_argument("--tables", type=int, default=0, help="stop after N tables (0: serve on)")
@@ -459,7 +461,7 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("connect", help="play at a platform server with a built-in agent")
     c.add_argument("url", help="ws://HOST:PORT/game/NAME")
     c.add_argument("--agent", default="greedy", help="random, random_compact or greedy")
-    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--seed", type=int, default=0, help="seed of the agent's own choices (default 0)")
     c.set_defaults(func=_cmd_connect)
     return p
 

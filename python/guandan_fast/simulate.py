@@ -441,10 +441,12 @@ def _record_range(core, start, stop, seed, kinds, rules, hand_budget, search):
 
 
 def _run_recorded(core, matches, hands, kinds, seed, rules, path, progress, search) -> dict:
+    from .records import _Output
+
     total = _empty()
     left = hands
     i = 0
-    with records._Output(path, "record") as out:
+    with _Output(path, "record") as out:
         while (matches is not None and i < matches) or (hands is not None and left > 0):
             lines, stats = _record_one(core, seed, i, kinds, rules, left, search)
             for line in lines:

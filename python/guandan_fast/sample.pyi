@@ -1,0 +1,9 @@
+"""Type stubs of the compiled module src/guandan_fast/sample.pyx (generated from its signatures;
+see the module docstrings for what each takes and returns)."""
+
+from typing import Any, NamedTuple
+
+
+def infoset_key(game: Any, p: Any) -> Any: ...
+def known_cards(game: Any, p: Any) -> Any: ...
+def sample_world(game: Any, p: Any, seed: Any = ..., weights: Any = ...) -> Any: ...

@@ -1,0 +1,37 @@
+"""Type stubs of the compiled module src/guandan_fast/vecenv.pyx (generated from its signatures;
+see the module docstrings for what each takes and returns)."""
+
+from typing import Any, NamedTuple
+
+from collections import namedtuple as namedtuple
+from guandan_fast.moves import IllegalMoveError as IllegalMoveError
+from guandan_fast.rules import Rules as Rules
+
+class Batch(NamedTuple):
+    obs: Any
+    mask: Any
+    cand_offsets: Any
+    cand_ids: Any
+    cand_words: Any
+    cand_cards: Any
+    env_id: Any
+    seat: Any
+    phase: Any
+
+class VecEnv:
+    def __init__(self, num_envs: int, *, seed: int, rules: Rules = ..., threads: int = 1,
+                 learners: Any = (0, 1, 2, 3), opponents: str = "greedy",
+                 encoder: str | None = "default", action_mode: str = "abstract") -> None: ...
+    def reset(self) -> Any: ...
+    def pending(self) -> Any: ...
+    def step(self, actions: Any) -> Any: ...
+    def drain_results(self) -> Any: ...
+    def match_seed(self, env_id: Any) -> Any: ...
+    def fork(self, env_id: Any, n: Any) -> Any: ...
+    @property
+    def num_envs(self) -> Any: ...
+    @property
+    def threads(self) -> Any: ...
+    @property
+    def obs_size(self) -> Any: ...
+
