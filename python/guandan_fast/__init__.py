@@ -19,10 +19,6 @@ from .rules import Rules
 from .simulate import SimulationResult, simulate  # the function shadows the submodule's name
 from .tournament import TournamentResult, tournament  # likewise
 from .solve import Solution, solve  # the exact endgame solver (docs/search.md)
-import os as _os
-# VecEnv's OpenMP threads sleep instead of spinning between steps unless the user chose
-# otherwise: spinning threads starve everything else on a shared or busy machine.
-_os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 from . import actions, observe  # learning interface (docs/learning.md)
 from .vecenv import VecEnv
 
