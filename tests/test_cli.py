@@ -96,3 +96,26 @@ def test_perft_prints_matching_counts(capsys):
     want = next(n for seed, depth, mode, n, _ in perft_pins() if (seed, depth, mode) == (1, 2, "complete"))
     assert int(counts["compiled"].replace(",", "")) == want
     assert "agree" in out
+
+
+def test_perft_warns_before_a_run_of_minutes(capsys, monkeypatch):
+    from guandan_fast import perft
+
+    calls = []
+    monkeypatch.setattr(perft, "estimate_seconds", lambda *a: calls.append(a) or 300.0)
+    monkeypatch.setattr(perft, "perft_report", lambda **kw: "report")
+    code, out, err = run(capsys, "perft", "--seed", "1", "--depth", "3", "--per-move")
+    assert code == 0 and out.strip() == "report"
+    assert "about 5 minutes (mostly the reference engine" in err
+    assert calls == [(1, 3, calls[0][2], True, True)]
+    monkeypatch.setattr(perft, "estimate_seconds", lambda *a: 2.0)
+    code, out, err = run(capsys, "perft", "--depth", "1")
+    assert code == 0 and err == ""
+
+
+def test_perft_estimate_is_the_right_order_of_magnitude():
+    from guandan_fast import perft
+
+    fast = perft.estimate_seconds(1, 2, reference=False)
+    both = perft.estimate_seconds(1, 2)
+    assert 0 < fast < both < 60  # the reference dominates; depth 2 takes seconds

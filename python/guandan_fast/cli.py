@@ -237,12 +237,33 @@ def _cmd_moves(args) -> int:
 
 
 def _cmd_perft(args) -> int:
-    from .perft import perft_report
+    from . import perft
 
     rules = _rules_from(args.rule)
-    print(perft_report(seed=args.seed, depth=args.depth, rules=rules, per_move=args.per_move,
-                       reference=not args.fast_only))
+    reference = not args.fast_only
+    guess = perft.estimate_seconds(args.seed, args.depth, rules, args.per_move, reference)
+    if guess >= LONG_RUN_SECONDS:
+        where = " (mostly the reference engine; --fast-only skips it)" if reference else ""
+        print(f"perft: this will take about {_duration(guess)}{where}; Ctrl-C stops it",
+              file=sys.stderr, flush=True)
+    print(perft.perft_report(seed=args.seed, depth=args.depth, rules=rules,
+                             per_move=args.per_move, reference=reference))
     return 0
+
+
+#: Runs estimated to take longer than this are announced before they start.
+LONG_RUN_SECONDS = 60.0
+
+
+def _duration(seconds: float) -> str:
+    """``about N minutes`` style wording of an estimate.
+
+    >>> _duration(90), _duration(300), _duration(7200)
+    ('2 minutes', '5 minutes', '2.0 hours')
+    """
+    if seconds >= 5400:
+        return f"{seconds / 3600:.1f} hours"
+    return f"{max(1, round(seconds / 60))} minutes"
 
 
 def _cmd_replay(args) -> int:
