@@ -301,13 +301,7 @@ def simulate(matches: int | None = None, hands: int | None = None,
         check_output(record, "record")
     if progress is not None and not callable(progress):
         raise TypeError(f"progress must be callable, not {type(progress).__name__}")
-    if cluster not in (None, "ray"):
-        raise ValueError(f"cluster must be None or 'ray', got {cluster!r}")
-    if address is not None:
-        if not isinstance(address, str):
-            raise TypeError(f"address must be a str, not {type(address).__name__}")
-        if cluster is None:
-            raise ValueError("address= needs cluster='ray'")
+    check_cluster(cluster, address)
     if task_matches is not None:
         _check_count("task_matches", task_matches)
         if cluster is None:
@@ -344,6 +338,38 @@ def simulate(matches: int | None = None, hands: int | None = None,
         truncated=total["truncated"], rules=rules, elapsed=elapsed)
 
 
+def check_cluster(cluster, address) -> None:
+    """The ``cluster=``/``address=`` arguments of ``simulate`` and ``tournament``."""
+    if cluster not in (None, "ray"):
+        raise ValueError(f"cluster must be None or 'ray', got {cluster!r}")
+    if address is not None:
+        if not isinstance(address, str):
+            raise TypeError(f"address must be a str, not {type(address).__name__}")
+        if cluster is None:
+            raise ValueError("address= needs cluster='ray'")
+
+
+def run_workers(n: int, worker: Callable[[], None], fail: Callable[[BaseException], None],
+                name: str, join_timeout: float | None = None) -> None:
+    """Run ``worker`` in ``n`` threads (inline when ``n == 1``) until each returns. On Ctrl-C
+    in the calling thread, ``fail(KeyboardInterrupt())`` tells the workers to stop; they are
+    joined (at most ``join_timeout`` s each) and the interrupt goes on."""
+    if n == 1:
+        worker()
+        return
+    ts = [threading.Thread(target=worker, name=f"{name}-{k}", daemon=True) for k in range(n)]
+    for t in ts:
+        t.start()
+    try:
+        for t in ts:
+            t.join()
+    except BaseException:
+        fail(KeyboardInterrupt())
+        for t in ts:
+            t.join(timeout=join_timeout)
+        raise
+
+
 def _run_chunks(core, matches, hands, kinds, seed, rules, threads, progress, search,
                 start=0) -> dict:
     """Matches ``start .. matches-1`` (matches mode) or the first ``hands`` hands (hands mode,
@@ -367,23 +393,9 @@ def _run_chunks(core, matches, hands, kinds, seed, rules, threads, progress, sea
         except BaseException as exc:  # re-raised in the calling thread
             pool.fail(exc)
 
-    if threads == 1:
-        worker()
-    else:
-        ts = [threading.Thread(target=worker, name=f"guandan-sim-{k}", daemon=True)
-              for k in range(threads)]
-        for t in ts:
-            t.start()
-        try:
-            for t in ts:
-                t.join()
-        except BaseException:
-            # Ctrl-C in the calling thread: the workers' chunks see pool.cancel and stop
-            # within milliseconds; their partial counts are discarded.
-            pool.fail(KeyboardInterrupt())
-            for t in ts:
-                t.join(timeout=1.0)
-            raise
+    # Ctrl-C: the workers' chunks see pool.cancel and stop within milliseconds; their partial
+    # counts are discarded.
+    run_workers(threads, worker, pool.fail, "guandan-sim", join_timeout=1.0)
     if pool.error is not None:
         raise pool.error
 

@@ -611,7 +611,7 @@ def tournament(agents, deals: int, seed: int = 0, rules: Rules = Rules(), worker
     ...
     ValueError: unknown agent 'smart'; known agents: random, random_compact, greedy, ...
     """
-    from .simulate import _check_count
+    from .simulate import _check_count, check_cluster
 
     roster = _check_agents(agents)
     _check_count("deals", deals)
@@ -622,13 +622,7 @@ def tournament(agents, deals: int, seed: int = 0, rules: Rules = Rules(), worker
     _check_count("workers", workers)
     if progress is not None and not callable(progress):
         raise TypeError(f"progress must be callable, not {type(progress).__name__}")
-    if cluster not in (None, "ray"):
-        raise ValueError(f"cluster must be None or 'ray', got {cluster!r}")
-    if address is not None:
-        if not isinstance(address, str):
-            raise TypeError(f"address must be a str, not {type(address).__name__}")
-        if cluster is None:
-            raise ValueError("address= needs cluster='ray'")
+    check_cluster(cluster, address)
     if cluster is not None and record is not None:
         raise ValueError("record= is not available with cluster='ray' (record on one machine)")
     from .simulate_core import rules_check
@@ -668,6 +662,8 @@ def tournament(agents, deals: int, seed: int = 0, rules: Rules = Rules(), worker
 
 
 def _run_threads(col, pairs, seed, rules, workers, allowed) -> None:
+    from .simulate import run_workers
+
     def worker() -> None:
         try:
             while True:
@@ -679,22 +675,8 @@ def _run_threads(col, pairs, seed, rules, workers, allowed) -> None:
         except BaseException as exc:  # re-raised in the calling thread
             col.fail(exc)
 
-    if workers == 1:
-        worker()
-    else:
-        ts = [threading.Thread(target=worker, name=f"guandan-tourney-{k}", daemon=True)
-              for k in range(workers)]
-        for t in ts:
-            t.start()
-        try:
-            for t in ts:
-                t.join()
-        except BaseException:
-            # Ctrl-C in the calling thread: the workers stop after their current job.
-            col.fail(KeyboardInterrupt())
-            for t in ts:
-                t.join()
-            raise
+    # Ctrl-C in the calling thread: the workers stop after their current job.
+    run_workers(workers, worker, col.fail, "guandan-tourney")
     if col.error is not None:
         raise col.error
 
