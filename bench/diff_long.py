@@ -10,7 +10,7 @@ of the two move-generation switches in turn). Per hand:
   the compact list equals the "Compact mode" definition (docs/design.md) applied to it;
 * ``--follows`` follow cases: a random play to beat, drawn by (type, bomb tier) so that every
   type and rung is followed, each checked to be a reading by the reference; the expected moves
-  are the reference's lead list filtered by RULES.md §5 through the reference's own ``key`` and
+  are the reference's lead list filtered by docs/rules.md §5 through the reference's own ``key`` and
   ``bomb_tier`` (every 50th case also through ``beats_unchecked`` itself, and every 100th
   against the reference's own follow path ``legal_moves(hand, level, last)``);
   every 50th follow case also checks compact mode.

@@ -1,4 +1,4 @@
-"""Rules audit of the match state machine (RULES.md §7-10 and the §12 game switches), run
+"""Rules audit of the match state machine (docs/rules.md §7-10 and the §12 game switches), run
 against every ``Game`` of the ``game_cls`` fixture.
 
 Two parts:
@@ -8,7 +8,7 @@ Two parts:
   ``tribute_on_first_fourth`` value with its leader, anti-tribute counting only the payers,
   double-down assignment with level cards, return at levels 10, A and 2, count disclosure at
   exactly 10/11 and 7/8 cards, the A rule variants and resets.
-* ``RulesMonitor``: an independent tracker written from RULES.md and docs/rules.md §14 that
+* ``RulesMonitor``: an independent tracker written from docs/rules.md and docs/rules.md §14 that
   follows random matches move by move and predicts, before every step, the player to act, the
   phase, the legal tribute/return choices, the leader after the exchange, every hand's
   finishing order, levels, declarer and match winner, and the public card counts.
@@ -51,7 +51,7 @@ def is_lead(game) -> bool:
 
 
 # ------------------------------------------------------------------------------------------------
-# trick flow with players out (RULES.md §7.4-7.7)
+# trick flow with players out (docs/rules.md §7.4-7.7)
 # ------------------------------------------------------------------------------------------------
 
 def test_jiefeng_counts_only_players_still_in(game_cls):
@@ -111,7 +111,7 @@ def test_going_out_second_after_partner_ends_the_hand_mid_trick(game_cls):
 
 
 # ------------------------------------------------------------------------------------------------
-# tribute, anti-tribute, return and the leader (RULES.md §9, §12)
+# tribute, anti-tribute, return and the leader (docs/rules.md §9, §12)
 # ------------------------------------------------------------------------------------------------
 
 FIRST_FOURTH = [0, 1, 3, 2]  # seat 0 1st, its partner 2 4th
@@ -291,7 +291,7 @@ def test_return_may_be_the_received_card(game_cls):
 
 
 # ------------------------------------------------------------------------------------------------
-# card counts (RULES.md §7.8, count_disclosure)
+# card counts (docs/rules.md §7.8, count_disclosure)
 # ------------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("mode, visible", [
@@ -320,7 +320,7 @@ def test_count_disclosure_boundaries(game_cls, mode, visible):
 
 
 # ------------------------------------------------------------------------------------------------
-# levels and the A rule (RULES.md §8, ace_rule, ace_fail_reset, ace_reset_on_natural_aces)
+# levels and the A rule (docs/rules.md §8, ace_rule, ace_fail_reset, ace_reset_on_natural_aces)
 # ------------------------------------------------------------------------------------------------
 
 def test_any_win_needs_the_teams_own_ace(game_cls):
@@ -380,7 +380,7 @@ def test_natural_aces_reset_needs_a_play_of_aces(game_cls, cards, reset):
 # ------------------------------------------------------------------------------------------------
 
 class RulesMonitor:
-    """Follows a match and predicts what RULES.md says must happen next.
+    """Follows a match and predicts what docs/rules.md says must happen next.
 
     It keeps its own copy of the four hands, the trick (top play, passes, players out), the
     exchange (payers, receivers, leader) and the match (levels, declarer, A failures), all

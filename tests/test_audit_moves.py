@@ -1,9 +1,9 @@
-"""Rules audit of move reading and beating (RULES.md §2-6 and the §12 move switches) at the
+"""Rules audit of move reading and beating (docs/rules.md §2-6 and the §12 move switches) at the
 boundaries the §13 list touches only lightly: levels A, 10 and 2, wild-only groups, natural
 level cards inside full houses and runs, joker pairs in full houses with the switch off,
 ``sf_as_straight`` off on follow, bombs of the level rank against the ladder.
 
-Every expectation is written by hand from RULES.md and docs/rules.md §14 (the reasoning is in
+Every expectation is written by hand from docs/rules.md and docs/rules.md §14 (the reasoning is in
 the comments); nothing is copied from an engine's output. Only ``engine.classify``,
 ``engine.beats``, ``engine.legal_moves`` and ``Move`` values are used, so every move engine of
 ``tests/conftest.py`` runs these tests. Runtime: well under a second.
@@ -79,7 +79,7 @@ def test_level_ace_full_houses(engine):
     assert readings(engine, cards, "A") == {fh_a, fh_k}
     assert above(engine, fh_a, fh_k, "A")
     # Three natural aces + both wilds: a bomb, and a full house whose pair is the two wilds
-    # standing for another rank (RULES.md edge case 42, revised).
+    # standing for another rank (docs/rules.md edge case 42, revised).
     assert readings(engine, "SA CA DA HA HA", "A") == {M("Bomb", "A", "SA CA DA HA HA"),
                                                        M("ThreeWithTwo", "A", "SA CA DA HA HA")}
 

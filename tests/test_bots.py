@@ -1,7 +1,7 @@
 """The built-in bots: the greedy policy's rules (docs/design.md "Bots") on constructed
 positions, the random bots' reproducibility, and greedy's strength against random.
 
-Expected moves come from the policy as documented and the rules (RULES.md), not from runs of
+Expected moves come from the policy as documented and the rules (docs/rules.md), not from runs of
 the implementation. The strength test plays 240 matches (about 10 s); ``GF_LONG=1`` plays
 2000 and prints the rate.
 """

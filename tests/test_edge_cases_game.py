@@ -1,4 +1,4 @@
-"""RULES.md §13 items 27-41 (trick flow, tribute, levels and the match), one test each, with
+"""docs/rules.md §13 items 27-41 (trick flow, tribute, levels and the match), one test each, with
 hand-written expectations, run against every ``Game`` of the ``game_cls`` fixture (only the
 documented API of docs/design.md is used)."""
 

@@ -1,7 +1,7 @@
-"""RULES.md §13 items 1-26 (order, pairs and triples, full houses, straights, pair runs,
+"""docs/rules.md §13 items 1-26 (order, pairs and triples, full houses, straights, pair runs,
 plates and bombs), one test per item, run against every move engine of ``conftest.py``.
 
-Every expectation here is written by hand from RULES.md; nothing is taken from an engine's
+Every expectation here is written by hand from docs/rules.md; nothing is taken from an engine's
 output. Only ``engine.classify``, ``engine.beats``, ``engine.legal_moves`` and ``Move`` values
 are used, so the compiled engine can be checked with the same tests.
 """
@@ -13,7 +13,7 @@ from helpers import M, readings
 
 
 def equal_keys(engine, a, b, level):
-    """Neither beats the other (RULES.md §5: equal keys never beat)."""
+    """Neither beats the other (docs/rules.md §5: equal keys never beat)."""
     return not engine.beats(a, b, level) and not engine.beats(b, a, level)
 
 
@@ -124,7 +124,7 @@ def test_13_11_five_natural_of_a_rank_are_a_bomb_only(engine):
 
 
 def test_13_42_level_triple_takes_both_wilds_as_its_pair(engine):
-    # RULES.md edge case 42 (revised): the two wilds stand for a pair of another rank.
+    # docs/rules.md edge case 42 (revised): the two wilds stand for a pair of another rank.
     cards = "S7 C7 D7 H7 H7"
     fh = M("ThreeWithTwo", "7", cards)
     assert readings(engine, cards, 7) == {M("Bomb", "7", cards), fh}

@@ -10,7 +10,7 @@
 * ``classify``, ``beats``, ``MoveList``, ``Hand``, input checking, and a fuzz test of the public
   API (only ``ValueError``/``TypeError`` may come out);
 
-RULES.md §13 items 1-26 run on this engine through the ``engine`` fixture (tests/conftest.py).
+docs/rules.md §13 items 1-26 run on this engine through the ``engine`` fixture (tests/conftest.py).
 
 The default run takes about a minute. ``GF_LONG=1`` multiplies every case count by 20; the
 million-case differential run is ``bench/diff_long.py`` (see bench/RESULTS.md).
@@ -227,7 +227,7 @@ def test_compact_against_definition_on_27_card_hands():
 
 
 def test_compact_level_triple_takes_the_wild_pair_only_when_nothing_else_fits():
-    # RULES.md edge case 42: the two wilds may be the pair of a natural level triple.
+    # docs/rules.md edge case 42: the two wilds may be the pair of a natural level triple.
     def full_houses(hand):
         return {m for m in fast.legal_moves(hand, 7, compact=True) if m.type == "ThreeWithTwo"}
     assert full_houses("S7 C7 D7 H7 H7") == {Move("ThreeWithTwo", "7", "S7 C7 D7 H7 H7")}

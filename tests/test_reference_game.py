@@ -1,4 +1,4 @@
-"""The reference ``Game`` (python/guandan_fast/reference/game.py): RULES.md §7-10 and §12.
+"""The reference ``Game`` (python/guandan_fast/reference/game.py): docs/rules.md §7-10 and §12.
 
 Whole matches from seeds with a seeded random chooser (every card accounted for after every
 step, levels re-derived from the results), and constructed deals (``Game.setup``) for each
@@ -53,7 +53,7 @@ def accounted(game: Game) -> Counter:
 
 
 def expected_levels(results, rules=Rules()):
-    """Levels after each hand, re-derived from the finishing orders (RULES.md §8, no resets);
+    """Levels after each hand, re-derived from the finishing orders (docs/rules.md §8, no resets);
     also whether each hand won the match."""
     levels = [2, 2]
     out = []

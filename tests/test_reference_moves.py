@@ -6,7 +6,7 @@ Two independent oracles live in this module:
   ``classify`` gives that ``beats`` the last play: ``legal_moves`` (which generates candidates
   shape by shape) must equal it exactly.
 * ``oracle_classify`` reads cards by substituting every possible suited card for each wild and
-  reading the wild-free result with a small classifier written here from RULES.md §4, so
+  reading the wild-free result with a small classifier written here from docs/rules.md §4, so
   ``classify`` itself is checked by a second, differently built implementation.
 
 Default runs take a few seconds. ``GF_LONG=1`` multiplies the hypothesis examples (several
@@ -70,7 +70,7 @@ def _label(position):
 
 
 def plain_labels(cards, rules):
-    """(type, rank) readings of cards containing no wild, straight from RULES.md §4."""
+    """(type, rank) readings of cards containing no wild, straight from docs/rules.md §4."""
     n = len(cards)
     out = set()
     jokers = [c for c in cards if c in ("SB", "HR")]
@@ -120,14 +120,14 @@ def oracle_classify(cards, level, rules=Rules()):
     rest = [c for c in cards if c != wild]
     labels = set()
     if not rest:
-        # only wilds: natural level cards (RULES.md §3)
+        # only wilds: natural level cards (docs/rules.md §3)
         labels = plain_labels(("S" + RANKS[level - 2],) * n_wild, rules)
     else:
         for subst in combinations_with_replacement(SUITED, n_wild):
             labels |= plain_labels(tuple(rest) + subst, rules)
     if len({c[1] for c in cards}) == 1 and n_wild == 0:
         # [decision] five natural cards of one rank are never a full house (with both wilds
-        # among them, the wilds are a pair of another rank: RULES.md edge case 42)
+        # among them, the wilds are a pair of another rank: docs/rules.md edge case 42)
         labels = {lb for lb in labels if lb[0] != "ThreeWithTwo"}
     if not rules.sf_as_straight:
         # [decision] a run that can be a straight flush in a window is not a straight there
@@ -281,7 +281,7 @@ def test_legal_moves_examples():
     assert set(legal_moves("S3 C3", 2)) == {Move("Single", "3", "S3"), Move("Single", "3", "C3"),
                                             Move("Pair", "3", "S3 C3")}
     assert legal_moves("D9 D9", 5) == [Move("Single", "9", "D9"), Move("Pair", "9", "D9 D9")]
-    # Distinct multisets with and without the wild are distinct moves (RULES.md §6).
+    # Distinct multisets with and without the wild are distinct moves (docs/rules.md §6).
     bombs = {m for m in legal_moves("D9 D9 S9 C9 H7", 7) if m.type == "Bomb"}
     assert bombs == {Move("Bomb", "9", "D9 D9 S9 C9"), Move("Bomb", "9", "D9 S9 C9 H7"),
                      Move("Bomb", "9", "D9 D9 S9 H7"), Move("Bomb", "9", "D9 D9 C9 H7"),

@@ -71,7 +71,7 @@ def test_counts_are_consistent(agents):
     assert sum(res.team_wins) == res.matches
     assert sum(res.hand_wins) == res.hands == sum(res.finishes.values())
     # A match needs at least 5 hands: from 2, +3 per hand reaches A after 4 won hands, and
-    # the match is won only in a hand played at the team's own A (RULES.md §8).
+    # the match is won only in a hand played at the team's own A (docs/rules.md §8).
     assert res.hands >= 5 * res.matches
     assert 5 <= res.longest_match
     # Two players (27 cards each) at least go out per hand; a play has 1..10 cards, so

@@ -45,7 +45,7 @@ def is_joker(code: str) -> bool:
 
 
 def is_wild(code: str, level: int) -> bool:
-    """True for the heart of the level rank, the wild card (RULES.md §2-3)."""
+    """True for the heart of the level rank, the wild card (docs/rules.md §2-3)."""
     return code[0] == "H" and code != "HR" and natural_value(code) == level
 
 

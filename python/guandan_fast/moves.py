@@ -1,6 +1,6 @@
 """Moves: the value object every part of the engine speaks, in the platform's terms.
 
-A move is ``(type, rank label, cards)`` (RULES.md §3-4, §11). Its integer form, used by the
+A move is ``(type, rank label, cards)`` (docs/rules.md §3-4, §11). Its integer form, used by the
 compiled core and by numpy arrays of moves, is described in ``docs/design.md``.
 
 >>> m = Move('Pair', '4', ['H4', 'C4'])
@@ -25,7 +25,7 @@ from typing import Iterable, Sequence
 
 from .cards import CARD_CODES, KIND_OF, RANKS, parse_cards, sort_cards
 
-#: Type names (RULES.md §4, the platform's) by type code.
+#: Type names (docs/rules.md §4, the platform's) by type code.
 TYPE_NAMES: tuple[str, ...] = (
     "PASS", "Single", "Pair", "Trips", "ThreeWithTwo", "Straight", "ThreePair", "TwoTrips",
     "Bomb", "StraightFlush", "tribute", "back",
@@ -270,7 +270,7 @@ class Move:
 
     @property
     def is_bomb(self) -> bool:
-        """Bombs, straight flushes and the four jokers (RULES.md §5's bomb class)."""
+        """Bombs, straight flushes and the four jokers (docs/rules.md §5's bomb class)."""
         return self.type in BOMB_TYPES
 
     def __eq__(self, other) -> bool:

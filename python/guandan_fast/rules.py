@@ -1,4 +1,4 @@
-"""The rules switches of RULES.md §12, validated on construction.
+"""The rules switches of docs/rules.md §12, validated on construction.
 
 >>> Rules()
 Rules()

@@ -152,7 +152,7 @@ cdef inline bint is_bomb_type(int t) noexcept nogil:
 
 
 cdef inline int bomb_strength(u64 lo, u64 hi, int level) noexcept nogil:
-    """(tier, key) of a bomb-class move as one increasing integer (RULES.md §5 ladder)."""
+    """(tier, key) of a bomb-class move as one increasing integer (docs/rules.md §5 ladder)."""
     cdef int t = move_type(hi)
     cdef int rc = move_rank(hi)
     cdef int n, tier, v

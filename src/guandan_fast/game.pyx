@@ -2,7 +2,7 @@
 """The compiled game engine: one plain ``GameState`` struct per match and the ``Game`` class.
 
 The C core (``game_init``, ``game_legal``, ``game_is_legal``, ``game_apply``; see game.pxd)
-implements RULES.md §7-10 and the §12 switches on the 128-bit encoding of docs/design.md. It is
+implements docs/rules.md §7-10 and the §12 switches on the 128-bit encoding of docs/design.md. It is
 ``nogil`` and allocation-free. ``Game`` wraps one struct with the API of docs/design.md, the
 same as the reference ``guandan_fast.reference.Game``; it checks everything that comes from
 Python before the core sees it.
@@ -63,7 +63,7 @@ cdef inline bint is_empty(const GameState* s, int p) noexcept nogil:
 
 
 cdef inline int sval(int k, int level) noexcept nogil:
-    """Single-order value of a card kind (RULES.md §2): 2..14, level cards 15, SB 16, HR 17."""
+    """Single-order value of a card kind (docs/rules.md §2): 2..14, level cards 15, SB 16, HR 17."""
     cdef int nat
     if k >= 52:
         return k - 36
@@ -186,7 +186,7 @@ cdef inline void start_play(GameState* s, int leader) noexcept nogil:
 
 
 cdef void setup_tribute(GameState* s) noexcept nogil:
-    """RULES.md §9 from the previous hand's finishing order (last_finish), hands dealt."""
+    """docs/rules.md §9 from the previous hand's finishing order (last_finish), hands dealt."""
     cdef int f0 = s.last_finish[0]
     cdef int fourth, hr, i
     s.tribute_first = f0
@@ -259,7 +259,7 @@ cdef void game_init(GameState* s, u64 seed, const GameRulesC* rules) noexcept no
 
 
 # ------------------------------------------------------------------------------------------
-# Ending a hand: levels, the match (RULES.md §8, §12 ace switches)
+# Ending a hand: levels, the match (docs/rules.md §8, §12 ace switches)
 # ------------------------------------------------------------------------------------------
 
 cdef int end_hand(GameState* s) noexcept nogil:
@@ -978,7 +978,7 @@ cdef class Game:
     def legal_moves(self, compact=False):
         """The current player's moves (tribute or back cards, or plays then PASS when
         following); empty when the match is over. ``compact=True``: one canonical move per
-        (type, key, size) (RULES.md §6), for fast simulation.
+        (type, key, size) (docs/rules.md §6), for fast simulation.
 
         >>> g = Game(seed=0); ms = g.legal_moves()
         >>> len(ms) > len(g.legal_moves(compact=True)) > 0
@@ -1174,7 +1174,7 @@ cdef class Game:
 
     # -- information -----------------------------------------------------------------------
     def observation(self, p):
-        """What seat ``p`` knows (RULES.md §10), as the dict of docs/design.md.
+        """What seat ``p`` knows (docs/rules.md §10), as the dict of docs/design.md.
 
         >>> sorted(Game(seed=0).observation(0))[:4]
         ['anti_tribute', 'back', 'counts', 'current_player']

@@ -4,7 +4,7 @@
 from guandan_fast.hand cimport u64
 
 cdef struct RulesC:
-    # The two RULES.md §12 switches that move generation depends on.
+    # The two docs/rules.md §12 switches that move generation depends on.
     bint sf_as_straight
     bint fullhouse_joker_pair
 
@@ -34,7 +34,7 @@ cdef int count_moves(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi, const 
 # Every reading of exactly these cards (same output convention; never PASS). Returns the count.
 cdef int classify_cards(u64 lo, u64 hi, int level, const RulesC* rules, u64* out, int cap) noexcept nogil
 
-# RULES.md §5 on encoded moves (`last` == (0, 0) means a lead).
+# docs/rules.md §5 on encoded moves (`last` == (0, 0) means a lead).
 cdef bint beats(u64 lo, u64 hi, u64 last_lo, u64 last_hi, int level) noexcept nogil
 
 # The Python-facing list of one generate() call (defined in movegen.pyx): a read-only sequence

@@ -1,5 +1,5 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False, autotestdict=False, embedsignature=True, binding=True
-"""The compiled move generator: RULES.md §3-6 over the 128-bit encoding of docs/design.md.
+"""The compiled move generator: docs/rules.md §3-6 over the 128-bit encoding of docs/design.md.
 
 The C core (``generate``, ``count_moves``, ``classify_cards``, ``beats``; see movegen.pxd) is
 ``nogil``, allocation-free and unchecked. It works on per-rank counts (naturals by suit, the
@@ -609,7 +609,7 @@ cdef void gen_full_houses(Ctx* c) noexcept nogil:
                 emit_block(c, lo, hi, &plo[w][0], &phi[w][0], 0, ps[w][x])
                 emit_block(c, lo, hi, &plo[w][0], &phi[w][0], pe[w][x], np_[w])
             if x == c.lr and wmax == 2:
-                # The two wilds as the pair stand for another rank (RULES.md §4, edge case 42):
+                # The two wilds as the pair stand for another rank (docs/rules.md §4, edge case 42):
                 # a natural triple of the level rank takes them, though they sit in its own
                 # pair list (the only two-wild pair there).
                 emit(c, lo + 2 * c.wild_lo, hi)
@@ -1632,7 +1632,7 @@ cdef class Hand:
         return lv
 
     def legal_moves(self, level, last=None, rules=_DEFAULT_RULES, compact=False):
-        """Every legal move (RULES.md §6) as a ``MoveList``; see ``legal_moves``."""
+        """Every legal move (docs/rules.md §6) as a ``MoveList``; see ``legal_moves``."""
         cdef int lv = self._prepare(level, last, rules)
         return _run_generate(self.lo, self.hi, lv, self._llo, self._lhi, &self._rc,
                              compact, &self.buf, &self.cap)
@@ -1718,7 +1718,7 @@ cdef object _prepare_free(object hand, object level, object last, object rules, 
 
 
 def legal_moves(hand, level, last=None, rules=_DEFAULT_RULES, compact=False):
-    """Every legal move of ``hand`` (RULES.md §6) as a ``MoveList``.
+    """Every legal move of ``hand`` (docs/rules.md §6) as a ``MoveList``.
 
     ``hand``: card codes (a string or an iterable) or a ``Hand``; ``level``: 2..14 or a rank
     character; ``last``: None (or PASS) on lead, else the play to beat (a ``Move`` or a
@@ -1753,7 +1753,7 @@ _SORT_KEY = Move.sort_key
 
 
 def classify(cards, level, rules=_DEFAULT_RULES):
-    """Every reading of exactly these cards (RULES.md §3-4), sorted by ``Move.sort_key``.
+    """Every reading of exactly these cards (docs/rules.md §3-4), sorted by ``Move.sort_key``.
 
     >>> [str(m) for m in classify('S8 C8 D8 H7 H7', 7)]
     ['ThreeWithTwo 8 H7 H7 S8 C8 D8', 'Bomb 8 H7 H7 S8 C8 D8']
@@ -1772,7 +1772,7 @@ def classify(cards, level, rules=_DEFAULT_RULES):
 
 
 def _beats_py(move, last, level, rules=_DEFAULT_RULES):
-    """Does ``move`` beat ``last`` (RULES.md §5)? ``last`` None (or PASS) is a lead. Both must
+    """Does ``move`` beat ``last`` (docs/rules.md §5)? ``last`` None (or PASS) is a lead. Both must
     be readings of their cards at ``level`` (``ValueError`` otherwise).
 
     >>> beats(Move('Bomb', '9', 'S9 C9 D9 D9'), ['Bomb', 'A', ['SA', 'CA', 'DA', 'DA']], 9)

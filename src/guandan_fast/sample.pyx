@@ -73,7 +73,7 @@ cdef void known_pins(const GameState* s, int p, const Played* t, Cards* pins) no
     if s.phase != PH_PLAY and s.phase != PH_BACK:
         return
     # After the exchange every tribute and return is public; during the returns a card is
-    # known to the two seats that exchanged it (RULES.md §10, Game.observation).
+    # known to the two seats that exchanged it (docs/rules.md §10, Game.observation).
     public = s.phase == PH_PLAY
     for i in range(s.n_pay):
         k = s.trib_kind[i]

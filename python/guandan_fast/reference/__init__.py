@@ -2,9 +2,9 @@
 compiled core is checked against. It never imports the compiled core.
 
 * ``classify(cards, level, rules=Rules())``: every reading of exactly these cards;
-* ``beats(move, last, level, rules=Rules())``: RULES.md §5;
-* ``legal_moves(hand, level, last=None, rules=Rules())``: RULES.md §6;
-* ``Game``: a whole match (RULES.md §7-10), API in docs/design.md.
+* ``beats(move, last, level, rules=Rules())``: docs/rules.md §5;
+* ``legal_moves(hand, level, last=None, rules=Rules())``: docs/rules.md §6;
+* ``Game``: a whole match (docs/rules.md §7-10), API in docs/design.md.
 """
 
 _EXPORTS = {"classify": "combos", "beats": "combos", "legal_moves": "movegen", "Game": "game"}

@@ -1,7 +1,7 @@
-"""Readings and beating, written straight from RULES.md §2-5 (the reference oracle).
+"""Readings and beating, written straight from docs/rules.md §2-5 (the reference oracle).
 
 ``classify(cards, level)`` lists every reading of exactly these cards; ``beats(move, last,
-level)`` is the relation of RULES.md §5. Both favour clarity over speed.
+level)`` is the relation of docs/rules.md §5. Both favour clarity over speed.
 
 >>> [str(m) for m in classify('S8 C8 H7 DJ HJ', 7)]
 ['ThreeWithTwo 8 H7 S8 C8 HJ DJ', 'ThreeWithTwo J H7 S8 C8 HJ DJ']
@@ -29,7 +29,7 @@ from ..rules import Rules
 
 __all__ = ["classify", "beats", "key", "bomb_tier", "check_play", "check_last"]
 
-#: Rung of the bomb ladder (RULES.md §5) by number of cards of a rank bomb.
+#: Rung of the bomb ladder (docs/rules.md §5) by number of cards of a rank bomb.
 _RANK_BOMB_TIER = {4: 1, 5: 2, 6: 4, 7: 5, 8: 6, 9: 7, 10: 8}
 _STRAIGHT_FLUSH_TIER = 3
 _JOKER_BOMB_TIER = 9
@@ -45,7 +45,7 @@ def _rank_char(value: int) -> str:
 # ---------------------------------------------------------------------------------------------
 
 def classify(cards: str | Iterable[str], level: int | str, rules: Rules = Rules()) -> list[Move]:
-    """Every distinct reading (RULES.md §3-4) of exactly these cards, sorted by
+    """Every distinct reading (docs/rules.md §3-4) of exactly these cards, sorted by
     ``Move.sort_key``; an empty list when the cards make no combination.
 
     >>> classify('H7 H7', 7)
@@ -91,7 +91,7 @@ def readings(codes: tuple[str, ...], level: int, sf_as_straight: bool = True,
         found.append(Move(type_name, rank, codes))
 
     # One group of one rank (single, pair, trips, rank bomb). A group made only of wilds is
-    # read as natural level cards (RULES.md §3): its rank is the level rank.
+    # read as natural level cards (docs/rules.md §3): its rank is the level rank.
     if jokers == 0 and len(by_value) <= 1:
         value = next(iter(by_value)) if by_value else level
         rank = _rank_char(value)
@@ -141,7 +141,7 @@ def _full_house_triples(by_value: Counter, wilds: int, small: int, big: int, lev
     The triple holds every natural T (at most 3) and wilds for the rest; the remaining two cards
     must be a pair of a different rank: naturals of one rank P with wilds, two wilds (standing
     for a pair of any rank other than the triple's, so a natural triple of the level rank takes
-    them too: RULES.md §4, edge case 42), or SB SB / HR HR when the rules allow a joker pair.
+    them too: docs/rules.md §4, edge case 42), or SB SB / HR HR when the rules allow a joker pair.
     """
     out = []
     for t, have in by_value.items():
@@ -185,7 +185,7 @@ def _fits_window(by_value: Counter, low: int, length: int, per: int) -> bool:
 # ---------------------------------------------------------------------------------------------
 
 def key(move: Move, level: int) -> int:
-    """What RULES.md §4 compares within one type: v of the compared group for same-rank types
+    """What docs/rules.md §4 compares within one type: v of the compared group for same-rank types
     (level rank 15, SB 16, HR 17), the lowest natural position for sequences (A-low = 1).
 
     >>> key(Move('Pair', '9', 'D9 H7'), 9), key(Move('Straight', 'A', 'SA S2 S3 S4 D5'), 2)
@@ -218,7 +218,7 @@ def bomb_tier(move: Move) -> int:
 
 
 def beats_unchecked(move: Move, last: Move | None, level: int) -> bool:
-    """RULES.md §5's reference relation on moves already known to be readings."""
+    """docs/rules.md §5's reference relation on moves already known to be readings."""
     if move.is_pass:
         return False
     if last is None or last.is_pass:
@@ -270,7 +270,7 @@ def check_last(last, level: int, rules: Rules = Rules()) -> Move | None:
 
 def beats(move: Move | Sequence, last: Move | Sequence | None, level: int | str,
           rules: Rules = Rules()) -> bool:
-    """Does ``move`` beat ``last`` (RULES.md §5)? ``last`` None (or PASS) means a lead, which
+    """Does ``move`` beat ``last`` (docs/rules.md §5)? ``last`` None (or PASS) means a lead, which
     any non-PASS move "beats". Both moves must be readings of their cards at ``level``.
 
     >>> beats(Move('Bomb', '2', 'S2 S2 C2 C2 D2'), Move('Bomb', '9', 'S9 C9 D9 D9'), 9)

@@ -1,4 +1,4 @@
-"""A whole Guandan match as a state machine (RULES.md §7-10), the reference ``Game``.
+"""A whole Guandan match as a state machine (docs/rules.md §7-10), the reference ``Game``.
 
 The API is the contract of docs/design.md ("The ``Game`` API"); the compiled ``Game`` must
 behave identically. Plain Python, written for clarity: moves are validated with the reference
@@ -582,7 +582,7 @@ class Game:
 
     # -- information -------------------------------------------------------------------------
     def observation(self, p: int) -> dict:
-        """What seat ``p`` knows (RULES.md §10), as the dict of docs/design.md."""
+        """What seat ``p`` knows (docs/rules.md §10), as the dict of docs/design.md."""
         p = _check_seat(p)
         limit = self.rules.disclosure_threshold
         counts = []

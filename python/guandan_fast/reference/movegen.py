@@ -1,4 +1,4 @@
-"""Legal moves (RULES.md §6), the reference way: list every card multiset of the hand that
+"""Legal moves (docs/rules.md §6), the reference way: list every card multiset of the hand that
 could make some combination, shape by shape, and let ``classify`` say what each one is.
 
 Candidate multisets are built per shape: a group of one rank (singles, pairs, trips, bombs),
@@ -30,7 +30,7 @@ __all__ = ["legal_moves"]
 
 def legal_moves(hand: str | Iterable[str], level: int | str, last: Move | Sequence | None = None,
                 rules: Rules = Rules()) -> list[Move]:
-    """Every distinct legal move of ``hand`` (RULES.md §6), sorted by ``Move.sort_key``.
+    """Every distinct legal move of ``hand`` (docs/rules.md §6), sorted by ``Move.sort_key``.
 
     On lead (``last`` None or PASS): every reading of every card multiset the hand can form.
     On follow: the moves that beat ``last`` (a ``Move`` or a platform list), then PASS first.
