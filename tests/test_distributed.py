@@ -26,6 +26,13 @@ TESTS = pathlib.Path(__file__).resolve().parent
 RANDOM = ("random",) * 4
 
 
+def _no_cancel(*args, **kwargs):
+    # Cancelling a task races with its completion inside Ray (Ray 2.60 aborted the whole test
+    # process: "Tried to complete task that was not pending"); runs stop their tasks
+    # through their _StopFlag instead.
+    raise AssertionError("ray.cancel called")
+
+
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
     arm = tmp_path_factory.mktemp("ray") / "kill-armed"
@@ -33,7 +40,9 @@ def cluster(tmp_path_factory):
              runtime_env={"worker_process_setup_hook": "ray_helpers.install",
                           "env_vars": {"PYTHONPATH": str(TESTS), "GF_TEST_KILL_ARM": str(arm)}})
     try:
-        yield arm
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(ray, "cancel", _no_cancel)
+            yield arm
     finally:
         ray.shutdown()
 
@@ -114,6 +123,51 @@ def test_ctrl_c_cancels_the_run(cluster):
     assert _wait_all_cpus_free(), "tasks of the interrupted run still hold CPUs"
     # The cluster is usable afterwards.
     assert gf.simulate(matches=20, seed=2, cluster="ray") == gf.simulate(matches=20, seed=2)
+
+
+def test_hands_mode_stops_the_blocks_it_does_not_need(cluster):
+    # Small blocks: many are queued or running when the block reaching the target is merged.
+    # They stop themselves (no ray.cancel) and free their CPUs at once.
+    res = gf.simulate(hands=3000, seed=4, agents=RANDOM, cluster="ray", task_matches=4)
+    assert res == gf.simulate(hands=3000, seed=4, agents=RANDOM)
+    assert _wait_all_cpus_free(timeout=5), "unneeded blocks still hold CPUs"
+
+
+def test_ctrl_c_cancels_a_tournament(cluster):
+    calls = []
+
+    def progress(done):
+        if not calls:
+            threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT)).start()
+        calls.append(done)
+
+    agents = ["pimc:samples=2:rollouts=1", "greedy"]
+    t0 = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        gf.tournament(agents, deals=400, seed=1, cluster="ray", progress=progress)
+    assert time.monotonic() - t0 < 60
+    assert calls and calls[-1] < 800
+    assert _wait_all_cpus_free(), "tasks of the interrupted tournament still hold CPUs"
+
+
+def test_stop_watch_sets_the_byte_the_compiled_loops_poll(cluster):
+    from guandan_fast.distributed import _RunStop, _Watch
+
+    stopper, other = _RunStop(ray), _RunStop(ray)
+    assert stopper.actor == other.actor and stopper.run != other.run  # one actor, two runs
+    watch, watch_other = _Watch(ray, stopper.run), _Watch(ray, other.run)
+    time.sleep(3 * _Watch.POLL)
+    assert not watch.stopped
+    stopper.set()
+    deadline = time.monotonic() + 10
+    while not watch.stopped and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert watch.stopped and watch.cancel[0] == 1
+    time.sleep(3 * _Watch.POLL)
+    assert not watch_other.stopped  # only the run that was stopped
+    watch.close()
+    watch_other.close()
+    assert not _Watch(ray, None).stopped  # no run: never stops
 
 
 # -- progress and arguments ----------------------------------------------------------------------

@@ -67,19 +67,116 @@ def connected(address: str | None = None):
         ray.shutdown()
 
 
-def _simulate_task(start, stop, seed, kinds, rules, threads, hand_budget, record, search):
+#: Name of the connection's ``_Stops`` actor (in the job's own namespace).
+STOPS_ACTOR = "guandan-fast-stops"
+
+
+class _Stops:
+    """The runs told to stop, a Ray actor (no CPU, one per connection, made at the first run):
+    the driver calls ``stop(run)`` when a run ends early (Ctrl-C, a failed task, the hand
+    target reached); the run's tasks still queued or running poll ``stopped(run)`` (``_Watch``)
+    and return ``None`` within ``_Watch.POLL`` seconds.
+
+    Why not ``ray.cancel``: cancelling a task races with its completion inside Ray (seen with
+    Ray 2.60: the driver aborted with "Tried to complete task that was not pending"), so this
+    module never cancels a task; its tasks stop themselves.
+    """
+
+    def __init__(self) -> None:
+        self._runs: set[str] = set()
+
+    def stop(self, run: str) -> None:
+        self._runs.add(run)
+
+    def stopped(self, run: str) -> bool:
+        return run in self._runs
+
+
+class _RunStop:
+    """The driver's side of one run: ``run`` (an id for the tasks) and ``set()``."""
+
+    _actors: dict = {}   # job id -> the _Stops handle (kept: the actor lives while it is held)
+
+    def __init__(self, ray) -> None:
+        import uuid
+
+        job = ray.get_runtime_context().get_job_id()
+        if job not in self._actors:
+            self._actors.clear()   # handles of an earlier connection are dead
+            self._actors[job] = ray.remote(_Stops).options(
+                name=STOPS_ACTOR, get_if_exists=True, num_cpus=0).remote()
+        self.actor = self._actors[job]
+        self.run = uuid.uuid4().hex
+
+    def set(self) -> None:
+        self.actor.stop.remote(self.run)
+
+
+class _Watch:
+    """On a worker, for one task of ``run`` (None: never stops): a thread asking the
+    connection's ``_Stops`` actor every ``POLL`` seconds, the first time ``POLL`` seconds in
+    (a shorter task costs no call). ``cancel`` is the byte the compiled loops poll
+    (``run_chunk(cancel=)``); Python loops check ``stopped``."""
+
+    POLL = 0.1
+
+    def __init__(self, ray, run) -> None:
+        import threading
+
+        self.cancel = bytearray(1)
+        self._done = threading.Event()
+        if run is not None:
+            threading.Thread(target=self._poll, args=(ray, run), daemon=True,
+                             name="guandan-stop-watch").start()
+
+    @property
+    def stopped(self) -> bool:
+        return bool(self.cancel[0])
+
+    def _poll(self, ray, run) -> None:
+        actor = None
+        while not self._done.wait(self.POLL):
+            try:
+                if actor is None:
+                    actor = ray.get_actor(STOPS_ACTOR)
+                if not ray.get(actor.stopped.remote(run)):
+                    continue
+            except Exception:  # the actor is gone: so is the driver that made it
+                pass
+            self.cancel[0] = 1
+            return
+
+    def close(self) -> None:
+        self._done.set()
+
+
+def _simulate_task(start, stop, seed, kinds, rules, threads, hand_budget, record, search,
+                   run):
     """One block, on a Ray worker: ``(record lines or None, counters)`` of matches
-    ``start .. stop-1`` (at most ``hand_budget`` hands when given, like ``run_chunk``)."""
+    ``start .. stop-1`` (at most ``hand_budget`` hands when given, like ``run_chunk``), or
+    ``None`` if ``run`` was stopped before the block was done."""
+    import ray
+
     from . import simulate_core as core
     from .simulate import _record_range, _run_chunks
 
-    if record:
-        return _record_range(core, start, stop, seed, kinds, rules, hand_budget, search)
-    if hand_budget is not None:
-        return None, core.run_chunk(start, stop, seed, kinds, rules, hand_budget=hand_budget,
-                                    search=search)
-    return None, _run_chunks(core, stop, None, kinds, seed, rules, threads, None, search,
-                             start=start)
+    watch = _Watch(ray, run)
+    try:
+        if record:
+            return _record_range(core, start, stop, seed, kinds, rules, hand_budget, search,
+                                 cancel=watch.cancel)
+        if hand_budget is not None:
+            return None, core.run_chunk(start, stop, seed, kinds, rules,
+                                        hand_budget=hand_budget, search=search,
+                                        cancel=watch.cancel)
+        return None, _run_chunks(core, stop, None, kinds, seed, rules, threads, None, search,
+                                 start=start, cancel=watch.cancel)
+    except KeyboardInterrupt:
+        if watch.stopped:
+            return None
+        raise
+    finally:
+        watch.close()
 
 
 def _largest_node_cpus(ray) -> float:
@@ -114,14 +211,15 @@ def simulate_on_ray(matches, hands, kinds, seed, rules, threads, record, progres
             task = ray.remote(_simulate_task).options(
                 num_cpus=threads, max_retries=MAX_RETRIES, retry_exceptions=False)
             args = (seed, kinds, rules, threads)
+            stopper = _RunStop(ray)
             return _drive(ray, task, args, search, matches, hands, out, progress,
-                          task_matches, TASKS_PER_SLOT * slots, _add, _empty)
+                          task_matches, TASKS_PER_SLOT * slots, stopper, _add, _empty)
     finally:
         if out is not None:
             out.close()
 
 
-def _drive(ray, task, args, search, matches, hands, out, progress, size, window, _add,
+def _drive(ray, task, args, search, matches, hands, out, progress, size, window, stopper, _add,
            _empty) -> dict:
     """Submit blocks 0, 1, 2, ... (at most ``window`` ahead of the first unmerged one), merge
     their results in block order, and in hands mode stop at the block that reaches the hand
@@ -145,7 +243,7 @@ def _drive(ray, task, args, search, matches, hands, out, progress, size, window,
             while (last_block is None and submitted - merged < window
                    and (n_blocks is None or submitted < n_blocks)):
                 a, b = bounds(submitted)
-                ref = task.remote(a, b, *args, None, record, search)
+                ref = task.remote(a, b, *args, None, record, search, stopper.run)
                 pending[ref] = submitted
                 submitted += 1
             if not pending:
@@ -154,6 +252,8 @@ def _drive(ray, task, args, search, matches, hands, out, progress, size, window,
             for ref in ready:
                 k = pending.pop(ref)
                 finished[k] = ray.get(ref)
+                if finished[k] is None:  # only after stopper.set(), which ends this loop first
+                    raise RuntimeError(f"block {k} stopped although the run goes on")
                 done_matches += finished[k][1]["matches"]
             while merged in finished:
                 lines, stats = finished.pop(merged)
@@ -166,14 +266,15 @@ def _drive(ray, task, args, search, matches, hands, out, progress, size, window,
                         out.line(line)
                 merged += 1
             if last_block is not None:
-                _cancel(ray, pending)
+                stopper.set()  # the blocks after it are not needed
                 pending.clear()
                 break
             if progress is not None:
                 progress(done_matches if hands is None else total["hands"])
         if last_block is not None:
             a, b = bounds(last_block[0])
-            lines, stats = ray.get(task.remote(a, b, *args, last_block[1], record, search))
+            lines, stats = ray.get(task.remote(a, b, *args, last_block[1], record, search,
+                                               None))
             _add(total, stats)
             if out is not None:
                 for line in lines:
@@ -182,34 +283,34 @@ def _drive(ray, task, args, search, matches, hands, out, progress, size, window,
                 progress(total["hands"])
     except BaseException:
         # Ctrl-C (or a failed task): nothing of this run keeps computing on the cluster.
-        _cancel(ray, pending)
+        stopper.set()
         raise
     return total
-
-
-def _cancel(ray, refs) -> None:
-    for ref in list(refs):
-        try:
-            ray.cancel(ref, force=True)
-        except Exception:  # already finished or gone: nothing to stop
-            pass
 
 
 #: Tournament jobs (4 deals of one pair each, both seatings) per Ray task, at least.
 MIN_TASK_JOBS = 8
 
 
-def _tournament_task(seed, rules, pairs, jobs):
+def _tournament_task(seed, rules, pairs, jobs, run):
     """Some tournament jobs ``(pair index, first deal, end deal)``, on a Ray worker: their
-    outcome rows, job by job."""
+    outcome rows, job by job; ``None`` if ``run`` was stopped first."""
+    import ray
+
     from .tournament import _job_compiled, _job_python
 
-    out = []
-    for pi, d0, d1 in jobs:
-        pair = pairs[pi]
-        job = _job_compiled if all(a.kind is not None for a in pair) else _job_python
-        out.append(job(seed, pair, d0, d1, rules))
-    return out
+    watch = _Watch(ray, run)
+    try:
+        out = []
+        for pi, d0, d1 in jobs:
+            if watch.stopped:
+                return None
+            pair = pairs[pi]
+            job = _job_compiled if all(a.kind is not None for a in pair) else _job_python
+            out.append(job(seed, pair, d0, d1, rules))
+        return out
+    finally:
+        watch.close()
 
 
 def tournament_on_ray(col, pairs, seed, rules, address) -> None:
@@ -223,11 +324,13 @@ def tournament_on_ray(col, pairs, seed, rules, address) -> None:
         task = ray.remote(_tournament_task).options(
             num_cpus=1, max_retries=MAX_RETRIES, retry_exceptions=False)
         pairs_ref = ray.put(pairs)   # agents shipped once, not once per task
+        stopper = _RunStop(ray)
         pending: dict = {}
         try:
             for k in range(0, n, size):
                 js = list(range(k, min(k + size, n)))
-                pending[task.remote(seed, rules, pairs_ref, [col.jobs[j] for j in js])] = js
+                pending[task.remote(seed, rules, pairs_ref, [col.jobs[j] for j in js],
+                                    stopper.run)] = js
             while pending:
                 ready, _ = ray.wait(list(pending), num_returns=1)
                 for ref in ready:
@@ -235,7 +338,7 @@ def tournament_on_ray(col, pairs, seed, rules, address) -> None:
                     for j, rows in zip(js, ray.get(ref)):
                         col.put(j, rows)
         except BaseException:
-            _cancel(ray, pending)
+            stopper.set()  # the tasks still queued or running stop themselves
             raise
 
 

@@ -371,11 +371,14 @@ def run_workers(n: int, worker: Callable[[], None], fail: Callable[[BaseExceptio
 
 
 def _run_chunks(core, matches, hands, kinds, seed, rules, threads, progress, search,
-                start=0) -> dict:
+                start=0, cancel=None) -> dict:
     """Matches ``start .. matches-1`` (matches mode) or the first ``hands`` hands (hands mode,
-    ``start`` 0), in chunks of ``CHUNK`` spread over ``threads`` threads."""
+    ``start`` 0), in chunks of ``CHUNK`` spread over ``threads`` threads. Setting
+    ``cancel[0]`` (a bytearray) from another thread stops the run: KeyboardInterrupt."""
     n_chunks = None if matches is None else -(-(matches - start) // CHUNK)
     pool = _Pool(n_chunks, hands, progress)
+    if cancel is not None:
+        pool.cancel = cancel
 
     def bounds(i: int) -> tuple[int, int]:
         stop = start + (i + 1) * CHUNK
@@ -435,15 +438,18 @@ def _record_one(core, seed, i, kinds, rules, left, search) -> tuple[list[str], d
     return records.game_to_lines(game), stats
 
 
-def _record_range(core, start, stop, seed, kinds, rules, hand_budget, search):
+def _record_range(core, start, stop, seed, kinds, rules, hand_budget, search, cancel=None):
     """Matches ``start .. stop-1`` recorded (at most ``hand_budget`` hands in all, like
-    ``run_chunk``): (record lines, summed stats)."""
+    ``run_chunk``): (record lines, summed stats). Setting ``cancel[0]`` (a bytearray) from
+    another thread stops it after the match being played: KeyboardInterrupt."""
     total = _empty()
     lines: list[str] = []
     left = hand_budget
     for i in range(start, stop):
         if left is not None and left <= 0:
             break
+        if cancel is not None and cancel[0]:
+            raise KeyboardInterrupt
         match_lines, stats = _record_one(core, seed, i, kinds, rules, left, search)
         lines.extend(match_lines)
         _add(total, stats)
