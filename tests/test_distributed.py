@@ -105,9 +105,9 @@ def test_a_worker_killed_mid_task_is_retried_exactly_once(cluster):
     assert res == local
 
 
-def test_ctrl_c_cancels_the_run(cluster):
-    # SIGINT from another thread once the first task is back: the driver is then waiting on
-    # the cluster, with many tasks queued or running.
+def _interrupt_after_first_progress():
+    """A progress callback that sends this process SIGINT 0.2 s after its first call (the
+    driver is then waiting on the cluster, with many tasks queued or running), and its calls."""
     calls = []
 
     def progress(done):
@@ -115,6 +115,11 @@ def test_ctrl_c_cancels_the_run(cluster):
             threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT)).start()
         calls.append(done)
 
+    return progress, calls
+
+
+def test_ctrl_c_cancels_the_run(cluster):
+    progress, calls = _interrupt_after_first_progress()
     t0 = time.monotonic()
     with pytest.raises(KeyboardInterrupt):
         gf.simulate(matches=200_000, seed=1, cluster="ray", task_matches=400, progress=progress)
@@ -134,13 +139,7 @@ def test_hands_mode_stops_the_blocks_it_does_not_need(cluster):
 
 
 def test_ctrl_c_cancels_a_tournament(cluster):
-    calls = []
-
-    def progress(done):
-        if not calls:
-            threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT)).start()
-        calls.append(done)
-
+    progress, calls = _interrupt_after_first_progress()
     agents = ["pimc:samples=2:rollouts=1", "greedy"]
     t0 = time.monotonic()
     with pytest.raises(KeyboardInterrupt):
