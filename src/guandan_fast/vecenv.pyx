@@ -44,6 +44,7 @@ cnp.import_array()
 # plain C so that the body can place its own barriers and claim tables with an atomic
 # counter; Cython's prange would open a region (a thread wake-up and a barrier) per loop.
 from libc.stdlib cimport realloc
+from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
 cdef extern from *:
     """
@@ -499,6 +500,7 @@ cdef class VecEnv:
     cdef bint _started
     cdef bint _pending
     cdef int _last_nt             # threads of the last parallel step (Job.prev_nt)
+    cdef double _region_s         # wall time of the last step's compiled region
     cdef object _obs, _mask, _offsets, _ids, _words, _cards, _env_id, _seat, _phase
     cdef Py_ssize_t _cap
     cdef int32_t* _choice
@@ -652,6 +654,7 @@ cdef class VecEnv:
         cdef int i, t, nt = self.threads, bad = -1
         cdef int64_t need = self._nrows + <int64_t>MAX_RES * self.num_envs
         cdef Row* rows
+        cdef timespec t0, t1
         if need > self._rows_cap:        # room for this step's results (the body can't grow it)
             rows = <Row*>realloc(self._rows, max(need, 2 * self._rows_cap) * sizeof(Row))
             if rows == NULL:
@@ -663,11 +666,14 @@ cdef class VecEnv:
             self.claims[t].taken = 0
         for t in range(nt):             # reset here: a lane the region did not run stays -1
             self.lanes[t].bad = -1
+        clock_gettime(CLOCK_MONOTONIC, &t0)
         with nogil:
             if nt == 1:
                 vec_body(j, 0, 1)
             else:
                 vec_parallel(nt, vec_body, j)
+        clock_gettime(CLOCK_MONOTONIC, &t1)
+        self._region_s = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9
         for t in range(nt):             # each lane holds the first bad table of its range
             if self.lanes[t].bad >= 0 and (bad < 0 or self.lanes[t].bad < bad):
                 bad = self.lanes[t].bad
@@ -815,6 +821,12 @@ cdef class VecEnv:
         return {"env_id": env_id, "match": match, "hand_number": hand, "level": level,
                 "declarer": declarer, "finish": finish, "levels": levels, "reward": reward,
                 "match_over": over, "match_winner": winner}
+
+    @property
+    def _last_region_seconds(self):
+        """Wall time of the last step's compiled region (checks, stepping, the batch): the
+        part that runs over the threads (bench/bench_vecenv.py --split)."""
+        return self._region_s
 
     def match_seed(self, env_id):
         """The seed of table ``env_id``'s current match: ``Game(seed=...)`` deals the same."""
