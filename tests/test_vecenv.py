@@ -165,8 +165,9 @@ def test_seats_and_results_shapes_and_reward_convention():
     assert total > 5
 
 
-def test_fork_copies_a_table():
-    env = gf.VecEnv(3, seed=21)
+@pytest.mark.parametrize("threads", [1, 2])
+def test_fork_copies_a_table(threads):
+    env = gf.VecEnv(3, seed=21, threads=threads)
     b = env.reset()
     rng = np.random.default_rng(3)
     for _ in range(30):
@@ -180,6 +181,10 @@ def test_fork_copies_a_table():
     f.step(np.full(4, first[1]))
     assert (f.pending().obs == env.pending().obs[1]).all()
     assert f.match_seed(2) == env.match_seed(1)
+    fb, b = f.pending(), env.pending()
+    for k in range(4):                  # every copy's candidates equal the source table's
+        lo, hi = fb.cand_offsets[k], fb.cand_offsets[k + 1]
+        assert np.array_equal(fb.cand_ids[lo:hi], b.cand_ids[b.cand_offsets[1]:b.cand_offsets[2]])
 
 
 @pytest.mark.parametrize("threads", [1, 2])
@@ -343,3 +348,19 @@ def test_results_accumulate_until_drained():
     empty = a.drain_results()
     assert {k: (v.shape, v.dtype) for k, v in empty.items()} == \
         {k: ((0,) + v.shape[1:], v.dtype) for k, v in whole.items()}
+
+
+def test_last_region_seconds_times_the_compiled_step():
+    # bench/bench_vecenv.py --split reads it: the wall time of the last step's region, a
+    # part of the step call's own wall time.
+    import time
+    env = gf.VecEnv(64, seed=1, threads=2)
+    b = env.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        a = random_choice(b, rng)[0]
+        t = time.perf_counter()
+        env.step(a)
+        wall = time.perf_counter() - t
+        assert 0 < env._last_region_seconds <= wall
+        b = env.pending()
