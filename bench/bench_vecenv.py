@@ -5,6 +5,7 @@ the compiled loop.
 Run as a script (prints the tables recorded in bench/RESULTS.md)::
 
     .venv/bin/python bench/bench_vecenv.py [--envs 256] [--decisions 200000] [--repeats 5]
+    .venv/bin/python bench/bench_vecenv.py --split [--repeats 5]   # where a step's time goes
 
 or under pytest-benchmark: ``.venv/bin/python -m pytest bench/bench_vecenv.py
 --benchmark-enable --benchmark-only``.
@@ -19,6 +20,7 @@ vectorised draw per step), so the figure includes the numpy work a learner would
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import time
 
@@ -56,6 +58,63 @@ def decisions_per_second(envs=256, decisions=200_000, threads=1, encoder="defaul
     wall = time.perf_counter() - t
     cpu = time.process_time() - c
     return steps * envs / wall, steps * envs / cpu
+
+
+def step_split(envs=256, threads=1, steps=600, encoder="default"):
+    """Median µs per step of each call of the learning loop: the numpy draw, ``step`` (and
+    within it, the compiled region where the tables are stepped over the threads),
+    ``pending``, ``drain_results``. Medians of single calls shrug off the steps where the
+    process was descheduled (a loaded machine), which whole-run rates do not."""
+    env = gf.VecEnv(envs, seed=1, threads=threads, encoder=encoder)
+    batch = env.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        env.step(random_actions(batch, rng))
+        batch = env.pending()
+        env.drain_results()
+    parts = {"draw": [], "step": [], "region": [], "pending": [], "drain": []}
+    clock = time.perf_counter
+    for _ in range(steps):
+        t0 = clock()
+        a = random_actions(batch, rng)
+        t1 = clock()
+        env.step(a)
+        t2 = clock()
+        batch = env.pending()
+        t3 = clock()
+        env.drain_results()
+        t4 = clock()
+        parts["draw"].append(t1 - t0)
+        parts["step"].append(t2 - t1)
+        parts["region"].append(env._last_region_seconds)
+        parts["pending"].append(t3 - t2)
+        parts["drain"].append(t4 - t3)
+    return {k: statistics.median(v) * 1e6 for k, v in parts.items()}
+
+
+def print_split(envs, repeats):
+    """1 and 2 threads alternated; the serial part is everything outside the region."""
+    runs = {1: [], 2: []}
+    for _ in range(repeats):
+        for t in (1, 2):
+            runs[t].append(step_split(envs, t))
+    print(f"Split of one {envs}-table step, µs (median over steps, then over {repeats} runs)")
+    print("| threads | numpy draw | step | of which the parallel region | pending | drain_results | whole loop |")
+    print("|---|---|---|---|---|---|---|")
+    med = {}
+    for t in (1, 2):
+        m = {k: statistics.median(r[k] for r in runs[t]) for k in runs[t][0]}
+        m["loop"] = m["draw"] + m["step"] + m["pending"] + m["drain"]
+        med[t] = m
+        print(f"| {t} | {m['draw']:.1f} | {m['step']:.1f} | {m['region']:.1f} | {m['pending']:.1f} "
+              f"| {m['drain']:.1f} | {m['loop']:.1f} |")
+    one, two = med[1], med[2]
+    serial = one["loop"] - one["region"]
+    f = serial / one["loop"]
+    print(f"\nserial part (1 thread, outside the region): {serial:.1f} µs = {100 * f:.1f} % of the "
+          f"loop; Amdahl bound for 2 threads {1 / (f + (1 - f) / 2):.2f}x; region "
+          f"{one['region']:.1f} -> {two['region']:.1f} µs ({one['region'] / two['region']:.2f}x); "
+          f"whole loop {one['loop'] / two['loop']:.2f}x")
 
 
 def sample_games(n=40, seed=0):
@@ -150,6 +209,10 @@ def main():
                          "two N and divide the difference by the extra decisions)")
     ap.add_argument("--encoder", default="default", help="with --steps-only: default, info, "
                     "danzero or none")
+    ap.add_argument("--drain", action="store_true", help="with --steps-only: call "
+                    "drain_results() after each step too")
+    ap.add_argument("--split", action="store_true", help="only the split of a step's time "
+                    "(1 and 2 threads)")
     args = ap.parse_args()
     if args.steps_only:
         enc = None if args.encoder == "none" else args.encoder
@@ -159,6 +222,13 @@ def main():
         for _ in range(args.steps_only):
             env.step(random_actions(batch, rng))
             batch = env.pending()
+            if args.drain:
+                env.drain_results()
+        return
+    print("load average at the start: %.2f %.2f %.2f" % os.getloadavg())
+    if args.split:
+        print_split(args.envs, args.repeats)
+        print("load average at the end: %.2f %.2f %.2f" % os.getloadavg())
         return
     configs = [
         ("default encoder, abstract, 1 thread", dict(encoder="default")),
@@ -181,12 +251,17 @@ def main():
               f"{max(rates):,.0f} | {cpu:,.0f} |")
     one, two = [], []
     for _ in range(args.repeats):       # alternate, so both see the same load
-        one.append(decisions_per_second(args.envs, args.decisions, threads=1)[0])
-        two.append(decisions_per_second(args.envs, args.decisions, threads=2)[0])
-    m1, m2 = statistics.median(one), statistics.median(two)
-    best = max(b / a for a, b in zip(one, two))
+        one.append(decisions_per_second(args.envs, args.decisions, threads=1))
+        two.append(decisions_per_second(args.envs, args.decisions, threads=2))
+    m1, m2 = statistics.median(r[0] for r in one), statistics.median(r[0] for r in two)
+    c1, c2 = statistics.median(r[1] for r in one), statistics.median(r[1] for r in two)
+    best = max(b[0] / a[0] for a, b in zip(one, two))
     print(f"\n1 vs 2 threads, default encoder, alternated: {m1:,.0f} -> {m2:,.0f} decisions/s "
-          f"(medians), ratio {m2 / m1:.2f}x (best pair {best:.2f}x)")
+          f"(medians), ratio {m2 / m1:.2f}x (best pair {best:.2f}x); per CPU-second "
+          f"{c1:,.0f} -> {c2:,.0f}")
+    print("load average after the pairs: %.2f %.2f %.2f" % os.getloadavg())
+    print()
+    print_split(args.envs, args.repeats)
     print()
     print("| per call (median over 40 states) | µs |")
     print("|---|---|")

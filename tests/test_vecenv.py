@@ -3,9 +3,11 @@
 * stepping a VecEnv equals stepping ``Game`` objects by hand with the same choices: every
   observation row, mask, candidate list and hand result;
 * the same with built-in bots (greedy, stepped by hand through ``bots.choose``);
-* identical batches and results for 1 and 2 threads;
+* identical batches and results for any thread count (1-4, fewer tables than threads too),
+  with the candidate buffers growing mid-run, for any integer dtype of the actions;
 * candidates mode, the DanZero and info encoders, ``fork``, ``drain_results``;
-* bad input raises before any table advances.
+* bad input raises before any table advances (1 and 2 threads, the bad action at any table);
+* results accumulate across steps until drained.
 """
 
 import numpy as np
@@ -163,8 +165,9 @@ def test_seats_and_results_shapes_and_reward_convention():
     assert total > 5
 
 
-def test_fork_copies_a_table():
-    env = gf.VecEnv(3, seed=21)
+@pytest.mark.parametrize("threads", [1, 2])
+def test_fork_copies_a_table(threads):
+    env = gf.VecEnv(3, seed=21, threads=threads)
     b = env.reset()
     rng = np.random.default_rng(3)
     for _ in range(30):
@@ -178,10 +181,15 @@ def test_fork_copies_a_table():
     f.step(np.full(4, first[1]))
     assert (f.pending().obs == env.pending().obs[1]).all()
     assert f.match_seed(2) == env.match_seed(1)
+    fb, b = f.pending(), env.pending()
+    for k in range(4):                  # every copy's candidates equal the source table's
+        lo, hi = fb.cand_offsets[k], fb.cand_offsets[k + 1]
+        assert np.array_equal(fb.cand_ids[lo:hi], b.cand_ids[b.cand_offsets[1]:b.cand_offsets[2]])
 
 
-def test_bad_input_changes_nothing():
-    env = gf.VecEnv(4, seed=0)
+@pytest.mark.parametrize("threads", [1, 2])
+def test_bad_input_changes_nothing(threads):
+    env = gf.VecEnv(4, seed=0, threads=threads)
     with pytest.raises(RuntimeError, match="reset"):
         env.pending()
     b = env.reset()
@@ -202,7 +210,7 @@ def test_bad_input_changes_nothing():
     env.step(good)
     with pytest.raises(RuntimeError, match="needs a pending"):
         env.step(good)
-    c = gf.VecEnv(2, seed=0, action_mode="candidates")
+    c = gf.VecEnv(2, seed=0, action_mode="candidates", threads=threads)
     cb = c.reset()
     with pytest.raises(ValueError, match="candidates"):
         c.step(np.diff(cb.cand_offsets))
@@ -238,4 +246,121 @@ def test_info_encoder_rows_equal_game_information_state():
             g.play_action(int(ids[i]))
             if g.is_over:
                 games[i] = gf.Game(seed=env.match_seed(i))
+        b = env.pending()
+
+
+@pytest.mark.parametrize("num_envs", [1, 3, 24])
+def test_identical_for_1_to_4_threads_and_growing_buffers(num_envs):
+    # Threads share the tables in contiguous ranges that change from step to step (one pair
+    # of threads per segment, a thread alone in the last one when their number is odd); the
+    # batch must not depend on them. One table's buffers start at 64 candidates, fewer
+    # than a lead often has: the step that overflows them is copied after the region.
+    envs = [gf.VecEnv(num_envs, seed=13, threads=t) for t in (1, 2, 3, 4)]
+    batches = [e.reset() for e in envs]
+    rng = np.random.default_rng(6)
+    most = 0
+    for _ in range(150):
+        for b in batches[1:]:
+            for f in b._fields:
+                x, y = getattr(batches[0], f), getattr(b, f)
+                assert (x is None and y is None) or np.array_equal(x, y), f
+        most = max(most, int(np.diff(batches[0].cand_offsets).max()))
+        ids, _ = random_choice(batches[0], rng)
+        for e in envs:
+            e.step(ids)
+        res = [e.drain_results() for e in envs]
+        assert all(np.array_equal(res[0][k], r[k]) for r in res[1:] for k in res[0])
+        batches = [e.pending() for e in envs]
+    assert most > 64                    # the growth path ran
+
+
+def test_actions_of_any_integer_dtype_and_layout_step_the_same():
+    kinds = [np.int64, np.int32, np.uint16, np.int16, "strided", "list"]
+    envs = [gf.VecEnv(5, seed=2, threads=2) for _ in kinds]
+    batches = [e.reset() for e in envs]
+    rng = np.random.default_rng(8)
+    for _ in range(60):
+        ids, _ = random_choice(batches[0], rng)
+        for e, kind in zip(envs, kinds):
+            if kind == "strided":
+                a = np.repeat(ids.astype(np.int64), 2)[::2]
+                assert not a.flags.c_contiguous
+            elif kind == "list":
+                a = ids.tolist()
+            else:
+                a = ids.astype(kind)
+            e.step(a)
+        batches = [e.pending() for e in envs]
+        for b in batches[1:]:
+            assert np.array_equal(b.obs, batches[0].obs)
+            assert np.array_equal(b.cand_ids, batches[0].cand_ids)
+    with pytest.raises(TypeError, match="integer array"):
+        envs[0].step(np.ones(5, dtype=bool))
+    with pytest.raises(ValueError, match="shape"):
+        envs[0].step(np.zeros((5, 1), dtype=np.int64))
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_bad_action_at_any_table_moves_no_table(threads):
+    # Each thread checks its own range of tables; a bad action in any range (the first
+    # table, the last, both) must stop the step before any table moves, and report the
+    # first bad table.
+    n = 8
+    env = gf.VecEnv(n, seed=17, threads=threads)
+    twin = gf.VecEnv(n, seed=17, threads=1)
+    b, tb = env.reset(), twin.reset()
+    rng = np.random.default_rng(9)
+    for _ in range(40):
+        ids, _ = random_choice(b, rng)
+        for bad_tables in ([0], [n - 1], [n - 1, 2]):
+            bad = ids.copy()
+            bad[bad_tables] = 501
+            with pytest.raises(ValueError, match=rf"actions\[{min(bad_tables)}\] = 501"):
+                env.step(bad)
+        env.step(ids)
+        twin.step(ids)
+        b, tb = env.pending(), twin.pending()
+        assert np.array_equal(b.obs, tb.obs) and np.array_equal(b.cand_ids, tb.cand_ids)
+        r1, r2 = env.drain_results(), twin.drain_results()
+        assert all(np.array_equal(r1[k], r2[k]) for k in r1)
+
+
+def test_results_accumulate_until_drained():
+    # Results stay in the env's buffer across steps until drain_results. Before a step the
+    # buffer is grown to hold 4 more per table than it has: with results pending it grows.
+    a, b = gf.VecEnv(16, seed=23, threads=2), gf.VecEnv(16, seed=23, threads=2)
+    ba = a.reset()
+    b.reset()
+    rng = np.random.default_rng(10)
+    per_step = []
+    for _ in range(300):
+        ids, _ = random_choice(ba, rng)
+        a.step(ids)
+        b.step(ids)
+        ba = a.pending()
+        b.pending()
+        per_step.append(b.drain_results())
+    whole = a.drain_results()
+    assert len(whole["env_id"]) > 20
+    for k in whole:
+        assert np.array_equal(whole[k], np.concatenate([r[k] for r in per_step])), k
+        assert whole[k].flags.c_contiguous
+    empty = a.drain_results()
+    assert {k: (v.shape, v.dtype) for k, v in empty.items()} == \
+        {k: ((0,) + v.shape[1:], v.dtype) for k, v in whole.items()}
+
+
+def test_last_region_seconds_times_the_compiled_step():
+    # bench/bench_vecenv.py --split reads it: the wall time of the last step's region, a
+    # part of the step call's own wall time.
+    import time
+    env = gf.VecEnv(64, seed=1, threads=2)
+    b = env.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        a = random_choice(b, rng)[0]
+        t = time.perf_counter()
+        env.step(a)
+        wall = time.perf_counter() - t
+        assert 0 < env._last_region_seconds <= wall
         b = env.pending()

@@ -39,6 +39,58 @@ from .moves import IllegalMoveError
 
 cnp.import_array()
 
+# The parallel step is one OpenMP region per call whose body (vec_body below) runs three
+# phases separated by barriers: check the actions, step the tables, write the batch. It is
+# plain C so that the body can place its own barriers and claim tables with an atomic
+# counter; Cython's prange would open a region (a thread wake-up and a barrier) per loop.
+from libc.stdlib cimport realloc
+from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
+
+cdef extern from *:
+    """
+    #include <stdlib.h>
+    #include <string.h>
+    #ifdef _OPENMP
+    #include <omp.h>
+    #endif
+    typedef void (*vec_body_fn)(void *, int, int);
+    /* body(ctx, thread id, thread count) on up to nt threads; without OpenMP on one. */
+    static void vec_parallel(int nt, vec_body_fn body, void *ctx) {
+    #ifdef _OPENMP
+        #pragma omp parallel num_threads(nt)
+        body(ctx, omp_get_thread_num(), omp_get_num_threads());
+    #else
+        (void)nt;
+        body(ctx, 0, 1);
+    #endif
+    }
+    /* A barrier of the enclosing vec_parallel region (an orphaned directive binds to it). */
+    static void vec_barrier(void) {
+    #ifdef _OPENMP
+        #pragma omp barrier
+    #endif
+    }
+    /* The claim counters only split indices between threads (the barriers publish the
+       tables), so relaxed atomics suffice. */
+    static int vec_claim(int *counter, int k) { return __atomic_fetch_add(counter, k, __ATOMIC_RELAXED); }
+    static int vec_load(int *counter) { return __atomic_load_n(counter, __ATOMIC_RELAXED); }
+    /* Zeroed memory on a cache-line boundary (per-thread records must not share lines). */
+    static void *vec_alloc64(size_t n) {
+        void *p = NULL;
+        if (n == 0) n = 64;
+        if (posix_memalign(&p, 64, n) != 0) return NULL;
+        memset(p, 0, n);
+        return p;
+    }
+    """
+    ctypedef void (*vec_body_fn)(void* ctx, int tid, int nt) noexcept nogil
+    void vec_parallel(int nt, vec_body_fn body, void* ctx) nogil
+    void vec_barrier() nogil
+    int vec_claim(int* counter, int k) nogil
+    int vec_load(int* counter) nogil
+    void* vec_alloc64(size_t n) nogil
+
+
 cdef enum:
     ENC_NONE = 0
     ENC_DEFAULT = 1
@@ -47,6 +99,7 @@ cdef enum:
     MODE_ABSTRACT = 0
     MODE_CANDIDATES = 1
     SCRATCH_U64 = 2 * MAX_MOVES     # per thread: a complete move list (>= 4 * ACT_SCRATCH)
+    MAX_RES = 4                     # hand results one table can produce in one step
 
 cdef struct Result:
     int64_t match
@@ -58,6 +111,10 @@ cdef struct Result:
     float reward[4]
     int8_t match_over
     int8_t match_winner
+
+cdef struct Row:                   # one row of drain_results
+    int32_t env
+    Result r
 
 cdef struct Config:
     GameRulesC rules
@@ -79,7 +136,54 @@ cdef struct Table:
     int32_t error
     int32_t ids[N_ACTIONS]
     u64 words[2 * N_ACTIONS]
-    Result res[4]
+    Result res[MAX_RES]
+    # Never written: the last line one thread writes of table i and the first line another
+    # writes of table i + 1 are a line apart (no false sharing between neighbouring tables).
+    char _gap[64]
+
+cdef struct Lane:
+    # One thread's record of a parallel step, alone on its cache line (the threads write
+    # their own Lane while the others run).
+    int64_t n_legal        # candidates of the tables it stepped
+    int32_t lo, hi         # the tables it stepped: [lo, hi), contiguous
+    int32_t n_res          # hand results of those tables
+    int32_t bad            # first table of its range with an invalid action, or -1
+    int32_t err            # an internal error was seen
+    char _pad[36]
+
+cdef struct Counter:
+    int taken              # tables of a segment claimed so far
+    char _pad[60]
+
+cdef struct Job:
+    # Everything one step's threads share (read-only for them except as described).
+    Table* tabs
+    const Config* cfg
+    u64* scratch           # SCRATCH_U64 per thread
+    Lane* lanes            # one per thread
+    Counter* claims        # one per pair of threads
+    const int64_t* act64   # the actions (one of act64 / act32), NULL when not stepping
+    const int32_t* act32
+    int32_t* choice        # table i's validated choice (index into its legal actions)
+    float* obs
+    uint8_t* mask
+    int64_t* off
+    int32_t* ids
+    u64* words
+    uint8_t* cards
+    int8_t* seat
+    int8_t* phase
+    Row* rows              # results are appended at rows[rbase ...]
+    int64_t rbase
+    int64_t cap            # CSR capacity (rows of ids / words / cards)
+    int64_t total          # written by thread 0: candidates of the step
+    int64_t total_res      # written by thread 0: results of the step
+    int n
+    int dim
+    int fresh              # reset: start every table, no move
+    int prev_nt            # thread count of the previous step (its lanes' ranges), 0: none
+    int nt_seen            # written by thread 0: thread count of this step
+    int dz
 
 
 # ------------------------------------------------------------------------------------------
@@ -100,7 +204,7 @@ cdef void record(Table* tb, const Config* cfg, int r) noexcept nogil:
     cdef GameState* s = &tb.s
     cdef Result* out
     cdef int i, f0, place, u, w
-    if tb.n_res >= 4:
+    if tb.n_res >= MAX_RES:
         tb.error = 2
         return
     out = &tb.res[tb.n_res]
@@ -183,19 +287,165 @@ cdef void table_step(Table* tb, const Config* cfg, int choice, u64* scratch, flo
     encode(tb, cfg, obs, mask)
 
 
-cdef void fill_table(const Table* tb, int8_t* seat, int8_t* phase, int32_t* ids, u64* words,
-                     uint8_t* cards, bint dz) noexcept nogil:
+# ------------------------------------------------------------------------------------------
+# One step over all tables (nogil): check, step, write the batch
+# ------------------------------------------------------------------------------------------
+
+cdef int check_action(Job* j, int i) noexcept nogil:
+    """Validate table i's action into j.choice[i]: 0, or 1 (out of range), 2 (not legal)."""
+    cdef const Table* tb = &j.tabs[i]
+    cdef int64_t a = j.act64[i] if j.act64 != NULL else j.act32[i]
+    cdef int lo_k, hi_k, mid
+    if j.cfg.mode == MODE_CANDIDATES:
+        if not 0 <= a < tb.n_legal:
+            return 1
+        j.choice[i] = <int32_t>a
+        return 0
+    if not 0 <= a < N_ACTIONS:
+        return 1
+    lo_k = 0                      # ids are ascending: binary search
+    hi_k = tb.n_legal
+    while lo_k < hi_k:
+        mid = (lo_k + hi_k) >> 1
+        if tb.ids[mid] < a:
+            lo_k = mid + 1
+        else:
+            hi_k = mid
+    if lo_k >= tb.n_legal or tb.ids[lo_k] != a:
+        return 2
+    j.choice[i] = lo_k
+    return 0
+
+
+cdef void step_range(Job* j, Lane* me, int lo, int hi, u64* scratch) noexcept nogil:
+    """Step tables lo..hi-1 and add their candidate / result counts to the lane."""
+    cdef int i
+    cdef Table* tb
+    for i in range(lo, hi):
+        tb = &j.tabs[i]
+        table_step(tb, j.cfg, -1 if j.fresh else j.choice[i], scratch,
+                   j.obs + <Py_ssize_t>i * j.dim if j.dim > 0 else NULL,
+                   j.mask + <Py_ssize_t>i * N_ACTIONS if j.mask != NULL else NULL)
+        me.n_legal += tb.n_legal
+        me.n_res += tb.n_res
+        me.err |= tb.error
+
+
+cdef void emit(Job* j, int i, int64_t o, int64_t r, bint csr) noexcept nogil:
+    """Table i's batch entries: offset o, seat, phase, its candidates at o (when csr) and
+    its results at rows[rbase + r] (unless rows is NULL)."""
+    cdef const Table* tb = &j.tabs[i]
     cdef int k
-    seat[0] = tb.s.current
-    phase[0] = tb.s.phase
-    memcpy(ids, tb.ids, tb.n_legal * sizeof(int32_t))
-    memcpy(words, tb.words, 2 * tb.n_legal * sizeof(u64))
-    if cards != NULL:
-        for k in range(tb.n_legal):
-            if dz:
-                cards_u8_danzero(tb.words[2 * k], tb.words[2 * k + 1], cards + 54 * k)
+    cdef Row* row
+    j.off[i] = o
+    j.seat[i] = tb.s.current
+    j.phase[i] = tb.s.phase
+    if csr:
+        memcpy(j.ids + o, tb.ids, tb.n_legal * sizeof(int32_t))
+        memcpy(j.words + 2 * o, tb.words, 2 * tb.n_legal * sizeof(u64))
+        if j.cards != NULL:
+            for k in range(tb.n_legal):
+                if j.dz:
+                    cards_u8_danzero(tb.words[2 * k], tb.words[2 * k + 1], j.cards + 54 * (o + k))
+                else:
+                    cards_u8(tb.words[2 * k], tb.words[2 * k + 1], j.cards + 54 * (o + k))
+    if j.rows == NULL:
+        return
+    for k in range(tb.n_res):
+        row = &j.rows[j.rbase + r + k]
+        row.env = i
+        row.r = tb.res[k]
+
+
+cdef void vec_body(void* ctx, int tid, int nt) noexcept nogil:
+    """One step on thread tid of nt. Phase 1 checks the actions (nothing has moved yet, so
+    a bad one stops every thread before any table advances), phase 2 steps the tables,
+    phase 3 writes the batch in table order. Each thread steps a contiguous range of
+    tables, so offsets follow from the per-thread totals; ranges are kept from one step to
+    the next (a table mostly stays on one core: its state, the previous step's candidate
+    lists, stay in that core's cache for phases 1 and 3)."""
+    cdef Job* j = <Job*>ctx
+    cdef Lane* me = &j.lanes[tid]
+    cdef u64* scratch = j.scratch + <Py_ssize_t>tid * SCRATCH_U64
+    cdef int n = j.n, i, t, lo, hi, seg, s_lo, s_hi, size, done, k, old, got
+    cdef int64_t o, r, total, total_res
+    cdef Counter* ctr
+    # -- phase 1: validate (the tables this thread stepped last time, where they are cached)
+    if not j.fresh:
+        if j.prev_nt == nt:
+            lo = me.lo
+            hi = me.hi
+        else:
+            lo = <int>(<int64_t>n * tid // nt)
+            hi = <int>(<int64_t>n * (tid + 1) // nt)
+        for i in range(lo, hi):
+            if check_action(j, i):
+                me.bad = i
+                break
+        if nt > 1:
+            vec_barrier()
+        for t in range(nt):
+            if j.lanes[t].bad >= 0:
+                return              # every thread returns: no table has moved
+    # -- phase 2: step. Threads 2s and 2s+1 share segment s of the tables (a thread alone in
+    # the last segment when nt is odd): the first takes tables from the segment's start
+    # upwards, the second from its end downwards, each claiming a quarter of what is left
+    # (one table at the end) on a shared counter, until they meet. Balanced to one table,
+    # with ~15 atomic claims a step, and each thread's tables stay contiguous.
+    me.n_legal = 0
+    me.n_res = 0
+    me.err = 0
+    seg = tid >> 1
+    s_lo = <int>(<int64_t>n * (2 * seg) // nt)
+    s_hi = <int>(<int64_t>n * min(2 * seg + 2, nt) // nt)
+    if 2 * seg + 1 >= nt:
+        step_range(j, me, s_lo, s_hi, scratch)
+        me.lo = s_lo
+        me.hi = s_hi
+    else:
+        size = s_hi - s_lo
+        ctr = &j.claims[seg]
+        done = 0
+        while True:
+            k = (size - vec_load(&ctr.taken)) >> 2
+            if k < 1:
+                k = 1
+            old = vec_claim(&ctr.taken, k)
+            if old >= size:
+                break
+            got = min(k, size - old)
+            if tid & 1:
+                step_range(j, me, s_hi - done - got, s_hi - done, scratch)
             else:
-                cards_u8(tb.words[2 * k], tb.words[2 * k + 1], cards + 54 * k)
+                step_range(j, me, s_lo + done, s_lo + done + got, scratch)
+            done += got
+        if tid & 1:
+            me.lo = s_hi - done
+            me.hi = s_hi
+        else:
+            me.lo = s_lo
+            me.hi = s_lo + done
+    if nt > 1:
+        vec_barrier()
+    # -- phase 3: the batch. A thread's tables start after those of the threads before it
+    # (ranges are in thread order), so its offsets are known from their totals. When the
+    # candidates do not fit, offsets only: the caller grows the buffers and copies.
+    o = r = total = total_res = 0
+    for t in range(nt):
+        if t < tid:
+            o += j.lanes[t].n_legal
+            r += j.lanes[t].n_res
+        total += j.lanes[t].n_legal
+        total_res += j.lanes[t].n_res
+    for i in range(me.lo, me.hi):
+        emit(j, i, o, r, total <= j.cap)
+        o += j.tabs[i].n_legal
+        r += j.tabs[i].n_res
+    if tid == 0:
+        j.off[n] = total
+        j.total = total
+        j.total_res = total_res
+        j.nt_seen = nt
 
 
 # ------------------------------------------------------------------------------------------
@@ -209,24 +459,20 @@ Zero-copy views of the env's buffers: valid until the env's next ``step``/``rese
 
 _ENCODERS = {None: ENC_NONE, "default": ENC_DEFAULT, "info": ENC_INFO, "danzero": ENC_DANZERO}
 _MODES = {"abstract": MODE_ABSTRACT, "candidates": MODE_CANDIDATES}
-_EMPTY = (("env_id", np.int32, 0), ("match", np.int64, 0), ("hand_number", np.int32, 0),
-          ("level", np.int8, 0), ("declarer", np.int8, 0), ("finish", np.int8, (0, 4)),
-          ("levels", np.int8, (0, 2)), ("reward", np.float32, (0, 4)),
-          ("match_over", np.bool_, 0), ("match_winner", np.int8, 0))
 _RESULT_FIELDS = ("env_id", "match", "hand_number", "level", "declarer", "finish", "levels",
                   "reward", "match_over", "match_winner")
-
-
-cdef tuple _result_row(int env, const Result* r):
-    return (env, r.match, r.hand_number, r.level, r.declarer,
-            (r.finish[0], r.finish[1], r.finish[2], r.finish[3]), (r.levels[0], r.levels[1]),
-            (r.reward[0], r.reward[1], r.reward[2], r.reward[3]), bool(r.match_over),
-            r.match_winner)
 
 
 def _table_stream(seed, long long i):
     from .simulate_core import match_seed
     return match_seed(seed, i)
+
+
+cdef inline cnp.ndarray _empty(int nd, Py_ssize_t m, Py_ssize_t w, int typenum):
+    cdef cnp.npy_intp dims[2]
+    dims[0] = m
+    dims[1] = w
+    return cnp.PyArray_EMPTY(nd, dims, typenum, 0)
 
 
 @cython.final
@@ -239,6 +485,8 @@ cdef class VecEnv:
     """
     cdef Table* tables
     cdef u64* scratch
+    cdef Lane* lanes
+    cdef Counter* claims
     cdef Config cfg
     cdef readonly int num_envs
     cdef readonly int threads
@@ -251,20 +499,38 @@ cdef class VecEnv:
     cdef object _mode
     cdef bint _started
     cdef bint _pending
+    cdef int _last_nt             # threads of the last parallel step (Job.prev_nt)
+    cdef double _region_s         # wall time of the last step's compiled region
     cdef object _obs, _mask, _offsets, _ids, _words, _cards, _env_id, _seat, _phase
     cdef Py_ssize_t _cap
-    cdef list _results
     cdef int32_t* _choice
+    cdef Row* _rows               # results not yet drained: _rows[0 .. _nrows)
+    cdef int64_t _nrows, _rows_cap
+    # Raw pointers to the arrays above (the env owns the arrays; _grow replaces them).
+    cdef float* _obs_p
+    cdef uint8_t* _mask_p
+    cdef int64_t* _off_p
+    cdef int32_t* _ids_p
+    cdef u64* _words_p
+    cdef uint8_t* _cards_p
+    cdef int8_t* _seat_p
+    cdef int8_t* _phase_p
 
     def __cinit__(self):
         self.tables = NULL
         self.scratch = NULL
+        self.lanes = NULL
+        self.claims = NULL
         self._choice = NULL
+        self._rows = NULL
 
     def __dealloc__(self):
         free(self.tables)
         free(self.scratch)
+        free(self.lanes)
+        free(self.claims)
         free(self._choice)
+        free(self._rows)
 
     def __init__(self, num_envs, *, seed, rules=Rules(), threads=1, learners=(0, 1, 2, 3),
                  opponents="greedy", encoder="default", action_mode="abstract"):
@@ -313,11 +579,17 @@ cdef class VecEnv:
         self.obs_size = {ENC_NONE: 0, ENC_DEFAULT: OBS_SIZE, ENC_INFO: INFO_SIZE,
                          ENC_DANZERO: DZ_STATE_SIZE}[self.cfg.encoder]
         self.cfg.dim = self.obs_size
-        self.tables = <Table*>calloc(num_envs, sizeof(Table))
-        self.scratch = <u64*>malloc(threads * SCRATCH_U64 * sizeof(u64))
-        self._choice = <int32_t*>malloc(num_envs * sizeof(int32_t))
-        if self.tables == NULL or self.scratch == NULL or self._choice == NULL:
+        self.tables = <Table*>vec_alloc64(num_envs * sizeof(Table))
+        self.scratch = <u64*>vec_alloc64(threads * SCRATCH_U64 * sizeof(u64))
+        self.lanes = <Lane*>vec_alloc64(threads * sizeof(Lane))
+        self.claims = <Counter*>vec_alloc64((threads + 1) // 2 * sizeof(Counter))
+        self._choice = <int32_t*>vec_alloc64(num_envs * sizeof(int32_t))
+        self._rows_cap = MAX_RES * num_envs
+        self._rows = <Row*>malloc(self._rows_cap * sizeof(Row))
+        if (self.tables == NULL or self.scratch == NULL or self.lanes == NULL
+                or self.claims == NULL or self._choice == NULL or self._rows == NULL):
             raise MemoryError()
+        self._nrows = 0
         n = num_envs
         self._obs = np.zeros((n, self.obs_size), dtype=np.float32)
         self._mask = np.zeros((n, N_ACTIONS), dtype=np.bool_) if self.cfg.mode == MODE_ABSTRACT else None
@@ -325,11 +597,17 @@ cdef class VecEnv:
         self._env_id = np.arange(n, dtype=np.int32)
         self._seat = np.zeros(n, dtype=np.int8)
         self._phase = np.zeros(n, dtype=np.int8)
+        self._obs_p = <float*>cnp.PyArray_DATA(<cnp.ndarray>self._obs) if self.obs_size > 0 else NULL
+        self._mask_p = (<uint8_t*>cnp.PyArray_DATA(<cnp.ndarray>self._mask)
+                        if self._mask is not None else NULL)
+        self._off_p = <int64_t*>cnp.PyArray_DATA(<cnp.ndarray>self._offsets)
+        self._seat_p = <int8_t*>cnp.PyArray_DATA(<cnp.ndarray>self._seat)
+        self._phase_p = <int8_t*>cnp.PyArray_DATA(<cnp.ndarray>self._phase)
         self._cap = 0
         self._grow(64 * n)
-        self._results = []
         self._started = False
         self._pending = False
+        self._last_nt = 0
 
     # -- buffers -----------------------------------------------------------------------------
     cdef _grow(self, Py_ssize_t need):
@@ -340,90 +618,109 @@ cdef class VecEnv:
         self._words = np.zeros((cap, 2), dtype=np.uint64)
         self._cards = (np.zeros((cap, 54), dtype=np.uint8)
                        if self.cfg.mode == MODE_CANDIDATES else None)
+        self._ids_p = <int32_t*>cnp.PyArray_DATA(<cnp.ndarray>self._ids)
+        self._words_p = <u64*>cnp.PyArray_DATA(<cnp.ndarray>self._words)
+        self._cards_p = (<uint8_t*>cnp.PyArray_DATA(<cnp.ndarray>self._cards)
+                         if self._cards is not None else NULL)
         self._cap = cap
 
-    cdef _run(self, bint fresh):
-        """Step every table (fresh: start it, no move) in compiled code, then build the CSR."""
-        cdef Table* tabs = self.tables
-        cdef Config* cfg = &self.cfg
-        cdef u64* scratch = self.scratch
-        cdef int32_t* choice = self._choice
-        cdef int n = self.num_envs, i, k, nt = self.threads, dim = self.obs_size
-        cdef float[:, ::1] obs = self._obs
-        cdef float* obs_p = &obs[0, 0] if dim > 0 else NULL
-        cdef uint8_t* mask_p = NULL
-        cdef cnp.ndarray mask_arr
-        cdef int64_t total
-        cdef int64_t[::1] off = self._offsets
-        if self.cfg.mode == MODE_ABSTRACT:
-            mask_arr = self._mask
-            mask_p = <uint8_t*>cnp.PyArray_DATA(mask_arr)
+    cdef void _job(self, Job* j) noexcept:
+        memset(j, 0, sizeof(Job))
+        j.tabs = self.tables
+        j.cfg = &self.cfg
+        j.scratch = self.scratch
+        j.lanes = self.lanes
+        j.claims = self.claims
+        j.choice = self._choice
+        j.obs = self._obs_p
+        j.mask = self._mask_p
+        j.off = self._off_p
+        j.ids = self._ids_p
+        j.words = self._words_p
+        j.cards = self._cards_p
+        j.seat = self._seat_p
+        j.phase = self._phase_p
+        j.rows = self._rows
+        j.rbase = self._nrows
+        j.cap = self._cap
+        j.n = self.num_envs
+        j.dim = self.obs_size
+        j.dz = self.cfg.encoder == ENC_DANZERO
+        j.prev_nt = self._last_nt
+
+    cdef int _run(self, Job* j) except -2:
+        """Run one step (j.fresh: start every table) over the env's threads. Returns the first
+        table with an invalid action (nothing moved), or -1 when every table stepped."""
+        cdef int i, t, nt = self.threads, bad = -1
+        cdef int64_t need = self._nrows + <int64_t>MAX_RES * self.num_envs
+        cdef Row* rows
+        cdef timespec t0, t1
+        if need > self._rows_cap:        # room for this step's results (the body can't grow it)
+            rows = <Row*>realloc(self._rows, max(need, 2 * self._rows_cap) * sizeof(Row))
+            if rows == NULL:
+                raise MemoryError()
+            self._rows = rows
+            self._rows_cap = max(need, 2 * self._rows_cap)
+            j.rows = rows
+        for t in range((nt + 1) // 2):
+            self.claims[t].taken = 0
+        for t in range(nt):             # reset here: a lane the region did not run stays -1
+            self.lanes[t].bad = -1
+        clock_gettime(CLOCK_MONOTONIC, &t0)
         with nogil:
             if nt == 1:
-                for i in range(n):
-                    table_step(&tabs[i], cfg, -1 if fresh else choice[i], scratch,
-                               obs_p + <Py_ssize_t>i * dim if dim > 0 else NULL,
-                               mask_p + <Py_ssize_t>i * N_ACTIONS if mask_p != NULL else NULL)
+                vec_body(j, 0, 1)
             else:
-                for i in prange(n, num_threads=nt, schedule="dynamic", chunksize=8):
-                    table_step(&tabs[i], cfg, -1 if fresh else choice[i],
-                               scratch + <Py_ssize_t>threadid() * SCRATCH_U64,
-                               obs_p + <Py_ssize_t>i * dim if dim > 0 else NULL,
-                               mask_p + <Py_ssize_t>i * N_ACTIONS if mask_p != NULL else NULL)
-            total = 0
-            for i in range(n):
-                off[i] = total
-                total += tabs[i].n_legal
-            off[n] = total
-        for i in range(n):
-            if tabs[i].error:
-                raise RuntimeError(f"table {i}: internal error {tabs[i].error}")
-            for k in range(tabs[i].n_res):
-                self._results.append(_result_row(i, &tabs[i].res[k]))
-        self._grow(total)
-        self._fill_csr()
+                vec_parallel(nt, vec_body, j)
+        clock_gettime(CLOCK_MONOTONIC, &t1)
+        self._region_s = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9
+        for t in range(nt):             # each lane holds the first bad table of its range
+            if self.lanes[t].bad >= 0 and (bad < 0 or self.lanes[t].bad < bad):
+                bad = self.lanes[t].bad
+        if bad >= 0:
+            return bad
+        self._last_nt = j.nt_seen
+        for t in range(j.nt_seen):
+            if self.lanes[t].err:
+                for i in range(self.num_envs):
+                    if self.tables[i].error:
+                        raise RuntimeError(f"table {i}: internal error {self.tables[i].error}")
+        self._nrows += j.total_res
+        if j.total > self._cap:          # the candidates did not fit: grow, then copy
+            self._grow(j.total)
+            self._emit_all(j)
+        return -1
 
-    cdef _fill_csr(self):
-        """Copy every table's legal actions into the batch's CSR arrays (seat and phase too),
-        over the env's threads (each table's rows are its own)."""
-        cdef Table* tabs = self.tables
-        cdef int n = self.num_envs, i, nt = self.threads
-        cdef int32_t[::1] ids = self._ids
-        cdef u64[:, ::1] words = self._words
-        cdef uint8_t[:, ::1] cards
-        cdef int8_t[::1] seat = self._seat
-        cdef int8_t[::1] phase = self._phase
-        cdef int64_t[::1] off = self._offsets
-        cdef uint8_t* cards_p = NULL
-        cdef bint dz = self.cfg.encoder == ENC_DANZERO
-        if self.cfg.mode == MODE_CANDIDATES:
-            cards = self._cards
-            cards_p = &cards[0, 0]
-        with nogil:
-            # Ids and words are a few hundred bytes a table: one thread copies them faster
-            # than a second parallel region (a second wake-up and barrier per step) would.
-            # The 54-byte candidate rows are worth spreading over the threads.
-            if nt == 1 or cards_p == NULL:
-                for i in range(n):
-                    fill_table(&tabs[i], &seat[i], &phase[i], &ids[off[i]], &words[off[i], 0],
-                               cards_p + off[i] * 54 if cards_p != NULL else NULL, dz)
-            else:
-                for i in prange(n, num_threads=nt, schedule="dynamic", chunksize=16):
-                    fill_table(&tabs[i], &seat[i], &phase[i], &ids[off[i]], &words[off[i], 0],
-                               cards_p + off[i] * 54 if cards_p != NULL else NULL, dz)
+    cdef _emit_all(self, Job* j):
+        """The batch's candidate lists (and seats, phases), on the calling thread."""
+        cdef int i
+        cdef int64_t o = 0
+        j.ids = self._ids_p
+        j.words = self._words_p
+        j.cards = self._cards_p
+        j.cap = self._cap
+        j.rows = NULL                    # results: written by the step already, or none
+        for i in range(self.num_envs):
+            emit(j, i, o, 0, True)
+            o += self.tables[i].n_legal
+        self._off_p[self.num_envs] = o
 
     # -- API ---------------------------------------------------------------------------------
     def reset(self):
         """Start every table's first match (table ``i``'s seed stream from
         ``match_seed(seed, i)``); drop pending results. Returns ``pending()``."""
         cdef int i
+        cdef Job j
         for i in range(self.num_envs):
             memset(&self.tables[i], 0, sizeof(Table))
             self.tables[i].stream = <u64>_table_stream(self._seed, i)
             self.tables[i].match = -1
             self.tables[i].s.phase = PH_OVER
-        self._results = []
-        self._run(True)
+        self._nrows = 0
+        self._last_nt = 0
+        self._job(&j)
+        j.fresh = 1
+        self._run(&j)
         self._started = True
         return self.pending()
 
@@ -433,7 +730,7 @@ cdef class VecEnv:
         if not self._started:
             raise RuntimeError("call reset() first")
         self._pending = True
-        c = self._offsets[self.num_envs]
+        c = self._off_p[self.num_envs]
         return Batch(self._obs, self._mask, self._offsets, self._ids[:c], self._words[:c],
                      None if self._cards is None else self._cards[:c], self._env_id,
                      self._seat, self._phase)
@@ -441,61 +738,95 @@ cdef class VecEnv:
     def step(self, actions):
         """Apply one decision per table: ids (abstract mode) or candidate indices, an integer
         array of shape ``[num_envs]``. Everything is checked before any table moves."""
-        cdef int n = self.num_envs, i, k, lo_k, hi_k, mid
+        cdef int n = self.num_envs, i
         cdef int64_t a
-        cdef Table* tb
+        cdef cnp.ndarray arr
+        cdef Job j
         if not self._pending:
             raise RuntimeError("step() needs a pending() batch: call pending() (or reset()) "
                                "after each step")
-        arr = actions if isinstance(actions, np.ndarray) else np.asarray(actions)
-        if arr.dtype.kind not in "iu":
-            raise TypeError(f"actions must be an integer array, got dtype {arr.dtype}")
-        if arr.shape != (n,):
-            raise ValueError(f"actions must have shape ({n},), got {arr.shape}")
-        cdef const int64_t[::1] av = np.ascontiguousarray(arr, dtype=np.int64)
-        for i in range(n):
-            tb = &self.tables[i]
-            a = av[i]
-            if self.cfg.mode == MODE_CANDIDATES:
-                if not 0 <= a < tb.n_legal:
-                    raise ValueError(f"actions[{i}] = {a}: table {i} has {tb.n_legal} "
-                                     f"candidates (0..{tb.n_legal - 1})")
-                self._choice[i] = <int32_t>a
-            else:
-                if not 0 <= a < N_ACTIONS:
-                    raise ValueError(f"actions[{i}] = {a}: action ids are 0..{N_ACTIONS - 1}")
-                lo_k = 0
-                hi_k = tb.n_legal
-                while lo_k < hi_k:
-                    mid = (lo_k + hi_k) >> 1
-                    if tb.ids[mid] < a:
-                        lo_k = mid + 1
-                    else:
-                        hi_k = mid
-                if lo_k >= tb.n_legal or tb.ids[lo_k] != a:
-                    from .actions import action_name
-                    raise IllegalMoveError(f"actions[{i}] = {a} ({action_name(a)}) is not "
-                                           f"legal at table {i}")
-                self._choice[i] = lo_k
+        arr = actions if type(actions) is np.ndarray else np.asarray(actions)
+        if not cnp.PyArray_ISINTEGER(arr):
+            raise TypeError(f"actions must be an integer array, got dtype {(<object>arr).dtype}")
+        if arr.ndim != 1 or arr.shape[0] != n:
+            raise ValueError(f"actions must have shape ({n},), got {(<object>arr).shape}")
+        self._job(&j)
+        # int64 and int32 (what cand_ids holds) are read in place; other integer types are
+        # converted once (wrapping as numpy's cast does, then rejected as out of range).
+        if cnp.PyArray_ISCARRAY_RO(arr) and cnp.PyArray_TYPE(arr) == cnp.NPY_INT64:
+            j.act64 = <const int64_t*>cnp.PyArray_DATA(arr)
+        elif cnp.PyArray_ISCARRAY_RO(arr) and cnp.PyArray_TYPE(arr) == cnp.NPY_INT32:
+            j.act32 = <const int32_t*>cnp.PyArray_DATA(arr)
+        else:
+            arr = np.ascontiguousarray(arr, dtype=np.int64)
+            j.act64 = <const int64_t*>cnp.PyArray_DATA(arr)
+        i = self._run(&j)
+        if i >= 0:
+            a = j.act64[i] if j.act64 != NULL else j.act32[i]
+            self._raise_bad(i, a)
         self._pending = False
-        self._run(False)
+
+    cdef _raise_bad(self, int i, int64_t a):
+        cdef Table* tb = &self.tables[i]
+        if self.cfg.mode == MODE_CANDIDATES:
+            raise ValueError(f"actions[{i}] = {a}: table {i} has {tb.n_legal} "
+                             f"candidates (0..{tb.n_legal - 1})")
+        if not 0 <= a < N_ACTIONS:
+            raise ValueError(f"actions[{i}] = {a}: action ids are 0..{N_ACTIONS - 1}")
+        from .actions import action_name
+        raise IllegalMoveError(f"actions[{i}] = {a} ({action_name(a)}) is not "
+                               f"legal at table {i}")
 
     def drain_results(self):
         """Every hand finished since the last call (by step, then table) as a dict of arrays
         (docs/learning.md); the results are then forgotten."""
-        res = self._results
-        self._results = []
-        m = len(res)
-        if m == 0:
-            return {name: np.empty(shape, dtype=dt) for name, dt, shape in _EMPTY}
-        cols = list(zip(*res))
-        dtypes = (np.int32, np.int64, np.int32, np.int8, np.int8, np.int8, np.int8, np.float32,
-                  np.bool_, np.int8)
-        shapes = {"finish": (m, 4), "levels": (m, 2), "reward": (m, 4)}
-        out = {}
-        for name, col, dt in zip(_RESULT_FIELDS, cols, dtypes):
-            out[name] = np.array(col, dtype=dt).reshape(shapes.get(name, (m,)))
-        return out
+        cdef Py_ssize_t m = self._nrows, k
+        cdef int c
+        cdef const Row* row
+        cdef cnp.ndarray env_id = _empty(1, m, 0, cnp.NPY_INT32)
+        cdef cnp.ndarray match = _empty(1, m, 0, cnp.NPY_INT64)
+        cdef cnp.ndarray hand = _empty(1, m, 0, cnp.NPY_INT32)
+        cdef cnp.ndarray level = _empty(1, m, 0, cnp.NPY_INT8)
+        cdef cnp.ndarray declarer = _empty(1, m, 0, cnp.NPY_INT8)
+        cdef cnp.ndarray finish = _empty(2, m, 4, cnp.NPY_INT8)
+        cdef cnp.ndarray levels = _empty(2, m, 2, cnp.NPY_INT8)
+        cdef cnp.ndarray reward = _empty(2, m, 4, cnp.NPY_FLOAT32)
+        cdef cnp.ndarray over = _empty(1, m, 0, cnp.NPY_BOOL)
+        cdef cnp.ndarray winner = _empty(1, m, 0, cnp.NPY_INT8)
+        cdef int32_t* p_env = <int32_t*>cnp.PyArray_DATA(env_id)
+        cdef int64_t* p_match = <int64_t*>cnp.PyArray_DATA(match)
+        cdef int32_t* p_hand = <int32_t*>cnp.PyArray_DATA(hand)
+        cdef int8_t* p_level = <int8_t*>cnp.PyArray_DATA(level)
+        cdef int8_t* p_decl = <int8_t*>cnp.PyArray_DATA(declarer)
+        cdef int8_t* p_fin = <int8_t*>cnp.PyArray_DATA(finish)
+        cdef int8_t* p_lev = <int8_t*>cnp.PyArray_DATA(levels)
+        cdef float* p_rew = <float*>cnp.PyArray_DATA(reward)
+        cdef uint8_t* p_over = <uint8_t*>cnp.PyArray_DATA(over)
+        cdef int8_t* p_win = <int8_t*>cnp.PyArray_DATA(winner)
+        for k in range(m):
+            row = &self._rows[k]
+            p_env[k] = row.env
+            p_match[k] = row.r.match
+            p_hand[k] = row.r.hand_number
+            p_level[k] = row.r.level
+            p_decl[k] = row.r.declarer
+            for c in range(4):
+                p_fin[4 * k + c] = row.r.finish[c]
+                p_rew[4 * k + c] = row.r.reward[c]
+            p_lev[2 * k] = row.r.levels[0]
+            p_lev[2 * k + 1] = row.r.levels[1]
+            p_over[k] = row.r.match_over != 0
+            p_win[k] = row.r.match_winner
+        self._nrows = 0
+        return {"env_id": env_id, "match": match, "hand_number": hand, "level": level,
+                "declarer": declarer, "finish": finish, "levels": levels, "reward": reward,
+                "match_over": over, "match_winner": winner}
+
+    @property
+    def _last_region_seconds(self):
+        """Wall time of the last step's compiled region (checks, stepping, the batch): the
+        part that runs over the threads (bench/bench_vecenv.py --split)."""
+        return self._region_s
 
     def match_seed(self, env_id):
         """The seed of table ``env_id``'s current match: ``Game(seed=...)`` deals the same."""
@@ -530,23 +861,17 @@ cdef class VecEnv:
         return out
 
     cdef _encode_all(self):
-        cdef int i, dim = self.obs_size
-        cdef float[:, ::1] obs = self._obs
-        cdef uint8_t* mask_p = NULL
-        cdef cnp.ndarray mask_arr
+        cdef int i
         cdef int64_t total = 0
-        cdef int64_t[::1] off = self._offsets
-        if self.cfg.mode == MODE_ABSTRACT:
-            mask_arr = self._mask
-            mask_p = <uint8_t*>cnp.PyArray_DATA(mask_arr)
+        cdef Job j
         for i in range(self.num_envs):
-            encode(&self.tables[i], &self.cfg, &obs[i, 0] if dim > 0 else NULL,
-                   mask_p + <Py_ssize_t>i * N_ACTIONS if mask_p != NULL else NULL)
-            off[i] = total
+            encode(&self.tables[i], &self.cfg,
+                   self._obs_p + <Py_ssize_t>i * self.obs_size if self.obs_size > 0 else NULL,
+                   self._mask_p + <Py_ssize_t>i * N_ACTIONS if self._mask_p != NULL else NULL)
             total += self.tables[i].n_legal
-        off[self.num_envs] = total
         self._grow(total)
-        self._fill_csr()
+        self._job(&j)
+        self._emit_all(&j)
 
     def __repr__(self):
         return (f"VecEnv({self.num_envs}, seed={self._seed!r}, threads={self.threads}, "
