@@ -18,13 +18,14 @@ True
 from libc.string cimport memset
 from libc.stdint cimport int32_t, uint8_t
 
-from guandan_fast.hand cimport (u64, kind_count, move_type, move_rank, wild_kind, T_PASS,
-                                T_SINGLE, T_PAIR, T_TRIPS, T_THREE_WITH_TWO, T_STRAIGHT,
-                                T_THREE_PAIR, T_TWO_TRIPS, T_BOMB, T_STRAIGHT_FLUSH,
-                                T_TRIBUTE, T_BACK, TYPE_SHIFT, RANK_SHIFT, move_of)
+from guandan_fast.types cimport (u64, N_RANKS, N_SUITS, KIND_SB, KIND_HR, HI_CARD_MASK, T_PASS,
+                                 T_SINGLE, T_PAIR, T_TRIPS, T_THREE_WITH_TWO, T_STRAIGHT,
+                                 T_THREE_PAIR, T_TWO_TRIPS, T_BOMB, T_STRAIGHT_FLUSH,
+                                 T_TRIBUTE, T_BACK, RANK_JOKER, RANK_ACE, kind_count, move_type,
+                                 move_rank, move_tag, wild_kind, single_kind, card_count)
+from guandan_fast.hand cimport move_of
 from guandan_fast.movegen cimport generate, beats, classify_cards, MAX_MOVES
 from guandan_fast.game cimport (GameState, PH_PLAY, PH_OVER, game_legal, game_state_ptr)
-from guandan_fast.bots cimport ncards
 
 cimport numpy as cnp
 import numpy as np
@@ -33,11 +34,6 @@ from collections import namedtuple
 from .moves import Move, IllegalMoveError
 
 cnp.import_array()
-
-cdef extern from *:
-    int __builtin_ctzll(unsigned long long) nogil
-
-cdef u64 CARDS_HI = 0x00FFFFFFFFFFFFFF
 
 VERSION = ACTIONS_VERSION
 # The enum's value as a module attribute (a cdef enum is invisible to Python).
@@ -58,23 +54,14 @@ BLOCKS = {
 # Moves -> ids (nogil)
 # ------------------------------------------------------------------------------------------
 
-cdef inline int first_kind(u64 lo, u64 hi) noexcept nogil:
-    hi &= CARDS_HI
-    if lo:
-        return __builtin_ctzll(lo) >> 1
-    if hi:
-        return 26 + (__builtin_ctzll(hi) >> 1)
-    return -1
-
-
 cdef inline int group_index(u64 lo, u64 hi, int rc) noexcept nogil:
     """Rank index of a single or pair: 0..12 for 2..A, 13 small joker, 14 big joker
     (-1 for a rank code no single or pair has)."""
-    if rc == 15:
-        if kind_count(lo, hi, 52):
-            return 13
-        return 14 if kind_count(lo, hi, 53) else -1
-    return rc - 2 if 2 <= rc <= 14 else -1
+    if rc == RANK_JOKER:
+        if kind_count(lo, hi, KIND_SB):
+            return N_RANKS
+        return N_RANKS + 1 if kind_count(lo, hi, KIND_HR) else -1
+    return rc - 2 if 2 <= rc <= RANK_ACE else -1
 
 
 cdef int action_of_move(u64 lo, u64 hi, int level) noexcept nogil:
@@ -82,7 +69,7 @@ cdef int action_of_move(u64 lo, u64 hi, int level) noexcept nogil:
     cdef int rc = move_rank(hi)
     cdef int k, q, ti, wild, n
     if t == T_PASS:
-        return A_PASS if (lo == 0 and (hi & CARDS_HI) == 0) else -1
+        return A_PASS if (lo == 0 and (hi & HI_CARD_MASK) == 0) else -1
     if t == T_SINGLE or t == T_PAIR:
         q = group_index(lo, hi, rc)
         if q < 0:
@@ -95,16 +82,16 @@ cdef int action_of_move(u64 lo, u64 hi, int level) noexcept nogil:
             return -1
         ti = rc - 2
         wild = wild_kind(level)
-        if kind_count(lo, hi, 52):
-            q = 13
-        elif kind_count(lo, hi, 53):
-            q = 14
+        if kind_count(lo, hi, KIND_SB):
+            q = N_RANKS
+        elif kind_count(lo, hi, KIND_HR):
+            q = N_RANKS + 1
         else:
             # The pair's rank: a natural card of another rank, else a pair of wilds (level).
             q = level - 2
-            for k in range(52):
-                if k != wild and k % 13 != ti and kind_count(lo, hi, k):
-                    q = k % 13
+            for k in range(KIND_SB):
+                if k != wild and k % N_RANKS != ti and kind_count(lo, hi, k):
+                    q = k % N_RANKS
                     break
         if q == ti:
             return -1
@@ -116,9 +103,9 @@ cdef int action_of_move(u64 lo, u64 hi, int level) noexcept nogil:
     if t == T_TWO_TRIPS:
         return A_TWO_TRIPS + rc - 1 if 1 <= rc <= 13 else -1
     if t == T_BOMB:
-        if rc == 15:
+        if rc == RANK_JOKER:
             return A_JOKER_BOMB
-        n = ncards(lo, hi)
+        n = card_count(lo, hi)
         if not (2 <= rc <= 14 and 4 <= n <= 10):
             return -1
         return A_BOMB + (rc - 2) * 7 + n - 4
@@ -126,12 +113,12 @@ cdef int action_of_move(u64 lo, u64 hi, int level) noexcept nogil:
         if not 1 <= rc <= 10:
             return -1
         wild = wild_kind(level)
-        for k in range(52):
+        for k in range(KIND_SB):
             if k != wild and kind_count(lo, hi, k):
-                return A_STRAIGHT_FLUSH + (rc - 1) * 4 + k // 13
+                return A_STRAIGHT_FLUSH + (rc - 1) * N_SUITS + k // N_RANKS
         return -1
     if t == T_TRIBUTE or t == T_BACK:
-        k = first_kind(lo, hi)
+        k = single_kind(lo, hi)
         if k < 0:
             return -1
         return (A_TRIBUTE if t == T_TRIBUTE else A_BACK) + k
@@ -142,13 +129,18 @@ cdef int action_of_move(u64 lo, u64 hi, int level) noexcept nogil:
 # Legal abstract actions and their canonical moves (nogil)
 # ------------------------------------------------------------------------------------------
 
+cdef enum:
+    # single and pair groups: rank indices 0..12, then the small and the big joker
+    N_GROUPS = N_RANKS + 2
+
+
 cdef int fill_legal_actions(const GameState* s, u64* scratch, int32_t* ids, u64* words) noexcept nogil:
-    cdef u64 trip_lo[13]
-    cdef u64 trip_hi[13]
-    cdef u64 pair_lo[15]
-    cdef u64 pair_hi[15]
-    cdef uint8_t has_trip[13]
-    cdef uint8_t has_pair[15]
+    cdef u64 trip_lo[N_RANKS]
+    cdef u64 trip_hi[N_RANKS]
+    cdef u64 pair_lo[N_GROUPS]
+    cdef u64 pair_hi[N_GROUPS]
+    cdef uint8_t has_trip[N_RANKS]
+    cdef uint8_t has_pair[N_GROUPS]
     cdef int p = s.current
     cdef int n, n0, i, j, a, t, q, rc, wild, w_hand, c
     cdef u64 lo, hi, hand_lo, hand_hi, top_lo = s.top_lo, top_hi = s.top_hi
@@ -191,7 +183,7 @@ cdef int fill_legal_actions(const GameState* s, u64* scratch, int32_t* ids, u64*
                 lead = scratch
                 n0 = n
             memset(has_trip, 0, 13)
-            memset(has_pair, 0, 15)
+            memset(has_pair, 0, N_GROUPS)
             for i in range(n0):
                 lo = lead[2 * i]
                 hi = lead[2 * i + 1]
@@ -200,18 +192,18 @@ cdef int fill_legal_actions(const GameState* s, u64* scratch, int32_t* ids, u64*
                 if t == T_TRIPS:
                     has_trip[rc - 2] = 1
                     trip_lo[rc - 2] = lo
-                    trip_hi[rc - 2] = hi & CARDS_HI
+                    trip_hi[rc - 2] = hi & HI_CARD_MASK
                 elif t == T_PAIR:
                     q = group_index(lo, hi, rc)
                     has_pair[q] = 1
                     pair_lo[q] = lo
-                    pair_hi[q] = hi & CARDS_HI
+                    pair_hi[q] = hi & HI_CARD_MASK
             wild = wild_kind(s.level)
             w_hand = kind_count(hand_lo, hand_hi, wild)
-            for t in range(13):
+            for t in range(N_RANKS):
                 if not has_trip[t]:
                     continue
-                for q in range(15):
+                for q in range(N_GROUPS):
                     if q == t or not has_pair[q]:
                         continue
                     if q >= 13 and not s.rules.gen.fullhouse_joker_pair:
@@ -220,8 +212,7 @@ cdef int fill_legal_actions(const GameState* s, u64* scratch, int32_t* ids, u64*
                             + kind_count(pair_lo[q], pair_hi[q], wild)) > w_hand:
                         continue
                     lo = trip_lo[t] + pair_lo[q]
-                    hi = (trip_hi[t] + pair_hi[q]) | ((<u64>T_THREE_WITH_TWO) << TYPE_SHIFT) \
-                        | ((<u64>(t + 2)) << RANK_SHIFT)
+                    hi = (trip_hi[t] + pair_hi[q]) | move_tag(T_THREE_WITH_TWO, t + 2)
                     if follow and not beats(lo, hi, top_lo, top_hi, s.level):
                         continue
                     ids[c] = A_FULL_HOUSE + t * 14 + (q if q < t else q - 1)
@@ -271,7 +262,7 @@ def _build_infos():
     out += [ActionInfo("Single", r, None, None, None, None) for r in _GROUP]
     out += [ActionInfo("Pair", r, None, None, None, None) for r in _GROUP]
     out += [ActionInfo("Trips", r, None, None, None, None) for r in _RANKS]
-    for t in range(13):
+    for t in range(N_RANKS):
         out += [ActionInfo("ThreeWithTwo", _RANKS[t], _GROUP[q], None, None, None)
                 for q in range(15) if q != t]
     out += [ActionInfo("Straight", _SEQ[w], None, None, None, None) for w in range(10)]
@@ -350,7 +341,7 @@ def action_id(move, level):
     lo, hi = words_of_move(move)
     t = move_type(hi)
     if T_SINGLE <= t <= T_STRAIGHT_FLUSH:
-        n = classify_cards(lo, hi & CARDS_HI, lv, &_GEN, buf, 64)
+        n = classify_cards(lo, hi & HI_CARD_MASK, lv, &_GEN, buf, 64)
         for i in range(n):
             if buf[2 * i] == lo and buf[2 * i + 1] == hi:
                 break

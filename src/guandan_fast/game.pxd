@@ -6,7 +6,7 @@
 # validates what comes from Python before calling them). Rules: docs/rules.md §7-10 and §12;
 # encoding of cards and moves: docs/design.md.
 from libc.stdint cimport int8_t, int32_t
-from guandan_fast.hand cimport u64
+from guandan_fast.types cimport u64
 from guandan_fast.movegen cimport RulesC
 
 cdef enum:

@@ -22,9 +22,12 @@ from libc.string cimport memset, memcpy, memcmp
 from libc.stdlib cimport malloc, free, realloc, calloc
 from libc.stdint cimport int32_t, uint8_t
 
-from guandan_fast.hand cimport (u64, kind_count, __builtin_popcountll, T_PASS, T_BOMB,
-                                T_STRAIGHT_FLUSH, T_TRIBUTE, T_BACK, TYPE_SHIFT, RANK_SHIFT,
-                                KIND_HR, codes_of, move_of)
+from guandan_fast.types cimport (u64, N_KINDS, N_RANKS, KIND_SB, KIND_HR, KIND_H2, LO_CARD_MASK,
+                                 HI_CARD_MASK, T_PASS, T_STRAIGHT_FLUSH, T_TRIBUTE, T_BACK,
+                                 RANK_JOKER, kind_count, kind_words, words_add_kind,
+                                 words_remove_kind, single_kind, wild_kind, single_value,
+                                 card_count, contains, move_type, move_rank, move_tag)
+from guandan_fast.hand cimport codes_of, move_of
 from guandan_fast.movegen cimport (generate, generate_grow, count_moves, classify_cards, beats,
                                    MAX_MOVES, MoveList, new_move_list)
 from guandan_fast.interrupt cimport (Interrupt, interrupt_init, interrupted, in_main_thread,
@@ -39,67 +42,26 @@ from .rules import Rules
 
 cnp.import_array()
 
-cdef extern from *:
-    int __builtin_ctzll(unsigned long long) nogil
-
-# The 108 card bits of the words (design: lo holds kinds 0..25, hi kinds 26..53).
-cdef u64 HI_CARDS = 0x00FFFFFFFFFFFFFF
-cdef u64 ODD = 0x5555555555555555
-cdef int H2_KIND = 13
-
-
 # ------------------------------------------------------------------------------------------
-# Small nogil helpers on the encoding
+# Small nogil helpers on the state (the encoding's helpers are in types.pxd)
 # ------------------------------------------------------------------------------------------
-
-cdef inline int ncards(u64 lo, u64 hi) noexcept nogil:
-    hi &= HI_CARDS
-    return (__builtin_popcountll(lo & ODD) + 2 * __builtin_popcountll((lo >> 1) & ODD)
-            + __builtin_popcountll(hi & ODD) + 2 * __builtin_popcountll((hi >> 1) & ODD))
-
 
 cdef inline bint is_empty(const GameState* s, int p) noexcept nogil:
-    return s.hand_lo[p] == 0 and (s.hand_hi[p] & HI_CARDS) == 0
+    return s.hand_lo[p] == 0 and (s.hand_hi[p] & HI_CARD_MASK) == 0
 
 
-cdef inline int sval(int k, int level) noexcept nogil:
-    """Single-order value of a card kind (docs/rules.md §2): 2..14, level cards 15, SB 16, HR 17."""
-    cdef int nat
-    if k >= 52:
-        return k - 36
-    nat = k % 13 + 2
-    return 15 if nat == level else nat
-
-
-cdef inline void kind_words(int k, int t, u64* lo, u64* hi) noexcept nogil:
+cdef inline void exchange_words(int k, int t, u64* lo, u64* hi) noexcept nogil:
     """The one-card move of kind k with type code t (tribute/back: rank code 0)."""
-    if k < 26:
-        lo[0] = (<u64>1) << (2 * k)
-        hi[0] = (<u64>t) << TYPE_SHIFT
-    else:
-        lo[0] = 0
-        hi[0] = ((<u64>1) << (2 * (k - 26))) | ((<u64>t) << TYPE_SHIFT)
-
-
-cdef inline int single_kind(u64 lo, u64 hi) noexcept nogil:
-    """Kind of a one-card multiset (type bits ignored)."""
-    if lo:
-        return __builtin_ctzll(lo) >> 1
-    return 26 + (__builtin_ctzll(hi & HI_CARDS) >> 1)
+    kind_words(k, lo, hi)
+    hi[0] |= move_tag(t, 0)
 
 
 cdef inline void hand_add(GameState* s, int p, int k, int n) noexcept nogil:
-    if k < 26:
-        s.hand_lo[p] += (<u64>n) << (2 * k)
-    else:
-        s.hand_hi[p] += (<u64>n) << (2 * (k - 26))
+    words_add_kind(&s.hand_lo[p], &s.hand_hi[p], k, n)
 
 
 cdef inline void hand_sub(GameState* s, int p, int k) noexcept nogil:
-    if k < 26:
-        s.hand_lo[p] -= (<u64>1) << (2 * k)
-    else:
-        s.hand_hi[p] -= (<u64>1) << (2 * (k - 26))
+    words_remove_kind(&s.hand_lo[p], &s.hand_hi[p], k, 1)
 
 
 cdef inline int next_in(const GameState* s, int p) noexcept nogil:
@@ -163,7 +125,7 @@ cdef int draw_leader(GameState* s, const uint8_t* deck) noexcept nogil:
     cdef int i
     while True:
         i = <int>sm_below(&s.rng, 108)
-        if deck[i] < 52 and deck[i] != H2_KIND:
+        if deck[i] < KIND_SB and deck[i] != KIND_H2:
             return i // 27
 
 
@@ -331,7 +293,7 @@ cdef inline bint only_natural_aces(u64 lo, u64 hi) noexcept nogil:
     aces' team plays at A)?"""
     cdef u64 ace_lo = (<u64>3) << 24                           # SA
     cdef u64 ace_hi = ((<u64>3) << 24) | ((<u64>3) << 50)      # CA, DA
-    hi &= HI_CARDS
+    hi &= HI_CARD_MASK
     return (lo | hi) != 0 and (lo & ~ace_lo) == 0 and (hi & ~ace_hi) == 0
 
 
@@ -363,7 +325,7 @@ cdef int apply_play(GameState* s, u64 lo, u64 hi) noexcept nogil:
             s.current = next_in(s, p)
         return STEP_CONTINUE
     s.hand_lo[p] -= lo
-    s.hand_hi[p] -= hi & HI_CARDS
+    s.hand_hi[p] -= hi & HI_CARD_MASK
     s.top_lo = lo
     s.top_hi = hi
     s.top_seat = p
@@ -429,8 +391,8 @@ cdef void apply_tribute(GameState* s, u64 lo, u64 hi) noexcept nogil:
         s.leader = s.payer[0]
         deliver_tribute(s)
         return
-    v0 = sval(s.trib_kind[0], s.level)
-    v1 = sval(s.trib_kind[1], s.level)
+    v0 = single_value(s.trib_kind[0], s.level)
+    v1 = single_value(s.trib_kind[1], s.level)
     if v0 != v1:
         s.receiver[0] = f0 if v0 > v1 else (f0 ^ 2)
         s.receiver[1] = (f0 ^ 2) if v0 > v1 else f0
@@ -476,8 +438,8 @@ cdef int exchange_moves(const GameState* s, u64* out, int cap) noexcept nogil:
     """Legal tribute/back moves (one card each, distinct codes) into out."""
     cdef int n = 0, k, best, v, p, i, lowest
     cdef u64 lo, hi
-    cdef bint ok[54]
-    for k in range(54):
+    cdef bint ok[N_KINDS]
+    for k in range(N_KINDS):
         ok[k] = False
     if s.phase == PH_TRIBUTE:
         if s.choosing:
@@ -487,48 +449,48 @@ cdef int exchange_moves(const GameState* s, u64* out, int cap) noexcept nogil:
             # The payer's highest card by single order, wilds excluded.
             p = s.payer[s.step]
             best = -1
-            for k in range(54):
-                if kind_count(s.hand_lo[p], s.hand_hi[p], k) and k != 13 + s.level - 2:
-                    v = sval(k, s.level)
+            for k in range(N_KINDS):
+                if kind_count(s.hand_lo[p], s.hand_hi[p], k) and k != wild_kind(s.level):
+                    v = single_value(k, s.level)
                     if v > best:
                         best = v
             if best < 0:
                 # A constructed hand of nothing but wilds pays one of them.
-                ok[13 + s.level - 2] = True
-            for k in range(54):
-                if (kind_count(s.hand_lo[p], s.hand_hi[p], k) and k != 13 + s.level - 2
-                        and sval(k, s.level) == best):
+                ok[wild_kind(s.level)] = True
+            for k in range(N_KINDS):
+                if (kind_count(s.hand_lo[p], s.hand_hi[p], k) and k != wild_kind(s.level)
+                        and single_value(k, s.level) == best):
                     ok[k] = True
     else:
         i = back_index(s)
         p = s.receiver[i]
-        for k in range(54):
+        for k in range(N_KINDS):
             if not kind_count(s.hand_lo[p], s.hand_hi[p], k):
                 continue
             if s.rules.return_rule == 0:
-                ok[k] = k < 52 and k % 13 + 2 <= 10 and k % 13 + 2 != s.level
+                ok[k] = k < KIND_SB and k % N_RANKS + 2 <= 10 and k % N_RANKS + 2 != s.level
             elif s.rules.return_rule == 1:
                 ok[k] = True
             else:
                 ok[k] = k != s.trib_kind[i]
         if s.rules.return_rule == 0:
             n = 0
-            for k in range(54):
+            for k in range(N_KINDS):
                 n += ok[k]
             if n == 0:
                 lowest = 99
-                for k in range(54):
-                    if kind_count(s.hand_lo[p], s.hand_hi[p], k) and sval(k, s.level) < lowest:
-                        lowest = sval(k, s.level)
-                for k in range(54):
-                    if kind_count(s.hand_lo[p], s.hand_hi[p], k) and sval(k, s.level) == lowest:
+                for k in range(N_KINDS):
+                    if kind_count(s.hand_lo[p], s.hand_hi[p], k) and single_value(k, s.level) < lowest:
+                        lowest = single_value(k, s.level)
+                for k in range(N_KINDS):
+                    if kind_count(s.hand_lo[p], s.hand_hi[p], k) and single_value(k, s.level) == lowest:
                         ok[k] = True
             n = 0
-    for k in range(54):
+    for k in range(N_KINDS):
         if ok[k]:
             if n >= cap:
                 return -1
-            kind_words(k, T_TRIBUTE if s.phase == PH_TRIBUTE else T_BACK, &lo, &hi)
+            exchange_words(k, T_TRIBUTE if s.phase == PH_TRIBUTE else T_BACK, &lo, &hi)
             out[2 * n] = lo
             out[2 * n + 1] = hi
             n += 1
@@ -567,7 +529,7 @@ cdef bint game_is_legal(const GameState* s, u64 lo, u64 hi) noexcept nogil:
     cdef int n, i, t, p = s.current
     if s.phase == PH_OVER:
         return False
-    t = (hi >> TYPE_SHIFT) & 15
+    t = move_type(hi)
     if s.phase != PH_PLAY:
         n = exchange_moves(s, buf, 64)
         for i in range(n):
@@ -578,29 +540,15 @@ cdef bint game_is_legal(const GameState* s, u64 lo, u64 hi) noexcept nogil:
         return lo == 0 and hi == 0 and s.top_seat >= 0
     if t > T_STRAIGHT_FLUSH:
         return False
-    if lo & ~(<u64>0x000FFFFFFFFFFFFF):
+    if lo & ~LO_CARD_MASK:
         return False
-    if not cards_in(s.hand_lo[p], s.hand_hi[p], lo, hi & HI_CARDS):
+    if not contains(s.hand_lo[p], s.hand_hi[p], lo, hi):
         return False
-    n = classify_cards(lo, hi & HI_CARDS, s.level, &s.rules.gen, buf, 64)
+    n = classify_cards(lo, hi & HI_CARD_MASK, s.level, &s.rules.gen, buf, 64)
     for i in range(min(n, 64)):   # n counts every reading; at most 64 were written
         if buf[2 * i] == lo and buf[2 * i + 1] == hi:
             return beats(lo, hi, s.top_lo, s.top_hi, s.level)
     return False
-
-
-cdef inline bint cards_in(u64 hand_lo, u64 hand_hi, u64 lo, u64 hi) noexcept nogil:
-    """Is the multiset (lo, hi) inside the hand? Per 2-bit field: hand - cards must not borrow."""
-    return sub_ok(hand_lo, lo) and sub_ok(hand_hi, hi)
-
-
-cdef inline bint sub_ok(u64 a, u64 b) noexcept nogil:
-    # Field-wise a >= b over the 2-bit counts (only Python-facing validation calls this).
-    cdef int i
-    for i in range(28):
-        if ((b >> (2 * i)) & 3) > ((a >> (2 * i)) & 3):
-            return False
-    return True
 
 
 # ------------------------------------------------------------------------------------------
@@ -855,7 +803,7 @@ cdef class Game:
                         bounds.append(end)
                     while True:
                         i = <int>sm_below(&st.rng, 108)
-                        if deck[i] < 52 and deck[i] != H2_KIND:
+                        if deck[i] < KIND_SB and deck[i] != KIND_H2:
                             leader = next(p for p in range(4) if i < bounds[p])
                             break
             start_play(st, leader)
@@ -1103,7 +1051,7 @@ cdef class Game:
         if seat is not None and seat != self.st.current:
             raise IllegalMoveError(f"seat {seat} cannot act: it is seat {self.st.current}'s turn")
         lo, hi = m.words
-        if (hi >> RANK_SHIFT) == 15 and move_of(lo, hi) != m:
+        if move_rank(hi) == RANK_JOKER and move_of(lo, hi) != m:
             # A false joker label (Single R of SB) has the words of the true move.
             raise ValueError(f"cards {' '.join(m.cards)} do not make {m.type} {m.rank} at "
                              f"level {self.st.level}")
@@ -1129,10 +1077,10 @@ cdef class Game:
         cdef u64 lo, hi
         cdef int n, i
         lo, hi = m.words
-        n = classify_cards(lo, hi & HI_CARDS, self.st.level, &self.st.rules.gen, buf, 64)
+        n = classify_cards(lo, hi & HI_CARD_MASK, self.st.level, &self.st.rules.gen, buf, 64)
         for i in range(min(n, 64)):
             if buf[2 * i] == lo and buf[2 * i + 1] == hi:
-                if (hi >> RANK_SHIFT) == 15 and move_of(lo, hi) != m:
+                if move_rank(hi) == RANK_JOKER and move_of(lo, hi) != m:
                     break   # a false joker label
                 return 0
         raise ValueError(f"cards {' '.join(m.cards)} do not make {m.type} {m.rank} at "
@@ -1184,12 +1132,12 @@ cdef class Game:
         p = check_seat(p, "seat")
         counts = []
         for q in range(4):
-            n = ncards(s.hand_lo[q], s.hand_hi[q])
+            n = card_count(s.hand_lo[q], s.hand_hi[q])
             counts.append(n if q == p or n <= limit else None)
         cdef _Step node
         cdef list plays = []
         for node in self._hand_steps():
-            if ((node.hi >> TYPE_SHIFT) & 15) < T_TRIBUTE:
+            if move_type(node.hi) < T_TRIBUTE:
                 plays.append((node.seat, step_move(node)))
         returned = s.n_pay > 0 and (s.phase == PH_PLAY or s.phase == PH_OVER)
         tribute = []
@@ -1321,12 +1269,12 @@ cdef class Game:
             + [t.payer[q] for q in range(2)] + [t.receiver[q] for q in range(2)]
         kinds = [t.trib_kind[q] for q in range(2)] + [t.back_kind[q] for q in range(2)]
         ok = (0 <= t.phase <= 3 and all(-1 <= x <= 3 for x in seats)
-              and all(-1 <= x < 54 for x in kinds) and 0 <= t.n_finished <= 4
+              and all(-1 <= x < N_KINDS for x in kinds) and 0 <= t.n_finished <= 4
               and 0 <= t.n_pay <= 2 and -1 <= t.declarer <= 1 and 2 <= t.level <= 14
               and 2 <= t.levels[0] <= 14 and 2 <= t.levels[1] <= 14)
         for q in range(4):
-            ok = ok and (t.hand_lo[q] >> 52) == 0 and (t.hand_hi[q] >> 56) == 0
-        for k in range(54):
+            ok = ok and (t.hand_lo[q] & ~LO_CARD_MASK) == 0 and (t.hand_hi[q] & ~HI_CARD_MASK) == 0
+        for k in range(N_KINDS):
             n = 0
             for q in range(4):
                 n += kind_count(t.hand_lo[q], t.hand_hi[q], k)
@@ -1675,7 +1623,7 @@ cdef int game_hand_plays(object game, u64* out, int cap) except -1:
     n = g._hist
     # Newest first: keep the latest `cap` play-phase moves, then reverse in place.
     while n is not None and n.hand == g.st.hand_number and count < cap:
-        if ((n.hi >> TYPE_SHIFT) & 15) < T_TRIBUTE:
+        if move_type(n.hi) < T_TRIBUTE:
             out[3 * count] = <u64>n.seat
             out[3 * count + 1] = n.lo
             out[3 * count + 2] = n.hi

@@ -1,7 +1,7 @@
 # The compiled move generator's C-level interface (implemented in movegen.pyx).
 # Contract shared with game.pyx; see docs/design.md for the encoding. No function here checks
 # its input: callers pass hands and moves built by checked code.
-from guandan_fast.hand cimport u64
+from guandan_fast.types cimport u64
 
 cdef struct RulesC:
     # The two docs/rules.md §12 switches that move generation depends on.

@@ -28,7 +28,16 @@ from cpython.bytes cimport PyBytes_FromStringAndSize, PyBytes_AS_STRING
 from cpython.ref cimport Py_INCREF
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
-from guandan_fast.hand cimport u64, words_of, codes_of, move_of
+from guandan_fast.types cimport (u64, N_RANKS, N_SUITS, LO_KINDS, SUIT_BITS, SB_BIT, HR_BIT,
+                                 ALL_RANKS, SUIT_MASK, HI_CARD_MASK, SB_HI, HR_HI, RANK_SHIFT,
+                                 T_PASS, T_SINGLE, T_PAIR, T_TRIPS, T_THREE_WITH_TWO,
+                                 T_STRAIGHT, T_THREE_PAIR, T_TWO_TRIPS, T_BOMB,
+                                 T_STRAIGHT_FLUSH, NONBOMB_TYPES, RANK_JOKER, VALUE_LEVEL,
+                                 VALUE_SB, VALUE_HR, TIER_STRAIGHT_FLUSH, TIER_JOKERS,
+                                 LAST_STRAIGHT_POS, LAST_THREE_PAIR_POS, LAST_TWO_TRIPS_POS,
+                                 move_type, move_rank, move_tag, rank_value, bomb_tier, tier_key,
+                                 card_count, MAX_BOMB_SIZE)
+from guandan_fast.hand cimport words_of, codes_of, move_of
 from guandan_fast.movegen cimport RulesC, MAX_MOVES
 from guandan_fast.interrupt cimport (Interrupt, interrupt_init, interrupted, in_main_thread,
                                      raise_pending)
@@ -44,44 +53,27 @@ from guandan_fast.rules import Rules
 
 
 # ---------------------------------------------------------------------------------------------
-# Constants of the encoding (docs/design.md)
+# Tables (the encoding's constants are in types.pxd)
 
 cdef enum:
-    TS = 56   # type shift
-    RS = 60   # rank shift
-    T_SINGLE = 1
-    T_PAIR = 2
-    T_TRIPS = 3
-    T_3W2 = 4
-    T_STRAIGHT = 5
-    T_3PAIR = 6
-    T_2TRIPS = 7
-    T_BOMB = 8
-    T_SF = 9
-    NONBOMB_TYPES = 0xFE   # bits 1..7
     # classify_cards generates only moves of exactly the hand's size, i.e. readings of all its
     # cards: one per (type, rank label), a handful
     CLASSIFY_CAP = 256
 
-cdef u64 SB_HI = (<u64>1) << 52
-cdef u64 HR_HI = (<u64>1) << 54
-cdef u64 CARD_HI = ((<u64>1) << 56) - 1
-cdef u64 M55 = 0x5555555555555555
-
 # KW_LO[s][r], KW_HI[s][r]: one card of suit s, rank index r.
-cdef u64 KW_LO[4][13]
-cdef u64 KW_HI[4][13]
+cdef u64 KW_LO[N_SUITS][N_RANKS]
+cdef u64 KW_HI[N_SUITS][N_RANKS]
 
 cdef _init_tables():
     cdef int s, r
     for s in range(4):
-        for r in range(13):
+        for r in range(N_RANKS):
             KW_LO[s][r] = 0
             KW_HI[s][r] = 0
             if s < 2:
-                KW_LO[s][r] = (<u64>1) << (26 * s + 2 * r)
+                KW_LO[s][r] = (<u64>1) << (SUIT_BITS * s + 2 * r)
             else:
-                KW_HI[s][r] = (<u64>1) << (26 * (s - 2) + 2 * r)
+                KW_HI[s][r] = (<u64>1) << (SUIT_BITS * (s - 2) + 2 * r)
 
 # POP5[m]: bits set in a 5-bit mask (no popcount instruction is assumed)
 cdef int POP5[32]
@@ -93,22 +85,22 @@ _init_tables()
 # Sub-multisets of one rank, tabulated. A rank's natural cards are one byte `col` (2 bits per
 # suit: the copies held); SUB_BYTES[SUB_START[col][k] ...] lists, as bytes of the same form, every
 # sub-multiset of k cards, SUB_COUNT[col][k] of them. BASE_LO/BASE_HI[b] are the words of b at
-# rank 0 (shift left by 2r for rank r) and SUIT_MASK[b] its suits.
+# rank 0 (shift left by 2r for rank r) and SUB_SUITS[b] its suits.
 cdef unsigned short SUB_START[256][9]
 cdef unsigned char SUB_COUNT[256][9]
 cdef unsigned char SUB_BYTES[6561]
 cdef u64 BASE_LO[256]
 cdef u64 BASE_HI[256]
-cdef int SUIT_MASK[256]
+cdef int SUB_SUITS[256]
 
 
 cdef _init_subsets():
     cdef int col, k, b, idx = 0
     for b in range(256):
         a = [(b >> (2 * s)) & 3 for s in range(4)]
-        BASE_LO[b] = <u64>a[0] | (<u64>a[1] << 26)
-        BASE_HI[b] = <u64>a[2] | (<u64>a[3] << 26)
-        SUIT_MASK[b] = sum(1 << s for s in range(4) if a[s])
+        BASE_LO[b] = <u64>a[0] | (<u64>a[1] << SUIT_BITS)
+        BASE_HI[b] = <u64>a[2] | (<u64>a[3] << SUIT_BITS)
+        SUB_SUITS[b] = sum(1 << s for s in range(4) if a[s])
     for col in range(256):
         c = [(col >> (2 * s)) & 3 for s in range(4)]
         for k in range(9):
@@ -137,16 +129,16 @@ cdef struct Opt:
     u64 hi
     int w       # wilds used
     int suits   # bit mask of the suits of its natural cards
-    int r       # rank index (13 = SB pair, 14 = HR pair in the full-house pair list)
+    int r       # rank index
 
 cdef struct Ctx:
     int level
     int lr          # rank index of the level rank
     int W           # wilds held
     u64 wild_lo     # one wild (a heart, so always in lo)
-    int cnt[13][4]  # natural, non-wild copies per rank and suit
-    int col[13]     # the same as one byte per rank: 2 bits per suit
-    int avail[13]
+    int cnt[N_RANKS][4]  # natural, non-wild copies per rank and suit
+    int col[N_RANKS]     # the same as one byte per rank: 2 bits per suit
+    int avail[N_RANKS]
     int pm[4]       # per suit: positions 1..14 (A at 1 and 14) holding a natural
     int nsb
     int nhr
@@ -167,22 +159,22 @@ cdef struct Ctx:
     int b2
     int b3
     int bu          # compact: rank mask of the prefix tables built so far
-    int n1[13]
-    int nn1[13]     # entries with at least one natural card
-    int n2[13]
-    int nn2[13]
-    int n3[13]
-    int nn3[13]
-    Opt o1[13][5]
-    Opt o2[13][16]
-    Opt o3[13][31]
+    int n1[N_RANKS]
+    int nn1[N_RANKS]     # entries with at least one natural card
+    int n2[N_RANKS]
+    int nn2[N_RANKS]
+    int n3[N_RANKS]
+    int nn3[N_RANKS]
+    Opt o1[N_RANKS][5]
+    Opt o2[N_RANKS][16]
+    Opt o3[N_RANKS][31]
     # compact mode: per suit, rank mask of naturals usable in a straight flush of the hand
     int sfu[4]
     # compact mode: the canonical k naturals of rank r (docs/design.md) and their penalty
-    u64 pre_lo[13][9]
-    u64 pre_hi[13][9]
-    int pre_pen[13][9]
-    int first_suit[13]   # suit of the preferred single natural card of each rank
+    u64 pre_lo[N_RANKS][9]
+    u64 pre_hi[N_RANKS][9]
+    int pre_pen[N_RANKS][9]
+    int first_suit[N_RANKS]   # suit of the preferred single natural card of each rank
 
 
 cdef inline void emit(Ctx* c, u64 lo, u64 hi) noexcept nogil:
@@ -192,13 +184,6 @@ cdef inline void emit(Ctx* c, u64 lo, u64 hi) noexcept nogil:
     c.n += 1
 
 
-cdef inline int vkey(Ctx* c, int r) noexcept nogil:
-    """Single-order value of rank index r (the level rank is 15)."""
-    if r == c.lr:
-        return 15
-    return r + 2
-
-
 cdef inline int pos_rank(int pos) noexcept nogil:
     # natural position 1..14 -> rank index (A is 1 and 14)
     if pos == 1:
@@ -206,20 +191,8 @@ cdef inline int pos_rank(int pos) noexcept nogil:
     return pos - 2
 
 
-cdef inline int bomb_tier(int n) noexcept nogil:
-    if n == 4:
-        return 1
-    if n == 5:
-        return 2
-    return n - 2
-
-
 cdef inline bint bomb_ok(Ctx* c, int tier, int key) noexcept nogil:
     return tier > c.btier or (tier == c.btier and key > c.bkey)
-
-
-cdef inline u64 tag(int t, int rc) noexcept nogil:
-    return ((<u64>t) << TS) | ((<u64>rc) << RS)
 
 
 cdef inline u64 spread2(u64 x) noexcept nogil:
@@ -248,26 +221,26 @@ cdef void ctx_init(Ctx* c, u64 lo, u64 hi, int level, const RulesC* rules) noexc
     cdef u64 av
     c.level = level
     c.lr = level - 2
-    c.wild_lo = (<u64>1) << (26 + 2 * c.lr)
-    c.W = <int>((lo >> (26 + 2 * c.lr)) & 3)
-    lo -= (<u64>c.W) << (26 + 2 * c.lr)
-    sw[0] = lo & <u64>0x3FFFFFF
-    sw[1] = (lo >> 26) & <u64>0x3FFFFFF
-    sw[2] = hi & <u64>0x3FFFFFF
-    sw[3] = (hi >> 26) & <u64>0x3FFFFFF
+    c.wild_lo = (<u64>1) << (SUIT_BITS + 2 * c.lr)   # the heart of the level rank
+    c.W = <int>((lo >> (SUIT_BITS + 2 * c.lr)) & 3)
+    lo -= (<u64>c.W) << (SUIT_BITS + 2 * c.lr)
+    sw[0] = lo & SUIT_MASK
+    sw[1] = (lo >> SUIT_BITS) & SUIT_MASK
+    sw[2] = hi & SUIT_MASK
+    sw[3] = (hi >> SUIT_BITS) & SUIT_MASK
     av = spread2(sw[0]) + spread2(sw[1]) + spread2(sw[2]) + spread2(sw[3])
     for s in range(4):
         rm = nonzero_fields(sw[s])
         c.pm[s] = (rm << 2) | ((rm >> 11) & 2)
-    for r in range(13):
+    for r in range(N_RANKS):
         c.avail[r] = <int>((av >> (4 * r)) & 15)
         c.cnt[r][0] = <int>((sw[0] >> (2 * r)) & 3)
         c.cnt[r][1] = <int>((sw[1] >> (2 * r)) & 3)
         c.cnt[r][2] = <int>((sw[2] >> (2 * r)) & 3)
         c.cnt[r][3] = <int>((sw[3] >> (2 * r)) & 3)
         c.col[r] = c.cnt[r][0] | (c.cnt[r][1] << 2) | (c.cnt[r][2] << 4) | (c.cnt[r][3] << 6)
-    c.nsb = <int>((hi >> 52) & 3)
-    c.nhr = <int>((hi >> 54) & 3)
+    c.nsb = <int>((hi >> SB_BIT) & 3)
+    c.nhr = <int>((hi >> HR_BIT) & 3)
     c.sfs = rules.sf_as_straight
     c.fjp = rules.fullhouse_joker_pair
     c.b1 = 0
@@ -285,7 +258,7 @@ cdef int subsets(Ctx* c, int r, int k, u64* los, u64* his, int* sm) noexcept nog
         b = SUB_BYTES[st + i]
         los[i] = BASE_LO[b] << sh
         his[i] = BASE_HI[b] << sh
-        sm[i] = SUIT_MASK[b]
+        sm[i] = SUB_SUITS[b]
     return m
 
 
@@ -318,7 +291,7 @@ cdef int fill_opts(Ctx* c, int r, int n, Opt* dst, int* nn) noexcept nogil:
             dst[idx].lo = (BASE_LO[b] << sh) + wl
             dst[idx].hi = BASE_HI[b] << sh
             dst[idx].w = w
-            dst[idx].suits = SUIT_MASK[b]
+            dst[idx].suits = SUB_SUITS[b]
             dst[idx].r = r
             idx += 1
         k -= 1
@@ -333,7 +306,7 @@ cdef void build1(Ctx* c, int mask) noexcept nogil:
     mask &= ~c.b1
     if mask == 0:
         return
-    for r in range(13):
+    for r in range(N_RANKS):
         if (mask >> r) & 1:
             c.n1[r] = fill_opts(c, r, 1, &c.o1[r][0], &c.nn1[r])
     c.b1 |= mask
@@ -344,7 +317,7 @@ cdef void build2(Ctx* c, int mask) noexcept nogil:
     mask &= ~c.b2
     if mask == 0:
         return
-    for r in range(13):
+    for r in range(N_RANKS):
         if (mask >> r) & 1:
             c.n2[r] = fill_opts(c, r, 2, &c.o2[r][0], &c.nn2[r])
     c.b2 |= mask
@@ -355,7 +328,7 @@ cdef void build3(Ctx* c, int mask) noexcept nogil:
     mask &= ~c.b3
     if mask == 0:
         return
-    for r in range(13):
+    for r in range(N_RANKS):
         if (mask >> r) & 1:
             c.n3[r] = fill_opts(c, r, 3, &c.o3[r][0], &c.nn3[r])
     c.b3 |= mask
@@ -365,9 +338,9 @@ cdef inline int keyed_ranks(Ctx* c) noexcept nogil:
     """Ranks whose single-order value beats minkey."""
     cdef int r, m = 0
     if c.minkey < 2:
-        return 0x1FFF
-    for r in range(13):
-        if vkey(c, r) > c.minkey:
+        return ALL_RANKS
+    for r in range(N_RANKS):
+        if rank_value(r, c.lr) > c.minkey:
             m |= 1 << r
     return m
 
@@ -375,8 +348,8 @@ cdef inline int keyed_ranks(Ctx* c) noexcept nogil:
 cdef inline int window_ranks(int p0) noexcept nogil:
     """Ranks at natural positions p0..14 (position 1 is the ace)."""
     if p0 <= 1:
-        return 0x1FFF
-    return 0x1FFF & ~((1 << (p0 - 2)) - 1)
+        return ALL_RANKS
+    return ALL_RANKS & ~((1 << (p0 - 2)) - 1)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -387,19 +360,19 @@ cdef void gen_singles(Ctx* c) noexcept nogil:
     cdef u64 t
     if c.size and c.size != 1:
         return
-    for r in range(13):
-        if vkey(c, r) <= c.minkey:
+    for r in range(N_RANKS):
+        if rank_value(r, c.lr) <= c.minkey:
             continue
-        t = tag(T_SINGLE, r + 2)
+        t = move_tag(T_SINGLE, r + 2)
         for s in range(4):
             if c.cnt[r][s]:
                 emit(c, KW_LO[s][r], KW_HI[s][r] | t)
         if r == c.lr and c.W:
             emit(c, c.wild_lo, t)
-    if c.nsb and 16 > c.minkey:
-        emit(c, 0, SB_HI | tag(T_SINGLE, 15))
-    if c.nhr and 17 > c.minkey:
-        emit(c, 0, HR_HI | tag(T_SINGLE, 15))
+    if c.nsb and VALUE_SB > c.minkey:
+        emit(c, 0, SB_HI | move_tag(T_SINGLE, RANK_JOKER))
+    if c.nhr and VALUE_HR > c.minkey:
+        emit(c, 0, HR_HI | move_tag(T_SINGLE, RANK_JOKER))
 
 
 cdef void gen_pairs(Ctx* c) noexcept nogil:
@@ -409,19 +382,19 @@ cdef void gen_pairs(Ctx* c) noexcept nogil:
     if c.size and c.size != 2:
         return
     build2(c, keyed_ranks(c))
-    for r in range(13):
-        if vkey(c, r) <= c.minkey:
+    for r in range(N_RANKS):
+        if rank_value(r, c.lr) <= c.minkey:
             continue
-        t = tag(T_PAIR, r + 2)
+        t = move_tag(T_PAIR, r + 2)
         # an all-wild pair is the level rank's pair
         m = c.n2[r] if r == c.lr else c.nn2[r]
         for i in range(m):
             o = &c.o2[r][i]
             emit(c, o.lo, o.hi | t)
-    if c.nsb == 2 and 16 > c.minkey:
-        emit(c, 0, 2 * SB_HI | tag(T_PAIR, 15))
-    if c.nhr == 2 and 17 > c.minkey:
-        emit(c, 0, 2 * HR_HI | tag(T_PAIR, 15))
+    if c.nsb == 2 and VALUE_SB > c.minkey:
+        emit(c, 0, 2 * SB_HI | move_tag(T_PAIR, RANK_JOKER))
+    if c.nhr == 2 and VALUE_HR > c.minkey:
+        emit(c, 0, 2 * HR_HI | move_tag(T_PAIR, RANK_JOKER))
 
 
 cdef void gen_trips(Ctx* c) noexcept nogil:
@@ -431,10 +404,10 @@ cdef void gen_trips(Ctx* c) noexcept nogil:
     if c.size and c.size != 3:
         return
     build3(c, keyed_ranks(c))
-    for r in range(13):
-        if vkey(c, r) <= c.minkey:
+    for r in range(N_RANKS):
+        if rank_value(r, c.lr) <= c.minkey:
             continue
-        t = tag(T_TRIPS, r + 2)
+        t = move_tag(T_TRIPS, r + 2)
         for i in range(c.n3[r]):
             o = &c.o3[r][i]
             emit(c, o.lo, o.hi | t)
@@ -446,19 +419,19 @@ cdef void gen_bombs(Ctx* c) noexcept nogil:
     cdef int sm[19]
     cdef int r, n, k, i, m, key, kmin, nmax
     cdef u64 t, wl
-    for r in range(13):
+    for r in range(N_RANKS):
         nmax = c.avail[r] + c.W
-        if nmax > 10:
-            nmax = 10
+        if nmax > MAX_BOMB_SIZE:
+            nmax = MAX_BOMB_SIZE
         if nmax < 4:
             continue
-        key = vkey(c, r)
+        key = rank_value(r, c.lr)
         for n in range(4, nmax + 1):
             if c.size and c.size != n:
                 continue
             if not bomb_ok(c, bomb_tier(n), key):
                 continue
-            t = tag(T_BOMB, r + 2)
+            t = move_tag(T_BOMB, r + 2)
             kmin = n - c.W
             k = min(n, c.avail[r])
             while k >= kmin:
@@ -467,8 +440,8 @@ cdef void gen_bombs(Ctx* c) noexcept nogil:
                 for i in range(m):
                     emit(c, los[i] + wl, his[i] | t)
                 k -= 1
-    if c.nsb == 2 and c.nhr == 2 and (c.size == 0 or c.size == 4) and bomb_ok(c, 9, 0):
-        emit(c, 0, 2 * SB_HI + 2 * HR_HI | tag(T_BOMB, 15))
+    if c.nsb == 2 and c.nhr == 2 and (c.size == 0 or c.size == 4) and bomb_ok(c, TIER_JOKERS, 0):
+        emit(c, 0, 2 * SB_HI + 2 * HR_HI | move_tag(T_BOMB, RANK_JOKER))
 
 
 cdef inline int sf_windows(int pm, int W) noexcept nogil:
@@ -502,10 +475,10 @@ cdef void gen_sf(Ctx* c, bint compact) noexcept nogil:
         any_ |= wins[s]
     if any_ == 0:
         return
-    for p in range(1, 11):
-        if not (any_ >> p) & 1 or not bomb_ok(c, 3, p):
+    for p in range(1, LAST_STRAIGHT_POS + 1):
+        if not (any_ >> p) & 1 or not bomb_ok(c, TIER_STRAIGHT_FLUSH, p):
             continue
-        t = tag(T_SF, p)
+        t = move_tag(T_STRAIGHT_FLUSH, p)
         for s in range(4):
             if not (wins[s] >> p) & 1:
                 continue
@@ -560,20 +533,20 @@ cdef void gen_full_houses(Ctx* c) noexcept nogil:
     # the pairs of rank x, which a triple of rank x must skip.
     cdef u64 plo[3][200]
     cdef u64 phi[3][200]
-    cdef int ps[3][13]
-    cdef int pe[3][13]
+    cdef int ps[3][N_RANKS]
+    cdef int pe[3][N_RANKS]
     cdef int np_[3]
     cdef int r, i, w, m, wt, wmax, x
     cdef Opt* o
     cdef u64 t, lo, hi
     if c.size and c.size != 5:
         return
-    build2(c, 0x1FFF)
+    build2(c, ALL_RANKS)
     build3(c, keyed_ranks(c))
     np_[0] = 0
     np_[1] = 0
     np_[2] = 0
-    for r in range(13):
+    for r in range(N_RANKS):
         ps[0][r] = np_[0]
         ps[1][r] = np_[1]
         ps[2][r] = np_[2]
@@ -595,10 +568,10 @@ cdef void gen_full_houses(Ctx* c) noexcept nogil:
             plo[0][np_[0]] = 0
             phi[0][np_[0]] = 2 * HR_HI
             np_[0] += 1
-    for x in range(13):
-        if vkey(c, x) <= c.minkey:
+    for x in range(N_RANKS):
+        if rank_value(x, c.lr) <= c.minkey:
             continue
-        t = tag(T_3W2, x + 2)
+        t = move_tag(T_THREE_WITH_TWO, x + 2)
         for i in range(c.n3[x]):
             o = &c.o3[x][i]
             wt = o.w
@@ -628,7 +601,7 @@ cdef void gen_straights(Ctx* c) noexcept nogil:
     if c.size and c.size != 5:
         return
     build1(c, window_ranks(c.minkey + 1))
-    for p in range(max(1, c.minkey + 1), 11):
+    for p in range(max(1, c.minkey + 1), LAST_STRAIGHT_POS + 1):
         r0 = pos_rank(p)
         r1 = p - 1
         r2 = p
@@ -638,7 +611,7 @@ cdef void gen_straights(Ctx* c) noexcept nogil:
                 + (c.avail[r3] == 0) + (c.avail[r4] == 0))
         if gaps > W:
             continue
-        t = tag(T_STRAIGHT, p)
+        t = move_tag(T_STRAIGHT, p)
         for i0 in range(c.n1[r0]):
             a = &c.o1[r0][i0]
             w0 = a.w
@@ -691,13 +664,13 @@ cdef void gen_three_pairs(Ctx* c) noexcept nogil:
     if c.size and c.size != 6:
         return
     build2(c, window_ranks(c.minkey + 1))
-    for p in range(max(1, c.minkey + 1), 13):
+    for p in range(max(1, c.minkey + 1), LAST_THREE_PAIR_POS + 1):
         r0 = pos_rank(p)
         r1 = p - 1
         r2 = p
         if c.n2[r0] == 0 or c.n2[r1] == 0 or c.n2[r2] == 0:
             continue
-        t = tag(T_3PAIR, p)
+        t = move_tag(T_THREE_PAIR, p)
         for i0 in range(c.n2[r0]):
             a = &c.o2[r0][i0]
             w0 = a.w
@@ -725,12 +698,12 @@ cdef void gen_two_trips(Ctx* c) noexcept nogil:
     if c.size and c.size != 6:
         return
     build3(c, window_ranks(c.minkey + 1))
-    for p in range(max(1, c.minkey + 1), 14):
+    for p in range(max(1, c.minkey + 1), LAST_TWO_TRIPS_POS + 1):
         r0 = pos_rank(p)
         r1 = p - 1
         if c.n3[r0] == 0 or c.n3[r1] == 0:
             continue
-        t = tag(T_2TRIPS, p)
+        t = move_tag(T_TWO_TRIPS, p)
         for i0 in range(c.n3[r0]):
             a = &c.o3[r0][i0]
             w0 = a.w
@@ -758,7 +731,7 @@ cdef void build_sfu(Ctx* c) noexcept nogil:
             cover |= wins << i
         cover &= c.pm[s]
         # positions 2..14 are ranks 0..12; position 1 is the ace too
-        c.sfu[s] = ((cover >> 2) | (cover << 11)) & 0x1FFF
+        c.sfu[s] = ((cover >> 2) | (cover << 11)) & ALL_RANKS
 
 
 cdef void build_unit(Ctx* c, int r) noexcept nogil:
@@ -814,77 +787,84 @@ cdef inline int canon_group(Ctx* c, int r, int n, u64* lo, u64* hi, int* pen) no
 cdef void compact_groups(Ctx* c) noexcept nogil:
     cdef int r, n, w, pen, nmax, key
     cdef u64 lo, hi
-    for r in range(13):
-        key = vkey(c, r)
+    for r in range(N_RANKS):
+        key = rank_value(r, c.lr)
         if key > c.minkey:
             if c.tmask & (1 << T_SINGLE) and (c.size == 0 or c.size == 1):
                 if c.avail[r] or (r == c.lr and c.W):
                     canon_group(c, r, 1, &lo, &hi, &pen)
-                    emit(c, lo, hi | tag(T_SINGLE, r + 2))
+                    emit(c, lo, hi | move_tag(T_SINGLE, r + 2))
             if c.tmask & (1 << T_PAIR) and (c.size == 0 or c.size == 2):
                 if c.avail[r] or r == c.lr:
                     if canon_group(c, r, 2, &lo, &hi, &pen) >= 0:
-                        emit(c, lo, hi | tag(T_PAIR, r + 2))
+                        emit(c, lo, hi | move_tag(T_PAIR, r + 2))
             if c.tmask & (1 << T_TRIPS) and (c.size == 0 or c.size == 3):
                 if canon_group(c, r, 3, &lo, &hi, &pen) >= 0:
-                    emit(c, lo, hi | tag(T_TRIPS, r + 2))
+                    emit(c, lo, hi | move_tag(T_TRIPS, r + 2))
         nmax = c.avail[r] + c.W
-        if nmax > 10:
-            nmax = 10
+        if nmax > MAX_BOMB_SIZE:
+            nmax = MAX_BOMB_SIZE
         for n in range(4, nmax + 1):
             if c.size and c.size != n:
                 continue
             if bomb_ok(c, bomb_tier(n), key):
                 canon_group(c, r, n, &lo, &hi, &pen)
-                emit(c, lo, hi | tag(T_BOMB, r + 2))
+                emit(c, lo, hi | move_tag(T_BOMB, r + 2))
     if c.tmask & (1 << T_SINGLE) and (c.size == 0 or c.size == 1):
-        if c.nsb and 16 > c.minkey:
-            emit(c, 0, SB_HI | tag(T_SINGLE, 15))
-        if c.nhr and 17 > c.minkey:
-            emit(c, 0, HR_HI | tag(T_SINGLE, 15))
+        if c.nsb and VALUE_SB > c.minkey:
+            emit(c, 0, SB_HI | move_tag(T_SINGLE, RANK_JOKER))
+        if c.nhr and VALUE_HR > c.minkey:
+            emit(c, 0, HR_HI | move_tag(T_SINGLE, RANK_JOKER))
     if c.tmask & (1 << T_PAIR) and (c.size == 0 or c.size == 2):
-        if c.nsb == 2 and 16 > c.minkey:
-            emit(c, 0, 2 * SB_HI | tag(T_PAIR, 15))
-        if c.nhr == 2 and 17 > c.minkey:
-            emit(c, 0, 2 * HR_HI | tag(T_PAIR, 15))
-    if c.nsb == 2 and c.nhr == 2 and (c.size == 0 or c.size == 4) and bomb_ok(c, 9, 0):
-        emit(c, 0, 2 * SB_HI + 2 * HR_HI | tag(T_BOMB, 15))
+        if c.nsb == 2 and VALUE_SB > c.minkey:
+            emit(c, 0, 2 * SB_HI | move_tag(T_PAIR, RANK_JOKER))
+        if c.nhr == 2 and VALUE_HR > c.minkey:
+            emit(c, 0, 2 * HR_HI | move_tag(T_PAIR, RANK_JOKER))
+    if c.nsb == 2 and c.nhr == 2 and (c.size == 0 or c.size == 4) and bomb_ok(c, TIER_JOKERS, 0):
+        emit(c, 0, 2 * SB_HI + 2 * HR_HI | move_tag(T_BOMB, RANK_JOKER))
+
+
+cdef enum:
+    # compact_full_houses' pair slots: one per rank index, then the two joker pairs
+    PAIR_SB = N_RANKS
+    PAIR_HR = N_RANKS + 1
+    N_PAIR_SLOTS = N_RANKS + 2
 
 
 cdef void compact_full_houses(Ctx* c) noexcept nogil:
-    cdef u64 plo[15]
-    cdef u64 phi[15]
-    cdef int pw[15]
-    cdef int ppen[15]
-    cdef int pv[15]
+    cdef u64 plo[N_PAIR_SLOTS]
+    cdef u64 phi[N_PAIR_SLOTS]
+    cdef int pw[N_PAIR_SLOTS]
+    cdef int ppen[N_PAIR_SLOTS]
+    cdef int pv[N_PAIR_SLOTS]
     cdef int y, x, wt, pen, best
     cdef u64 lo, hi
     if c.size and c.size != 5:
         return
-    for y in range(13):
+    for y in range(N_RANKS):
         pw[y] = -1
         if c.avail[y] or y == c.lr:
             pw[y] = canon_group(c, y, 2, &plo[y], &phi[y], &ppen[y])
-        pv[y] = vkey(c, y)
-    pw[13] = -1
-    pw[14] = -1
+        pv[y] = rank_value(y, c.lr)
+    pw[PAIR_SB] = -1
+    pw[PAIR_HR] = -1
     if c.fjp:
         if c.nsb == 2:
-            pw[13] = 0
-            plo[13] = 0
-            phi[13] = 2 * SB_HI
-            ppen[13] = 0
-            pv[13] = 16
+            pw[PAIR_SB] = 0
+            plo[PAIR_SB] = 0
+            phi[PAIR_SB] = 2 * SB_HI
+            ppen[PAIR_SB] = 0
+            pv[PAIR_SB] = VALUE_SB
         if c.nhr == 2:
-            pw[14] = 0
-            plo[14] = 0
-            phi[14] = 2 * HR_HI
-            ppen[14] = 0
-            pv[14] = 17
+            pw[PAIR_HR] = 0
+            plo[PAIR_HR] = 0
+            phi[PAIR_HR] = 2 * HR_HI
+            ppen[PAIR_HR] = 0
+            pv[PAIR_HR] = VALUE_HR
     # the possible pairs, best first: fewest wilds, lowest penalty, lowest value
-    cdef int order[15]
+    cdef int order[N_PAIR_SLOTS]
     cdef int no = 0, i, j, y2, ky
-    for y in range(15):
+    for y in range(N_PAIR_SLOTS):
         if pw[y] < 0:
             continue
         ky = (pw[y] * 64 + ppen[y]) * 32 + pv[y]
@@ -897,8 +877,8 @@ cdef void compact_full_houses(Ctx* c) noexcept nogil:
             j -= 1
         order[j] = y
         no += 1
-    for x in range(13):
-        if vkey(c, x) <= c.minkey:
+    for x in range(N_RANKS):
+        if rank_value(x, c.lr) <= c.minkey:
             continue
         wt = canon_group(c, x, 3, &lo, &hi, &pen)
         if wt < 0:
@@ -906,13 +886,13 @@ cdef void compact_full_houses(Ctx* c) noexcept nogil:
         for i in range(no):
             best = order[i]
             if best != x and pw[best] + wt <= c.W:
-                emit(c, lo + plo[best], (hi + phi[best]) | tag(T_3W2, x + 2))
+                emit(c, lo + plo[best], (hi + phi[best]) | move_tag(T_THREE_WITH_TWO, x + 2))
                 break
         else:
             # The pair of two wilds (edge case 42) for a natural triple of the level rank: it
             # has the most wilds of any pair, so it is canonical only when nothing else fits.
             if x == c.lr and wt == 0 and c.W == 2:
-                emit(c, lo + 2 * c.wild_lo, hi | tag(T_3W2, x + 2))
+                emit(c, lo + 2 * c.wild_lo, hi | move_tag(T_THREE_WITH_TWO, x + 2))
 
 
 cdef inline int single_cost(Ctx* c, int r, int s) noexcept nogil:
@@ -1007,7 +987,7 @@ cdef void compact_sequences(Ctx* c) noexcept nogil:
     cdef int suit[5]
     cdef u64 lo, hi, l, h
     if (c.size == 0 or c.size == 5) and c.tmask & (1 << T_STRAIGHT):
-        for p in range(max(1, c.minkey + 1), 11):
+        for p in range(max(1, c.minkey + 1), LAST_STRAIGHT_POS + 1):
             if not straight_choice(c, p, suit):
                 continue
             lo = 0
@@ -1019,9 +999,9 @@ cdef void compact_sequences(Ctx* c) noexcept nogil:
                 else:
                     lo += KW_LO[suit[i]][r]
                     hi += KW_HI[suit[i]][r]
-            emit(c, lo, hi | tag(T_STRAIGHT, p))
-    if (c.size == 0 or c.size == 6) and c.tmask & (1 << T_3PAIR):
-        for p in range(max(1, c.minkey + 1), 13):
+            emit(c, lo, hi | move_tag(T_STRAIGHT, p))
+    if (c.size == 0 or c.size == 6) and c.tmask & (1 << T_THREE_PAIR):
+        for p in range(max(1, c.minkey + 1), LAST_THREE_PAIR_POS + 1):
             lo = 0
             hi = 0
             w = 0
@@ -1036,9 +1016,9 @@ cdef void compact_sequences(Ctx* c) noexcept nogil:
                 lo += l
                 hi += h
             if ok and w <= c.W:
-                emit(c, lo, hi | tag(T_3PAIR, p))
-    if (c.size == 0 or c.size == 6) and c.tmask & (1 << T_2TRIPS):
-        for p in range(max(1, c.minkey + 1), 14):
+                emit(c, lo, hi | move_tag(T_THREE_PAIR, p))
+    if (c.size == 0 or c.size == 6) and c.tmask & (1 << T_TWO_TRIPS):
+        for p in range(max(1, c.minkey + 1), LAST_TWO_TRIPS_POS + 1):
             lo = 0
             hi = 0
             w = 0
@@ -1053,54 +1033,14 @@ cdef void compact_sequences(Ctx* c) noexcept nogil:
                 lo += l
                 hi += h
             if ok and w <= c.W:
-                emit(c, lo, hi | tag(T_2TRIPS, p))
+                emit(c, lo, hi | move_tag(T_TWO_TRIPS, p))
 
 
 # ---------------------------------------------------------------------------------------------
 # The C interface (movegen.pxd)
 
-cdef inline int group_key(u64 lo, u64 hi, int rc, int level) noexcept nogil:
-    if rc == 15:
-        return 17 if (hi >> 54) & 3 else 16
-    if rc == level:
-        return 15
-    return rc
-
-
-cdef inline int field_sum(u64 x) noexcept nogil:
-    # sum of the 32 2-bit fields of x
-    x = (x & <u64>0x3333333333333333) + ((x >> 2) & <u64>0x3333333333333333)
-    x = (x + (x >> 4)) & <u64>0x0F0F0F0F0F0F0F0F
-    return <int>((x * <u64>0x0101010101010101) >> 56)
-
-
-cdef inline int count_cards(u64 lo, u64 hi) noexcept nogil:
-    return field_sum(lo) + field_sum(hi & CARD_HI)
-
-
-cdef inline void tier_key(u64 lo, u64 hi, int level, int* tier, int* key) noexcept nogil:
-    """(tier, key) of a move on the bomb ladder; tier 0 for non-bombs."""
-    cdef int t = <int>((hi >> TS) & 15), rc = <int>((hi >> RS) & 15)
-    if t == T_BOMB:
-        if rc == 15:
-            tier[0] = 9
-            key[0] = 0
-        else:
-            tier[0] = bomb_tier(count_cards(lo, hi))
-            key[0] = 15 if rc == level else rc
-    elif t == T_SF:
-        tier[0] = 3
-        key[0] = rc
-    else:
-        tier[0] = 0
-        if t <= T_3W2:
-            key[0] = group_key(lo, hi, rc, level)
-        else:
-            key[0] = rc
-
-
 cdef int run(Ctx* c, u64 last_lo, u64 last_hi, bint compact) noexcept nogil:
-    cdef int lt = <int>((last_hi >> TS) & 15), tier, key
+    cdef int lt = move_type(last_hi), tier, key
     c.size = 0
     if last_lo == 0 and last_hi == 0:
         c.tmask = NONBOMB_TYPES
@@ -1129,10 +1069,10 @@ cdef void gen_moves(Ctx* c, bint compact) noexcept nogil:
     if compact:
         build_sfu(c)
         compact_groups(c)
-        if c.tmask & (1 << T_3W2):
+        if c.tmask & (1 << T_THREE_WITH_TWO):
             compact_full_houses(c)
         compact_sequences(c)
-        if c.btier < 3 or (c.btier == 3 and c.bkey < 10):
+        if c.btier < TIER_STRAIGHT_FLUSH or (c.btier == TIER_STRAIGHT_FLUSH and c.bkey < LAST_STRAIGHT_POS):
             gen_sf(c, True)
         return
     if c.tmask & (1 << T_SINGLE):
@@ -1141,23 +1081,23 @@ cdef void gen_moves(Ctx* c, bint compact) noexcept nogil:
         gen_pairs(c)
     if c.tmask & (1 << T_TRIPS):
         gen_trips(c)
-    if c.tmask & (1 << T_3W2):
+    if c.tmask & (1 << T_THREE_WITH_TWO):
         gen_full_houses(c)
     if c.tmask & (1 << T_STRAIGHT):
         gen_straights(c)
-    if c.tmask & (1 << T_3PAIR):
+    if c.tmask & (1 << T_THREE_PAIR):
         gen_three_pairs(c)
-    if c.tmask & (1 << T_2TRIPS):
+    if c.tmask & (1 << T_TWO_TRIPS):
         gen_two_trips(c)
     gen_bombs(c)
-    if c.btier < 3 or (c.btier == 3 and c.bkey < 10):
+    if c.btier < TIER_STRAIGHT_FLUSH or (c.btier == TIER_STRAIGHT_FLUSH and c.bkey < LAST_STRAIGHT_POS):
         gen_sf(c, False)
 
 
 cdef int generate(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi, const RulesC* rules,
                   bint compact, u64* out, int cap) noexcept nogil:
     cdef Ctx c
-    ctx_init(&c, lo, hi & CARD_HI, level, rules)
+    ctx_init(&c, lo, hi & HI_CARD_MASK, level, rules)
     c.out = out
     c.cap = cap
     run(&c, last_lo, last_hi, compact)
@@ -1189,7 +1129,7 @@ cdef int generate_grow(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi, cons
 cdef int count_moves(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi, const RulesC* rules,
                      bint compact) noexcept nogil:
     cdef Ctx c
-    ctx_init(&c, lo, hi & CARD_HI, level, rules)
+    ctx_init(&c, lo, hi & HI_CARD_MASK, level, rules)
     c.out = NULL
     c.cap = 0
     return run(&c, last_lo, last_hi, compact)
@@ -1199,8 +1139,8 @@ cdef int classify_cards(u64 lo, u64 hi, int level, const RulesC* rules, u64* out
     cdef Ctx c
     cdef u64 buf[2 * CLASSIFY_CAP]
     cdef int n, i, k = 0
-    hi &= CARD_HI
-    n = count_cards(lo, hi)
+    hi &= HI_CARD_MASK
+    n = card_count(lo, hi)
     if n == 0 or n > 10:
         return 0
     ctx_init(&c, lo, hi, level, rules)
@@ -1215,7 +1155,7 @@ cdef int classify_cards(u64 lo, u64 hi, int level, const RulesC* rules, u64* out
     if c.n > CLASSIFY_CAP:
         c.n = CLASSIFY_CAP  # cannot happen: see CLASSIFY_CAP
     for i in range(c.n):
-        if buf[2 * i] == lo and (buf[2 * i + 1] & CARD_HI) == hi:
+        if buf[2 * i] == lo and (buf[2 * i + 1] & HI_CARD_MASK) == hi:
             if k < cap:
                 out[2 * k] = buf[2 * i]
                 out[2 * k + 1] = buf[2 * i + 1]
@@ -1224,7 +1164,7 @@ cdef int classify_cards(u64 lo, u64 hi, int level, const RulesC* rules, u64* out
 
 
 cdef bint beats(u64 lo, u64 hi, u64 last_lo, u64 last_hi, int level) noexcept nogil:
-    cdef int t = <int>((hi >> TS) & 15), lt = <int>((last_hi >> TS) & 15)
+    cdef int t = move_type(hi), lt = move_type(last_hi)
     cdef int tier, key, ltier, lkey
     if last_lo == 0 and last_hi == 0:
         return t != 0
@@ -1313,7 +1253,7 @@ cdef object _check_play(object move, int level, RulesC* rc, str what):
     hi = words[1]
     # The words of the two jokers' moves share rank code 15, so a false joker label (Single R
     # of SB) has the words of the true move: the label is checked against the cards first.
-    if (hi >> 60) == 15 and move_of(lo, hi) != m:
+    if move_rank(hi) == RANK_JOKER and move_of(lo, hi) != m:
         raise ValueError(f"{what}: cards {' '.join(m.cards)} do not make {m.type} {m.rank} "
                          f"at level {_RANKS[level - 2]}")
     ck = (words, level, rc.sf_as_straight, rc.fullhouse_joker_pair)
@@ -1453,7 +1393,7 @@ cdef class MoveList:
         for i in range(self.n):
             if self.buf[2 * i] == lo and self.buf[2 * i + 1] == hi:
                 # The words of the two jokers' moves share rank code 15: the label decides.
-                if (hi >> 60) == 15 and move_of(lo, hi) != m:
+                if move_rank(hi) == RANK_JOKER and move_of(lo, hi) != m:
                     return -1
                 return i
         return -1

@@ -23,7 +23,7 @@ from libc.stdlib cimport malloc, free
 from libc.string cimport memset
 from libc.stdint cimport int64_t
 
-from guandan_fast.hand cimport u64
+from guandan_fast.types cimport u64
 from guandan_fast.rng cimport sm_next
 from guandan_fast.movegen cimport MAX_MOVES
 from guandan_fast.game cimport (GameState, GameRulesC, rules_to_c, game_init, game_legal,
