@@ -2,7 +2,7 @@
 ``python bench/callgrind_workloads.py NAME K`` runs workload NAME K times; the cost of one
 repetition is count(K=2) - count(K=1), which cancels start-up and imports."""
 import sys
-from guandan_fast.game import Game, perft_game, random_playout
+from guandan_fast.game import Game, perft_game, random_playout  # perft_core's, also found here
 from guandan_fast import simulate_core as core, legal_moves, Move
 name, k = sys.argv[1], int(sys.argv[2])
 for rep in range(k):

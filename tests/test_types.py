@@ -1,14 +1,14 @@
 """The compiled core's one definition of the encoding (src/guandan_fast/types.pxd, exposed by
-``guandan_fast.hand.layout()``) against the Python package's (cards.py, moves.py) and the
+``guandan_fast.codec.layout()``) against the Python package's (cards.py, moves.py) and the
 reference engine's: the two sides must never drift apart."""
 import pytest
 
-from guandan_fast import hand
+from guandan_fast import codec
 from guandan_fast.cards import CARD_CODES, FULL_DECK, KIND_OF, RANKS, SUITS, single_value
 from guandan_fast.moves import TYPE_CODE, TYPE_NAMES, Move, _RANK_SHIFT, _TYPE_SHIFT, cards_to_words, rank_code
 from guandan_fast.reference.combos import bomb_tier
 
-L = hand.layout()
+L = codec.layout()
 
 
 def test_card_kinds():

@@ -2,7 +2,7 @@
 # Numbering: docs/learning.md (version ACTIONS_VERSION). nogil functions trust their input.
 from libc.stdint cimport int32_t, uint8_t
 from guandan_fast.types cimport u64
-from guandan_fast.game cimport GameState
+from guandan_fast.game_core cimport GameState
 
 cdef enum:
     ACTIONS_VERSION = 1

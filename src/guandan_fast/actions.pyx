@@ -23,9 +23,10 @@ from guandan_fast.types cimport (u64, N_RANKS, N_SUITS, KIND_SB, KIND_HR, HI_CAR
                                  T_THREE_PAIR, T_TWO_TRIPS, T_BOMB, T_STRAIGHT_FLUSH,
                                  T_TRIBUTE, T_BACK, RANK_JOKER, RANK_ACE, kind_count, move_type,
                                  move_rank, move_tag, wild_kind, single_kind, card_count)
-from guandan_fast.hand cimport move_of
-from guandan_fast.movegen cimport generate, beats, classify_cards, MAX_MOVES
-from guandan_fast.game cimport (GameState, PH_PLAY, PH_OVER, game_legal, game_state_ptr)
+from guandan_fast.codec cimport move_of
+from guandan_fast.movegen_core cimport generate, beats, classify_cards, MAX_MOVES
+from guandan_fast.game_core cimport GameState, PH_PLAY, PH_OVER, game_legal
+from guandan_fast.game cimport game_state_ptr
 
 cimport numpy as cnp
 import numpy as np
@@ -353,7 +354,7 @@ def action_id(move, level):
     return a
 
 
-from guandan_fast.movegen cimport RulesC
+from guandan_fast.movegen_core cimport RulesC
 cdef RulesC _GEN
 _GEN.sf_as_straight = True
 _GEN.fullhouse_joker_pair = True

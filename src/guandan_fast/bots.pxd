@@ -4,7 +4,7 @@
 # allocation-free, and deterministic given their own SplitMix64 state (one per seat, seeded by
 # the caller). The greedy policy is documented in docs/design.md ("Bots").
 from guandan_fast.types cimport u64
-from guandan_fast.game cimport GameState
+from guandan_fast.game_core cimport GameState
 
 cdef enum:
     # Agent kinds (the names of simulate(agents=...) are "random", "random_compact", "greedy").

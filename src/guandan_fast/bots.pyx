@@ -24,8 +24,8 @@ from guandan_fast.types cimport (u64, N_RANKS, N_KINDS, LO_KINDS, KIND_SB, KIND_
                                  words_add_kind, single_value, rank_value, card_count,
                                  is_bomb_type, tier_key, play_key, __builtin_ctzll)
 from guandan_fast.rng cimport sm_next, sm_below
-from guandan_fast.game cimport GameState, PH_TRIBUTE, PH_BACK, PH_PLAY
-from guandan_fast.movegen cimport RulesC, generate, generate_grow, MAX_MOVES
+from guandan_fast.game_core cimport GameState, PH_TRIBUTE, PH_BACK, PH_PLAY
+from guandan_fast.movegen_core cimport RulesC, generate, generate_grow, MAX_MOVES
 
 import numpy as np
 

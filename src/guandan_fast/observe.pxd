@@ -2,7 +2,7 @@
 # docs/learning.md). nogil, allocation-free, writing into caller buffers; they trust input.
 from libc.stdint cimport int8_t, int32_t, uint8_t
 from guandan_fast.types cimport u64
-from guandan_fast.game cimport GameState
+from guandan_fast.game_core cimport GameState
 
 cdef enum:
     OBS_SIZE = 536

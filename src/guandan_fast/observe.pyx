@@ -23,8 +23,8 @@ from libc.stdint cimport int8_t, int32_t, uint8_t
 
 from guandan_fast.types cimport (u64, N_RANKS, N_KINDS, LO_KINDS, KIND_SB, HI_CARD_MASK, T_PASS, T_TRIBUTE,
                                  kind_count, move_type, move_rank, card_count, __builtin_ctzll)
-from guandan_fast.game cimport (GameState, PH_TRIBUTE, PH_BACK, PH_PLAY, PH_OVER,
-                                game_state_ptr, game_hand_plays)
+from guandan_fast.game_core cimport GameState, PH_TRIBUTE, PH_BACK, PH_PLAY, PH_OVER
+from guandan_fast.game cimport game_state_ptr, game_hand_plays
 
 cimport numpy as cnp
 import numpy as np

@@ -21,12 +21,12 @@ from libc.stdint cimport int8_t, uint64_t
 from guandan_fast.types cimport (u64, T_PASS, T_BOMB, T_STRAIGHT_FLUSH, T_TRIBUTE, T_BACK,
                                  move_type, card_count)
 from guandan_fast.rng cimport sm_next
-from guandan_fast.movegen cimport MAX_MOVES
+from guandan_fast.movegen_core cimport MAX_MOVES
 from guandan_fast.interrupt cimport (Interrupt, interrupt_init, interrupted, in_main_thread,
                                      raise_pending)
-from guandan_fast.game cimport (GameState, GameRulesC, rules_to_c, game_init, game_legal,
-                                game_apply,
-                                STEP_CONTINUE, STEP_HAND_OVER, STEP_MATCH_OVER, PH_PLAY)
+from guandan_fast.game_core cimport (GameState, GameRulesC, game_init, game_legal, game_apply,
+                                     STEP_CONTINUE, STEP_HAND_OVER, STEP_MATCH_OVER, PH_PLAY)
+from guandan_fast.game cimport rules_to_c
 from guandan_fast.bots cimport (Bot, bot_init, bot_choose, agent_compact, AGENT_RANDOM,
                                 AGENT_RANDOM_COMPACT, AGENT_GREEDY, AGENT_PIMC, AGENT_ISMCTS,
                                 N_AGENT_KINDS)

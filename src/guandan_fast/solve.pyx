@@ -24,10 +24,11 @@ from libc.string cimport memcpy, memset
 from libc.stdint cimport int8_t, uint8_t
 
 from guandan_fast.types cimport u64, Cards, HI_CARD_MASK, T_PASS, kind_add, move_type, card_count
-from guandan_fast.hand cimport move_of
-from guandan_fast.game cimport (GameState, GameRulesC, rules_to_c, game_legal, game_apply,
-                                STEP_CONTINUE, PH_PLAY)
-from guandan_fast.movegen cimport MAX_MOVES
+from guandan_fast.codec cimport move_of
+from guandan_fast.game_core cimport (GameState, GameRulesC, game_legal, game_apply,
+                                     STEP_CONTINUE, PH_PLAY)
+from guandan_fast.game cimport rules_to_c
+from guandan_fast.movegen_core cimport MAX_MOVES
 from guandan_fast.rng cimport sm_next, sm_below
 
 from .rules import Rules

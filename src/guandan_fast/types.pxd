@@ -1,7 +1,7 @@
 # The vocabulary of the compiled core, defined once: card kinds, the 128-bit card multiset,
 # move words, type codes, the bomb ladder and the small inline helpers on them. Every compiled
 # module cimports these names from here; nothing else defines them (tests/test_types.py checks
-# the Python package's copies against these through guandan_fast.hand.layout()).
+# the Python package's copies against these through guandan_fast.codec.layout()).
 #
 # Everything is an enum, a C macro or an inline function: a value assigned to a module-level
 # variable in a .pxd would not be initialised in the modules that cimport it, and inline

@@ -1,8 +1,8 @@
-# Python objects <-> words (hand.pyx): the one place where the compiled core meets card codes.
+# Python objects <-> words (codec.pyx): the one place where the compiled core meets card codes.
 # The encoding itself (u64, kinds, masks, move words) is in types.pxd.
 from guandan_fast.types cimport u64
 
-# Implemented once in hand.pyx and used by every module that talks to Python (checked: they
+# Implemented once in codec.pyx and used by every module that talks to Python (checked: they
 # raise ValueError/TypeError on bad input).
 cdef object words_of(object cards)           # (lo, hi) of card codes, as parse_cards accepts
 cdef tuple codes_of(u64 lo, u64 hi)          # card codes of a multiset, canonical order

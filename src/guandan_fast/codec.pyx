@@ -1,5 +1,5 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
-"""Hand encoding: card codes <-> the 128-bit multiset of docs/design.md, and move words ->
+"""The card codec: card codes <-> the 128-bit multiset of docs/design.md, and move words ->
 ``Move``. The one place where the compiled core meets card codes: ``movegen`` and ``game``
 cimport ``words_of``, ``codes_of`` and ``move_of`` from here.
 

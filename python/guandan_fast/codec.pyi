@@ -1,4 +1,4 @@
-"""Type stubs of the compiled card-word helpers (src/guandan_fast/hand.pyx)."""
+"""Type stubs of the compiled card-word helpers (src/guandan_fast/codec.pyx)."""
 
 from typing import Iterable
 

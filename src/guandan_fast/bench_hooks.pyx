@@ -1,0 +1,98 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, embedsignature=True, binding=True
+"""Benchmark hooks: the compiled move generator timed and called with as little Python around
+it as possible (bench/bench_movegen.py, bench/callgrind_workloads.py, bench/RESULTS.md). Not
+part of the public API; ``Hand`` keeps only what users need.
+"""
+from libc.stdlib cimport malloc, free
+from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
+
+from guandan_fast.types cimport u64
+from guandan_fast.movegen_core cimport RulesC, MAX_MOVES, generate as c_generate, generate_grow
+from guandan_fast.movegen cimport Hand
+from guandan_fast.interrupt cimport (Interrupt, interrupt_init, interrupted, in_main_thread,
+                                     raise_pending)
+
+from guandan_fast.rules import Rules
+
+_DEFAULT_RULES = Rules()
+
+
+cdef Hand _hand(object hand):
+    return hand if isinstance(hand, Hand) else Hand(hand)
+
+
+cdef long long _count_arg(object value, str name, long long minimum) except? -1:
+    """A count argument: an int (numpy integers too) >= minimum; TypeError or ValueError
+    naming it otherwise (never OverflowError)."""
+    if isinstance(value, bool) or not hasattr(type(value), "__index__"):
+        raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+    v = value.__index__()
+    if v < minimum or v > (1 << 62):
+        raise ValueError(f"{name} must be an int in {minimum}..2**62, got {v}")
+    return v
+
+
+def generate(hand, level, last=None, rules=_DEFAULT_RULES, compact=False):
+    """Generate the legal moves of ``hand`` (a ``Hand``) into its scratch buffer and return
+    their number, making no MoveList: the compiled call plus the argument handling.
+
+    >>> from guandan_fast import Hand
+    >>> generate(Hand('S3 C3 D9 H7'), 7)
+    9
+    """
+    cdef Hand self = _hand(hand)
+    cdef int lv = self._prepare(level, last, rules)
+    cdef int n
+    if self.buf == NULL or self.cap < MAX_MOVES:
+        free(self.buf)
+        self.buf = <u64*>malloc(sizeof(u64) * 2 * MAX_MOVES)
+        if self.buf == NULL:
+            self.cap = 0
+            raise MemoryError()
+        self.cap = MAX_MOVES
+    # The GIL is held throughout: no other thread uses self.buf meanwhile.
+    n = generate_grow(self.lo, self.hi, lv, self._llo, self._lhi, &self._rc, compact,
+                      &self.buf, &self.cap)
+    if n < 0:
+        raise MemoryError("no memory for the legal moves of this hand")
+    return n
+
+def time_generate(hand, level, last=None, rules=_DEFAULT_RULES, compact=False, repeat=1000):
+    """Mean nanoseconds of one compiled generate() call on ``hand`` (a ``Hand``, or cards),
+    over ``repeat`` calls made from C (no Python in the loop): the figure the benchmarks quote.
+
+    The loop runs without the GIL on a private buffer and private copies of the inputs
+    (other threads may use the Hand meanwhile), and Ctrl-C stops it.
+
+    >>> time_generate('S3 C3 D9 H7', 7, repeat=10) > 0
+    True
+    """
+    cdef Hand self = _hand(hand)
+    cdef long long i, reps = _count_arg(repeat, "repeat", 1)
+    cdef bint cm = compact
+    cdef timespec t0, t1
+    cdef int lv = self._prepare(level, last, rules)
+    # Private copies, taken right after _prepare (no Python code in between).
+    cdef u64 lo = self.lo, hi = self.hi, llo = self._llo, lhi = self._lhi
+    cdef RulesC rc = self._rc
+    cdef u64* buf = NULL
+    cdef int cap = 0
+    cdef Interrupt it
+    if generate_grow(lo, hi, lv, llo, lhi, &rc, cm, &buf, &cap) < 0:  # sized and warm
+        free(buf)
+        raise MemoryError("no memory for the legal moves of this hand")
+    interrupt_init(&it, 64, in_main_thread(), NULL)
+    try:
+        clock_gettime(CLOCK_MONOTONIC, &t0)
+        with nogil:
+            for i in range(reps):
+                c_generate(lo, hi, lv, llo, lhi, &rc, cm, buf, cap)
+                if interrupted(&it):
+                    break
+        clock_gettime(CLOCK_MONOTONIC, &t1)
+        if it.stopped:
+            raise_pending(&it)
+    finally:
+        free(buf)
+    return ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / reps
+
