@@ -13,23 +13,13 @@ from guandan_fast.interrupt cimport (Interrupt, interrupt_init, interrupted, in_
                                      raise_pending)
 
 from guandan_fast.rules import Rules
+from guandan_fast.validate import check_count as _check_count
 
 _DEFAULT_RULES = Rules()
 
 
 cdef Hand _hand(object hand):
     return hand if isinstance(hand, Hand) else Hand(hand)
-
-
-cdef long long _count_arg(object value, str name, long long minimum) except? -1:
-    """A count argument: an int (numpy integers too) >= minimum; TypeError or ValueError
-    naming it otherwise (never OverflowError)."""
-    if isinstance(value, bool) or not hasattr(type(value), "__index__"):
-        raise TypeError(f"{name} must be an int, not {type(value).__name__}")
-    v = value.__index__()
-    if v < minimum or v > (1 << 62):
-        raise ValueError(f"{name} must be an int in {minimum}..2**62, got {v}")
-    return v
 
 
 def generate(hand, level, last=None, rules=_DEFAULT_RULES, compact=False):
@@ -68,7 +58,7 @@ def time_generate(hand, level, last=None, rules=_DEFAULT_RULES, compact=False, r
     True
     """
     cdef Hand self = _hand(hand)
-    cdef long long i, reps = _count_arg(repeat, "repeat", 1)
+    cdef long long i, reps = _check_count(repeat, "repeat", 1)
     cdef bint cm = compact
     cdef timespec t0, t1
     cdef int lv = self._prepare(level, last, rules)

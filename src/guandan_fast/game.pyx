@@ -41,6 +41,8 @@ cimport numpy as cnp
 from .cards import CARD_CODES, KIND_OF, FULL_DECK, parse_cards, parse_level, sort_cards
 from .moves import Move, PASS, IllegalMoveError, TYPE_NAMES
 from .rules import Rules
+from .validate import (as_int as _as_int, check_seat as _check_seat, check_rules as _check_rules,
+                       check_setup as _check_setup, check_platform_form as _check_platform_form)
 
 cnp.import_array()
 
@@ -73,24 +75,6 @@ cdef int _legal_scratch(const GameState* s, bint compact) except -1:
     return n
 
 
-cdef int _level_arg(object level, str what) except -1:
-    """A level: 2..14 as an int (numpy integers too) or a rank character; ValueError or
-    TypeError naming it otherwise (never OverflowError)."""
-    if isinstance(level, str) or isinstance(level, bool) or not hasattr(type(level), "__index__"):
-        return parse_level(level)
-    v = level.__index__()
-    if not 2 <= v <= 14:
-        raise ValueError(f"{what} must be 2..14 (or a rank 2..A), got {level!r}")
-    return v
-
-
-cdef object _as_int(object value, str what):
-    """An int argument (numpy integers too); TypeError naming it for anything else."""
-    if isinstance(value, bool) or not hasattr(type(value), "__index__"):
-        raise TypeError(f"{what} must be an int, not {type(value).__name__}")
-    return value.__index__()
-
-
 cdef GameRulesC rules_to_c(object rules) except *:
     """The §12 switches as the compiled game reads them (game.pxd GameRulesC)."""
     cdef GameRulesC r
@@ -113,15 +97,6 @@ cdef GameRulesC rules_to_c(object rules) except *:
     r.disclosure = min(127, rules.disclosure_threshold)
     r.first_leader = -1 if rules.first_leader == "random" else KIND_OF[rules.first_leader]
     return r
-
-
-cdef int check_seat(object p, str what) except -1:
-    if isinstance(p, bool) or not hasattr(type(p), "__index__"):
-        raise TypeError(f"{what} must be an int 0..3, not {type(p).__name__}")
-    v = p.__index__()   # numpy integers too
-    if not 0 <= v <= 3:
-        raise ValueError(f"{what} must be 0..3, got {p}")
-    return v
 
 
 @cython.final
@@ -180,8 +155,7 @@ cdef class Game:
 
     def __init__(self, seed=None, rules=Rules()):
         cdef GameRulesC rc
-        if not isinstance(rules, Rules):
-            raise TypeError(f"rules must be a Rules instance, not {type(rules).__name__}")
+        _check_rules(rules)
         if seed is None:
             import secrets
             seed = secrets.randbits(64)
@@ -209,52 +183,14 @@ cdef class Game:
         >>> g.play(Move('Single', '3', ['D3'])); g.finish_order, g.current_player
         ((0,), 1)
         """
-        from collections import Counter
         cdef Game self
         cdef GameRulesC rc
         cdef int p, i
         cdef list deck
         cdef GameState* st
-        if not isinstance(rules, Rules):
-            raise TypeError(f"rules must be a Rules instance, not {type(rules).__name__}")
-        if isinstance(hands, (str, bytes)) or not isinstance(hands, (list, tuple)) or len(hands) != 4:
-            raise ValueError("hands must be a sequence of four card lists")
-        parsed = [list(parse_cards(h)) for h in hands]
-        total = Counter(c for h in parsed for c in h)
-        if total != Counter(FULL_DECK):
-            problems = [f"{c!r} appears {n} times (expected 2)"
-                        for c, n in sorted(total.items(), key=lambda x: KIND_OF[x[0]]) if n > 2]
-            missing = sum((Counter(FULL_DECK) - total).values())
-            if missing:
-                problems.append(f"{missing} cards are missing")
-            raise ValueError("the hands must make exactly the 108-card deck: "
-                             + "; ".join(problems))
-        for p in range(4):
-            if not parsed[p]:
-                raise ValueError(f"hand {p} is empty; every seat starts with at least one card")
-        if not isinstance(levels, (tuple, list)) or len(levels) != 2:
-            raise ValueError(f"levels must be a pair (team 0, team 1), got {levels!r}")
-        lv = [_level_arg(x, "a level") for x in levels]
-        prev = None
-        if previous_finish is not None:
-            prev = _check_finish(previous_finish)
-            team = prev[0] % 2
-            if declarer is None:
-                declarer = team
-            elif declarer != team:
-                raise ValueError(f"declarer {declarer} does not match previous_finish: team "
-                                 f"{team} of seat {prev[0]} won the previous hand")
-            if leader is not None:
-                raise ValueError("leader must be None with previous_finish: the tribute "
-                                 "decides who leads")
-        if declarer is not None:
-            if isinstance(declarer, bool) or declarer not in (0, 1):
-                raise ValueError(f"declarer must be 0, 1 or None, got {declarer!r}")
-        elif lv != [2, 2]:
-            raise ValueError(f"a first hand (declarer None) is played with levels (2, 2), "
-                             f"got {tuple(lv)}")
-        if leader is not None:
-            leader = check_seat(leader, "leader")
+        _check_rules(rules)
+        parsed, lv, declarer, prev, leader = _check_setup(hands, levels, declarer,
+                                                         previous_finish, leader)
         if seed is None:
             import secrets
             seed = secrets.randbits(64)
@@ -388,7 +324,7 @@ cdef class Game:
         >>> Game(seed=0).hand(1) == Reference(seed=0).hand(1)
         True
         """
-        p = check_seat(p, "seat")
+        p = _check_seat(p, "seat")
         return codes_of(self.st.hand_lo[p], self.st.hand_hi[p])
 
     cdef list _hand_steps(self):
@@ -538,7 +474,7 @@ cdef class Game:
             raise TypeError(f"a move is a Move or a platform list [type, rank, cards], "
                             f"not {type(move).__name__}")
         if seat is not None:
-            seat = check_seat(seat, "seat")
+            seat = _check_seat(seat, "seat")
         if self.st.phase == PH_OVER:
             raise IllegalMoveError("the match is over")
         if seat is not None and seat != self.st.current:
@@ -554,13 +490,9 @@ cdef class Game:
         self._apply(lo, hi)
 
     cdef object _from_platform(self, action):
-        if len(action) != 3:
-            raise ValueError(f"a platform action is [type, rank, cards]; got {action!r}")
+        _check_platform_form(action)
         if action[0] == "PASS" or action[0] in ("tribute", "back"):
             return Move.from_platform(action, self.st.level)
-        if isinstance(action[2], str):
-            raise ValueError(f"the cards of a platform action are a list of codes; "
-                             f"got {action[2]!r}")
         m = Move(*action)
         self._check_reading(m)
         return m
@@ -622,7 +554,7 @@ cdef class Game:
         """
         cdef GameState* s = &self.st
         cdef int q, n, i, limit = s.rules.disclosure
-        p = check_seat(p, "seat")
+        p = _check_seat(p, "seat")
         counts = []
         for q in range(4):
             n = card_count(s.hand_lo[q], s.hand_hi[q])
@@ -915,20 +847,6 @@ def _restore(state, seed, rules, steps, results, origin):
 
 from dataclasses import fields as _dc_fields
 _ORIGIN_KEYS = frozenset({"hands", "levels", "declarer", "previous_finish", "leader"})
-
-
-def _check_finish(order):
-    if isinstance(order, (str, bytes)) or not isinstance(order, (list, tuple)):
-        raise ValueError(f"previous_finish must be a list of seats, got {order!r}")
-    seats = [check_seat(s, "a seat of previous_finish") for s in order]
-    if len(set(seats)) != len(seats) or not 2 <= len(seats) <= 4:
-        raise ValueError(f"previous_finish must be 2 to 4 distinct seats, got {list(order)}")
-    if seats[1] == (seats[0] + 2) % 4:
-        return seats[:2]
-    if len(seats) == 2:
-        raise ValueError(f"previous_finish {seats}: two seats only describe a double-down "
-                         f"(1st and 2nd partners)")
-    return seats + [s for s in range(4) if s not in seats]
 
 
 def sizeof_state():

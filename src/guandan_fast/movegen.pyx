@@ -32,9 +32,10 @@ cimport numpy as cnp
 
 cnp.import_array()
 
-from guandan_fast.cards import parse_cards, parse_level
 from guandan_fast.moves import Move, PASS
 from guandan_fast.rules import Rules
+from guandan_fast.validate import (check_level as _check_level, check_rules as _check_rules,
+                                   check_platform_form as _check_platform_form)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -50,19 +51,15 @@ cdef int _scratch_cap = 0
 
 
 cdef int _level(object level) except -1:
+    # The common case without a Python call; validate.check_level names anything else.
     if type(level) is int and 2 <= level <= 14:
         return <int>level
-    if isinstance(level, str) or isinstance(level, bool) or not hasattr(type(level), "__index__"):
-        return parse_level(level)
-    v = level.__index__()   # numpy integers; huge ints get a ValueError, not OverflowError
-    if not 2 <= v <= 14:
-        raise ValueError(f"level must be 2..14 (or a rank 2..A), got {level!r}")
-    return v
+    return _check_level(level)
 
 
 cdef int _rules_c(object rules, RulesC* out) except -1:
     if not isinstance(rules, Rules):
-        raise TypeError(f"rules must be a Rules instance, not {type(rules).__name__}")
+        _check_rules(rules)       # raises the TypeError
     out.sf_as_straight = rules.sf_as_straight
     out.fullhouse_joker_pair = rules.fullhouse_joker_pair
     return 0
@@ -73,13 +70,9 @@ cdef object _as_move(object move, int level, str what):
     if isinstance(move, Move):
         return move
     if isinstance(move, (list, tuple)):
-        if len(move) != 3:
-            raise ValueError(f"{what}: a platform action is [type, rank, cards]; got {move!r}")
+        _check_platform_form(move, what)
         if move[0] == "PASS":
             return Move.from_platform(move, level)
-        if isinstance(move[2], str):
-            raise ValueError(f"{what}: the cards of a platform action are a list of codes; "
-                             f"got {move[2]!r}")
         return Move(*move)
     raise TypeError(f"{what} must be a Move or a platform list [type, rank, cards], "
                     f"not {type(move).__name__}")

@@ -20,14 +20,9 @@ from guandan_fast.interrupt cimport (Interrupt, interrupt_init, interrupted, in_
                                      raise_pending)
 from guandan_fast.rng cimport sm_below
 
+from guandan_fast.validate import as_int as _as_int
+
 cdef u64 MASK64 = 0xFFFFFFFFFFFFFFFF
-
-
-cdef object _as_int(object value, str what):
-    """An int argument (numpy integers too); TypeError naming it for anything else."""
-    if isinstance(value, bool) or not hasattr(type(value), "__index__"):
-        raise TypeError(f"{what} must be an int, not {type(value).__name__}")
-    return value.__index__()
 
 
 # ------------------------------------------------------------------------------------------

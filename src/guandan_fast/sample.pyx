@@ -36,6 +36,8 @@ from guandan_fast.rng cimport sm_next, sm_below
 
 import numpy as np
 
+from guandan_fast.validate import check_seat as _check_seat
+
 
 
 cdef void played_track(Played* t, const GameState* s, u64 lo, u64 hi) noexcept nogil:
@@ -235,11 +237,7 @@ cdef int sample_deal_weighted(const GameState* s, int p, const Cards* pins, cons
 # Python side
 
 cdef int check_seat(object p) except -1:
-    if isinstance(p, bool) or not isinstance(p, int):
-        raise TypeError(f"p (the observing seat) must be an int 0..3, not {type(p).__name__}")
-    if not 0 <= p <= 3:
-        raise ValueError(f"p (the observing seat) must be 0..3, got {p}")
-    return p
+    return _check_seat(p, "p (the observing seat)")
 
 
 cdef u64 check_seed(object seed) except? 0:
