@@ -24,7 +24,7 @@ from guandan_fast.types cimport (u64, N_RANKS, N_SUITS, KIND_SB, KIND_HR, HI_CAR
                                  T_TRIBUTE, T_BACK, RANK_JOKER, RANK_ACE, kind_count, move_type,
                                  move_rank, move_tag, wild_kind, single_kind, card_count)
 from guandan_fast.codec cimport move_of
-from guandan_fast.movegen_core cimport generate, beats, classify_cards, MAX_MOVES
+from guandan_fast.movegen_core cimport generate, beats, classify_cards
 from guandan_fast.game_core cimport GameState, PH_PLAY, PH_OVER, game_legal
 from guandan_fast.game cimport game_state_ptr
 

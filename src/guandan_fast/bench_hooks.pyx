@@ -3,12 +3,12 @@
 it as possible (bench/bench_movegen.py, bench/callgrind_workloads.py, bench/RESULTS.md). Not
 part of the public API; ``Hand`` keeps only what users need.
 """
-from libc.stdlib cimport malloc, free
+from libc.stdlib cimport free
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
 from guandan_fast.types cimport u64
-from guandan_fast.movegen_core cimport RulesC, MAX_MOVES, generate as c_generate, generate_grow
-from guandan_fast.movegen cimport Hand
+from guandan_fast.movegen_core cimport RulesC, generate as c_generate, generate_grow
+from guandan_fast.movegen cimport Hand, STACK_MOVES
 from guandan_fast.interrupt cimport (Interrupt, interrupt_init, interrupted, in_main_thread,
                                      raise_pending)
 
@@ -23,8 +23,9 @@ cdef Hand _hand(object hand):
 
 
 def generate(hand, level, last=None, rules=_DEFAULT_RULES, compact=False):
-    """Generate the legal moves of ``hand`` (a ``Hand``) into its scratch buffer and return
-    their number, making no MoveList: the compiled call plus the argument handling.
+    """Generate the legal moves of ``hand`` (a ``Hand``) into a private buffer, as
+    ``Hand.legal_moves`` does, and return their number, making no MoveList: the compiled call
+    plus the argument handling.
 
     >>> from guandan_fast import Hand
     >>> generate(Hand('S3 C3 D9 H7'), 7)
@@ -32,17 +33,16 @@ def generate(hand, level, last=None, rules=_DEFAULT_RULES, compact=False):
     """
     cdef Hand self = _hand(hand)
     cdef int lv = self._prepare(level, last, rules)
-    cdef int n
-    if self.buf == NULL or self.cap < MAX_MOVES:
-        free(self.buf)
-        self.buf = <u64*>malloc(sizeof(u64) * 2 * MAX_MOVES)
-        if self.buf == NULL:
-            self.cap = 0
-            raise MemoryError()
-        self.cap = MAX_MOVES
-    # The GIL is held throughout: no other thread uses self.buf meanwhile.
-    n = generate_grow(self.lo, self.hi, lv, self._llo, self._lhi, &self._rc, compact,
-                      &self.buf, &self.cap)
+    cdef u64 stack[2 * STACK_MOVES]
+    cdef u64* heap = NULL
+    cdef int cap = 0
+    cdef int n = c_generate(self.lo, self.hi, lv, self._llo, self._lhi, &self._rc, compact,
+                            stack, STACK_MOVES)
+    if n >= 0:
+        return n
+    n = generate_grow(self.lo, self.hi, lv, self._llo, self._lhi, &self._rc, compact, &heap,
+                      &cap)
+    free(heap)
     if n < 0:
         raise MemoryError("no memory for the legal moves of this hand")
     return n

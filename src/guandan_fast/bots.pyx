@@ -14,18 +14,17 @@ Move('Pair', '3', ('S3', 'S3'))
 >>> choose('greedy', 'S3 D5 HK', level=2, top='Single 4 S4', top_seat=2)  # partner's play
 PASS
 """
-from libc.stdlib cimport malloc, free
+from libc.stdlib cimport free
 from libc.string cimport memset
 from guandan_fast.types cimport (u64, N_RANKS, N_KINDS, LO_KINDS, KIND_SB, KIND_HR, LO_CARD_MASK,
-                                 HI_CARD_MASK, T_PASS, T_SINGLE, T_PAIR, T_TRIPS,
-                                 T_THREE_WITH_TWO, T_STRAIGHT, T_THREE_PAIR, T_TWO_TRIPS, T_BOMB,
-                                 T_STRAIGHT_FLUSH, N_PLAY_TYPES, RANK_JOKER, VALUE_LEVEL,
-                                 VALUE_SB, VALUE_HR, kind_count, move_type, move_rank, wild_kind,
-                                 words_add_kind, single_value, rank_value, card_count,
-                                 is_bomb_type, tier_key, play_key, __builtin_ctzll)
+                                 HI_CARD_MASK, T_PASS, T_SINGLE, T_PAIR, T_TRIPS, T_THREE_WITH_TWO,
+                                 N_PLAY_TYPES, RANK_JOKER, VALUE_LEVEL, VALUE_SB, VALUE_HR,
+                                 kind_count, move_type, move_rank, wild_kind, words_add_kind,
+                                 single_value, rank_value, card_count, is_bomb_type, tier_key,
+                                 play_key, __builtin_ctzll)
 from guandan_fast.rng cimport sm_next, sm_below
 from guandan_fast.game_core cimport GameState, PH_TRIBUTE, PH_BACK, PH_PLAY
-from guandan_fast.movegen_core cimport RulesC, generate, generate_grow, MAX_MOVES
+from guandan_fast.movegen_core cimport RulesC, generate_grow
 
 import numpy as np
 

@@ -16,35 +16,28 @@ True
 """
 cimport cython
 from libc.string cimport memset, memcpy, memcmp
-from libc.stdlib cimport malloc, free, realloc, calloc
-from libc.stdint cimport int8_t, int32_t, uint8_t
+from libc.stdlib cimport free
+from libc.stdint cimport int8_t, int32_t
 
-from guandan_fast.types cimport (u64, N_KINDS, N_RANKS, KIND_SB, KIND_HR, KIND_H2, LO_CARD_MASK,
-                                 HI_CARD_MASK, T_PASS, T_STRAIGHT_FLUSH, T_TRIBUTE, T_BACK,
-                                 RANK_JOKER, kind_count, kind_words, words_add_kind,
-                                 words_remove_kind, single_kind, wild_kind, single_value,
-                                 card_count, contains, move_type, move_rank, move_tag)
+from guandan_fast.types cimport (u64, N_KINDS, KIND_SB, KIND_H2, LO_CARD_MASK, HI_CARD_MASK,
+                                 T_TRIBUTE, RANK_JOKER, kind_count, card_count, move_type,
+                                 move_rank)
 from guandan_fast.codec cimport codes_of, move_of
 from guandan_fast.game_core cimport (GameState, GameRulesC, PH_TRIBUTE, PH_BACK, PH_PLAY, PH_OVER,
                                      STEP_CONTINUE, game_init, game_legal, game_legal_grow,
                                      game_is_legal, game_apply, reset_hand, setup_tribute,
                                      start_play, hand_add)
-from guandan_fast.movegen_core cimport (generate, generate_grow, count_moves, classify_cards, beats,
-                                        MAX_MOVES)
-from guandan_fast.movegen cimport MoveList, new_move_list
-from guandan_fast.interrupt cimport (Interrupt, interrupt_init, interrupted, in_main_thread,
-                                     raise_pending)
+from guandan_fast.movegen_core cimport count_moves, classify_cards
+from guandan_fast.movegen cimport MoveList, new_move_list, STACK_MOVES
 from guandan_fast.rng cimport sm_below
 
-cimport numpy as cnp
 
-from .cards import CARD_CODES, KIND_OF, FULL_DECK, parse_cards, parse_level, sort_cards
+from .cards import CARD_CODES, KIND_OF, FULL_DECK, sort_cards
 from .moves import Move, PASS, IllegalMoveError, TYPE_NAMES
 from .rules import Rules
 from .validate import (as_int as _as_int, check_seat as _check_seat, check_rules as _check_rules,
                        check_setup as _check_setup, check_platform_form as _check_platform_form)
 
-cnp.import_array()
 
 # ------------------------------------------------------------------------------------------
 # Python side
@@ -60,16 +53,15 @@ cdef tuple _CODES = CARD_CODES
 cdef object _PASS = PASS
 cdef object _PLAY_TYPES = frozenset(TYPE_NAMES[1:10])
 
-# Scratch buffer for move generation from Python, grown to fit the largest hand seen. Its
-# users hold the GIL from generation until they have copied what they need (no nogil section
-# touches it), so threads never share it at the same time.
-cdef u64* _scratch = NULL
-cdef int _scratch_cap = 0
-
-
-cdef int _legal_scratch(const GameState* s, bint compact) except -1:
-    """The current player's legal moves into _scratch (call with the GIL); their number."""
-    cdef int n = game_legal_grow(s, compact, &_scratch, &_scratch_cap)
+cdef int _legal_into(const GameState* s, bint compact, u64* stack, u64** heap) except -1:
+    """The current player's legal moves into `stack` (STACK_MOVES moves, the caller's) or, when
+    they do not fit, into a new *heap buffer that the caller frees; returns their number.
+    Private buffers: no generation buffer is shared between calls (movegen.pxd STACK_MOVES)."""
+    cdef int cap = 0
+    cdef int n = game_legal(s, compact, stack, STACK_MOVES)
+    if n >= 0:
+        return n
+    n = game_legal_grow(s, compact, heap, &cap)
     if n < 0:
         raise MemoryError("no memory for the legal moves of this hand")
     return n
@@ -341,11 +333,16 @@ cdef class Game:
     # -- legal moves -----------------------------------------------------------------------
     cdef MoveList _legal_list(self, bint compact):
         cdef int n
+        cdef u64 stack[2 * STACK_MOVES]
+        cdef u64* heap = NULL
         cdef MoveList ml = self._ccache if compact else self._cache
         if ml is not None:
             return ml
-        n = _legal_scratch(&self.st, compact)
-        ml = new_move_list(_scratch, n)
+        try:
+            n = _legal_into(&self.st, compact, stack, &heap)
+            ml = new_move_list(&stack[0] if heap == NULL else heap, n)
+        finally:
+            free(heap)
         if compact:
             self._ccache = ml
         else:
@@ -374,12 +371,13 @@ cdef class Game:
     def num_legal(self, compact=False):
         """How many legal moves (nothing else is built)."""
         cdef int p = self.st.current
+        cdef u64 exchange[2 * 64]
         if self.st.phase == PH_OVER:
             return 0
         if self.st.phase == PH_PLAY:
             return count_moves(self.st.hand_lo[p], self.st.hand_hi[p], self.st.level,
                                self.st.top_lo, self.st.top_hi, &self.st.rules.gen, compact)
-        return _legal_scratch(&self.st, compact)
+        return game_legal(&self.st, compact, exchange, 64)   # tribute/back: at most 54
 
     # -- playing ---------------------------------------------------------------------------
     cdef void _apply(self, u64 lo, u64 hi) except *:
@@ -414,6 +412,8 @@ cdef class Game:
         """
         cdef Py_ssize_t n, i
         cdef const u64* buf
+        cdef u64 stack[2 * STACK_MOVES]
+        cdef u64* heap = NULL
         cdef MoveList ml = self._ccache if compact else self._cache
         if type(index) is int and 0 <= index < 1 << 31:
             i = index
@@ -426,8 +426,14 @@ cdef class Game:
         else:
             if self.st.phase == PH_OVER:
                 raise IllegalMoveError("the match is over")
-            n = _legal_scratch(&self.st, compact)
-            buf = _scratch
+            try:
+                n = _legal_into(&self.st, compact, stack, &heap)
+                if 0 <= i < n:
+                    buf = &stack[0] if heap == NULL else heap
+                    self._apply(buf[2 * i], buf[2 * i + 1])
+                    return
+            finally:
+                free(heap)
         if not 0 <= i < n:
             if n == 0:
                 raise IllegalMoveError("the match is over")

@@ -24,10 +24,9 @@ from cpython.ref cimport Py_INCREF
 
 from guandan_fast.types cimport u64, RANK_JOKER, move_rank
 from guandan_fast.codec cimport words_of, codes_of, move_of
-from guandan_fast.movegen_core cimport (RulesC, MAX_MOVES, generate_grow, count_moves,
+from guandan_fast.movegen_core cimport (RulesC, generate, generate_grow, count_moves,
                                         classify_cards, beats)
 
-import numpy as np
 cimport numpy as cnp
 
 cnp.import_array()
@@ -46,8 +45,6 @@ from collections.abc import Sequence as _Sequence
 _DEFAULT_RULES = Rules()
 _RANKS = "23456789TJQKA"
 cdef dict _checked = {}   # (lo, hi, level, rules flags) of plays known to be readings
-cdef u64* _scratch = NULL  # shared by the module-level functions (always called with the GIL)
-cdef int _scratch_cap = 0
 
 
 cdef int _level(object level) except -1:
@@ -129,14 +126,22 @@ cdef MoveList new_move_list(const u64* src, int n):
 
 
 cdef MoveList _run_generate(u64 lo, u64 hi, int level, u64 llo, u64 lhi, RulesC* rc,
-                            bint compact, u64** buf, int* cap):
-    """Generate into *buf (grown as needed) and copy the result into a new MoveList. Called
-    with the GIL held throughout, so a buffer shared by callers (the module's, a Hand's) is
-    never used by two threads at once."""
-    cdef int n = generate_grow(lo, hi, level, llo, lhi, rc, compact, buf, cap)
-    if n < 0:
-        raise MemoryError("no memory for the legal moves of this hand")
-    return new_move_list(buf[0], n)
+                            bint compact):
+    """Generate into a private buffer (STACK_MOVES on the stack, else one on the heap) and copy
+    the result into a new MoveList."""
+    cdef u64 stack[2 * STACK_MOVES]
+    cdef u64* heap = NULL
+    cdef int cap = 0
+    cdef int n = generate(lo, hi, level, llo, lhi, rc, compact, stack, STACK_MOVES)
+    if n >= 0:
+        return new_move_list(stack, n)
+    try:
+        n = generate_grow(lo, hi, level, llo, lhi, rc, compact, &heap, &cap)
+        if n < 0:
+            raise MemoryError("no memory for the legal moves of this hand")
+        return new_move_list(heap, n)
+    finally:
+        free(heap)
 
 
 cdef MoveList _move_list_from_moves(moves):
@@ -315,8 +320,6 @@ cdef class Hand:
     """
 
     def __cinit__(self):
-        self.buf = NULL
-        self.cap = 0
         self._rules = None
         self._last = None
         self._last_level = 0
@@ -331,9 +334,6 @@ cdef class Hand:
         self.lo = lo
         self.hi = hi
         self._cards = codes_of(lo, hi)
-
-    def __dealloc__(self):
-        free(self.buf)
 
     @property
     def cards(self):
@@ -401,8 +401,7 @@ cdef class Hand:
     def legal_moves(self, level, last=None, rules=_DEFAULT_RULES, compact=False):
         """Every legal move (docs/rules.md §6) as a ``MoveList``; see ``legal_moves``."""
         cdef int lv = self._prepare(level, last, rules)
-        return _run_generate(self.lo, self.hi, lv, self._llo, self._lhi, &self._rc,
-                             compact, &self.buf, &self.cap)
+        return _run_generate(self.lo, self.hi, lv, self._llo, self._lhi, &self._rc, compact)
 
     def count_moves(self, level, last=None, rules=_DEFAULT_RULES, compact=False):
         """The number of legal moves, materialising none."""
@@ -446,7 +445,7 @@ def legal_moves(hand, level, last=None, rules=_DEFAULT_RULES, compact=False):
     cdef RulesC rc
     cdef u64 llo, lhi
     lo, hi, lv = _prepare_free(hand, level, last, rules, &rc, &llo, &lhi)
-    return _run_generate(lo, hi, lv, llo, lhi, &rc, compact, &_scratch, &_scratch_cap)
+    return _run_generate(lo, hi, lv, llo, lhi, &rc, compact)
 
 
 def _count_moves_py(hand, level, last=None, rules=_DEFAULT_RULES, compact=False):

@@ -14,15 +14,13 @@ multisets and no deduplication is needed.
 
 from libc.stdlib cimport realloc
 
-from guandan_fast.types cimport (u64, N_RANKS, N_SUITS, LO_KINDS, SUIT_BITS, SB_BIT, HR_BIT,
-                                 ALL_RANKS, SUIT_MASK, HI_CARD_MASK, SB_HI, HR_HI, RANK_SHIFT,
-                                 T_PASS, T_SINGLE, T_PAIR, T_TRIPS, T_THREE_WITH_TWO,
-                                 T_STRAIGHT, T_THREE_PAIR, T_TWO_TRIPS, T_BOMB,
-                                 T_STRAIGHT_FLUSH, NONBOMB_TYPES, RANK_JOKER, VALUE_LEVEL,
-                                 VALUE_SB, VALUE_HR, TIER_STRAIGHT_FLUSH, TIER_JOKERS,
-                                 LAST_STRAIGHT_POS, LAST_THREE_PAIR_POS, LAST_TWO_TRIPS_POS,
-                                 move_type, move_rank, move_tag, rank_value, bomb_tier, tier_key,
-                                 card_count, MAX_BOMB_SIZE)
+from guandan_fast.types cimport (u64, N_RANKS, N_SUITS, SUIT_BITS, SB_BIT, HR_BIT, ALL_RANKS,
+                                 SUIT_MASK, HI_CARD_MASK, SB_HI, HR_HI, T_SINGLE, T_PAIR, T_TRIPS,
+                                 T_THREE_WITH_TWO, T_STRAIGHT, T_THREE_PAIR, T_TWO_TRIPS, T_BOMB,
+                                 T_STRAIGHT_FLUSH, NONBOMB_TYPES, RANK_JOKER, VALUE_SB, VALUE_HR,
+                                 TIER_STRAIGHT_FLUSH, TIER_JOKERS, LAST_STRAIGHT_POS,
+                                 LAST_THREE_PAIR_POS, LAST_TWO_TRIPS_POS, move_type, move_tag,
+                                 rank_value, bomb_tier, tier_key, card_count, MAX_BOMB_SIZE)
 from guandan_fast.movegen_core cimport RulesC, MAX_MOVES
 
 
@@ -98,60 +96,74 @@ _init_subsets()
 # ---------------------------------------------------------------------------------------------
 # Generator state
 
+# One way to make a group of n cards of one rank: k natural cards of the rank plus n - k wilds.
 cdef struct Opt:
-    u64 lo
+    u64 lo      # the cards (no type/rank bits)
     u64 hi
-    int w       # wilds used
-    int suits   # bit mask of the suits of its natural cards
-    int r       # rank index
+    int w       # wilds used (n - k)
+    int suits   # bit mask of the suits of its natural cards (straights must not be one suit)
 
+cdef enum:
+    # Capacity of a rank's option list for groups of 1, 2, 3 cards: at most 4 / 10 / 20 natural
+    # sub-multisets (SUB_COUNT) plus the wild fillers, with a margin.
+    OPT1_CAP = 5
+    OPT2_CAP = 16
+    OPT3_CAP = 31
+
+# Everything one generate() call knows: the hand broken down, what to generate, where to write,
+# and tables built lazily (only for the ranks a call needs: a follow needs few).
 cdef struct Ctx:
+    # -- the hand (ctx_init) --
     int level
-    int lr          # rank index of the level rank
-    int W           # wilds held
-    u64 wild_lo     # one wild (a heart, so always in lo)
-    int cnt[N_RANKS][4]  # natural, non-wild copies per rank and suit
-    int col[N_RANKS]     # the same as one byte per rank: 2 bits per suit
-    int avail[N_RANKS]
-    int pm[4]       # per suit: positions 1..14 (A at 1 and 14) holding a natural
-    int nsb
-    int nhr
-    bint sfs        # Rules.sf_as_straight
-    bint fjp        # Rules.fullhouse_joker_pair
-    # what to generate
-    unsigned tmask  # non-bomb types (bit per type code)
-    int minkey      # non-bomb moves need key > minkey
-    int btier       # bombs need (tier, key) > (btier, bkey)
+    int lr               # rank index of the level rank (level - 2)
+    int W                # wilds held (0..2): hearts of the level rank
+    u64 wild_lo          # the words of one wild (a heart, so always in lo)
+    int cnt[N_RANKS][4]  # natural (non-wild) copies per rank index and suit
+    int col[N_RANKS]     # the same, one byte per rank: 2 bits per suit (indexes SUB_* tables)
+    int avail[N_RANKS]   # natural copies per rank, all suits
+    int pm[4]            # per suit, "position mask": bit p set when the hand holds a natural
+                         # card of that suit at sequence position p (1..14; the ace at 1 and 14)
+    int nsb              # small jokers held (0..2)
+    int nhr              # big jokers held
+    bint sfs             # Rules.sf_as_straight: a one-suit run is also a Straight
+    bint fjp             # Rules.fullhouse_joker_pair: a joker pair may be a full house's pair
+    # -- what to generate (run(), classify_cards) --
+    unsigned tmask       # non-bomb types wanted (bit per type code)
+    int minkey           # non-bomb moves need play_key > minkey (0 on lead)
+    int btier            # bombs need (tier, key) > (btier, bkey)
     int bkey
-    int size        # 0, or only moves of exactly this many cards
-    # output
+    int size             # 0, or only moves of exactly this many cards (classify)
+    # -- output: emit() writes while n < cap and always counts (cap 0: count only) --
     u64* out
     int n
     int cap
-    # option lists per rank for groups of 1, 2, 3 cards, sorted by wilds used
-    int b1          # rank masks of the option lists built so far
-    int b2
-    int b3
-    int bu          # compact: rank mask of the prefix tables built so far
-    int n1[N_RANKS]
-    int nn1[N_RANKS]     # entries with at least one natural card
+    # -- option lists per rank for groups of 1, 2, 3 cards, fewest wilds first (build1/2/3) --
+    int b1               # rank mask of the ranks whose 1-card list is built
+    int b2               # the same for 2-card lists
+    int b3               # and 3-card lists
+    int n1[N_RANKS]      # entries of o1[r]
+    int nn1[N_RANKS]     # entries of o1[r] with at least one natural card (the rest: all wilds)
     int n2[N_RANKS]
     int nn2[N_RANKS]
     int n3[N_RANKS]
     int nn3[N_RANKS]
-    Opt o1[N_RANKS][5]
-    Opt o2[N_RANKS][16]
-    Opt o3[N_RANKS][31]
-    # compact mode: per suit, rank mask of naturals usable in a straight flush of the hand
-    int sfu[4]
-    # compact mode: the canonical k naturals of rank r (docs/design.md) and their penalty
-    u64 pre_lo[N_RANKS][9]
-    u64 pre_hi[N_RANKS][9]
-    int pre_pen[N_RANKS][9]
+    Opt o1[N_RANKS][OPT1_CAP]
+    Opt o2[N_RANKS][OPT2_CAP]
+    Opt o3[N_RANKS][OPT3_CAP]
+    # -- compact mode (docs/design.md "Compact mode") --
+    int sfu[4]           # per suit, "straight-flush usable": rank mask of the naturals that some
+                         # straight-flush window of the hand (with its wilds) could use
+    int bu               # rank mask of the ranks whose prefix tables below are built
+    u64 pre_lo[N_RANKS][9]    # the canonical k naturals of rank r, k = 0..8 (prefix of the
+    u64 pre_hi[N_RANKS][9]    # rank's preference order)
+    int pre_pen[N_RANKS][9]   # their straight-flush penalty (last copies of sfu cards taken)
     int first_suit[N_RANKS]   # suit of the preferred single natural card of each rank
 
 
 cdef inline void emit(Ctx* c, u64 lo, u64 hi) noexcept nogil:
+    # Count-only mode: count_moves() runs the same generator with cap 0, so nothing is written
+    # and n still counts every move (generate_grow sizes its buffer from that count). A full
+    # buffer is never written past: generate() then returns -1.
     if c.n < c.cap:
         c.out[2 * c.n] = lo
         c.out[2 * c.n + 1] = hi
@@ -204,6 +216,9 @@ cdef void ctx_init(Ctx* c, u64 lo, u64 hi, int level, const RulesC* rules) noexc
     sw[3] = (hi >> SUIT_BITS) & SUIT_MASK
     av = spread2(sw[0]) + spread2(sw[1]) + spread2(sw[2]) + spread2(sw[3])
     for s in range(4):
+        # The ace fold: rank index r sits at sequence position r + 2 (2 -> 2 .. A -> 14), and
+        # the ace (r = 12, bit 12 of rm) also at position 1, the low end of A2345: so one mask
+        # holds positions 1..14 and a window p..p+4 is just bits p..p+4 of it.
         rm = nonzero_fields(sw[s])
         c.pm[s] = (rm << 2) | ((rm >> 11) & 2)
     for r in range(N_RANKS):
@@ -256,7 +271,6 @@ cdef int fill_opts(Ctx* c, int r, int n, Opt* dst, int* nn) noexcept nogil:
             dst[idx].hi = 0
             dst[idx].w = w
             dst[idx].suits = 0
-            dst[idx].r = r
             return idx + 1
         st = SUB_START[col][k]
         m = SUB_COUNT[col][k]
@@ -266,7 +280,6 @@ cdef int fill_opts(Ctx* c, int r, int n, Opt* dst, int* nn) noexcept nogil:
             dst[idx].hi = BASE_HI[b] << sh
             dst[idx].w = w
             dst[idx].suits = SUB_SUITS[b]
-            dst[idx].r = r
             idx += 1
         k -= 1
     nn[0] = idx
@@ -275,37 +288,30 @@ cdef int fill_opts(Ctx* c, int r, int n, Opt* dst, int* nn) noexcept nogil:
 
 # Option lists are built only for the ranks a call needs (a follow needs few).
 
-cdef void build1(Ctx* c, int mask) noexcept nogil:
+cdef inline void build_opts(Ctx* c, int n, int mask, int* built, int* count, int* ncount,
+                            Opt* lists, int stride) noexcept nogil:
+    """The option lists of n cards for the ranks of `mask` not built yet: rank r's list is
+    lists + r * stride, count[r] entries, ncount[r] of them with a natural card."""
     cdef int r
-    mask &= ~c.b1
+    mask &= ~built[0]
     if mask == 0:
         return
     for r in range(N_RANKS):
         if (mask >> r) & 1:
-            c.n1[r] = fill_opts(c, r, 1, &c.o1[r][0], &c.nn1[r])
-    c.b1 |= mask
+            count[r] = fill_opts(c, r, n, lists + r * stride, &ncount[r])
+    built[0] |= mask
+
+
+cdef void build1(Ctx* c, int mask) noexcept nogil:
+    build_opts(c, 1, mask, &c.b1, c.n1, c.nn1, &c.o1[0][0], OPT1_CAP)
 
 
 cdef void build2(Ctx* c, int mask) noexcept nogil:
-    cdef int r
-    mask &= ~c.b2
-    if mask == 0:
-        return
-    for r in range(N_RANKS):
-        if (mask >> r) & 1:
-            c.n2[r] = fill_opts(c, r, 2, &c.o2[r][0], &c.nn2[r])
-    c.b2 |= mask
+    build_opts(c, 2, mask, &c.b2, c.n2, c.nn2, &c.o2[0][0], OPT2_CAP)
 
 
 cdef void build3(Ctx* c, int mask) noexcept nogil:
-    cdef int r
-    mask &= ~c.b3
-    if mask == 0:
-        return
-    for r in range(N_RANKS):
-        if (mask >> r) & 1:
-            c.n3[r] = fill_opts(c, r, 3, &c.o3[r][0], &c.nn3[r])
-    c.b3 |= mask
+    build_opts(c, 3, mask, &c.b3, c.n3, c.nn3, &c.o3[0][0], OPT3_CAP)
 
 
 cdef inline int keyed_ranks(Ctx* c) noexcept nogil:
@@ -419,7 +425,14 @@ cdef void gen_bombs(Ctx* c) noexcept nogil:
 
 
 cdef inline int sf_windows(int pm, int W) noexcept nogil:
-    """Bit p set (p = 1..10) when the window of positions p..p+4 misses at most W cards."""
+    """Bit p set (p = 1..10) when the window of positions p..p+4 misses at most W cards.
+
+    Bit-sliced counters: every bit position p is its own window, and one, two, three are the
+    bits "at least 1 / 2 / 3 positions missing" of all ten windows at once. Step i looks at
+    position p + i of every window (the mask shifted right by i); a missing card there
+    promotes the window's count by one (saturating at three, which is all W = 2 needs). Five
+    steps of a few word operations replace ten windows x five positions of tests.
+    """
     cdef int m, i, one = 0, two = 0, three = 0
     for i in range(5):
         m = ~(pm >> i)
@@ -562,6 +575,13 @@ cdef void gen_full_houses(Ctx* c) noexcept nogil:
                 emit(c, lo + 2 * c.wild_lo, hi)
 
 
+# The three run generators (Straight: 5 positions x 1 card, ThreePair: 3 x 2, TwoTrips: 2 x 3)
+# have one shape, but stay three nested loops on purpose. A single generator walking a
+# variable number of positions with an explicit index stack (tried 2026-12-01, issue 12) costs
+# +20 % instructions in the `gen` callgrind workload and +6.9 % in `perft` (bench/RESULTS.md):
+# the innermost loop, which emits most moves, then keeps its bookkeeping in arrays instead of
+# registers. Each level breaks out as soon as the wilds used exceed the hand's (the option
+# lists are sorted by wilds), which is what makes the nesting cheap.
 cdef void gen_straights(Ctx* c) noexcept nogil:
     cdef int p, i0, i1, i2, i3, i4, w0, w1, w2, w3, w4, s0, s1, s2, s3, s4
     cdef int r0, r1, r2, r3, r4, gaps, W = c.W
@@ -704,7 +724,8 @@ cdef void build_sfu(Ctx* c) noexcept nogil:
         for i in range(5):
             cover |= wins << i
         cover &= c.pm[s]
-        # positions 2..14 are ranks 0..12; position 1 is the ace too
+        # Back from positions to ranks, the ace fold undone: positions 2..14 are ranks 0..12
+        # (shift right by 2) and position 1 is the ace too (bit 1 -> bit 12: shift left by 11).
         c.sfu[s] = ((cover >> 2) | (cover << 11)) & ALL_RANKS
 
 

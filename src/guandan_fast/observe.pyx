@@ -19,11 +19,11 @@ The compiled encoders (``encode_obs``, ``encode_info``, ``encode_danzero``) read
 (513,)
 """
 from libc.string cimport memset, memcpy
-from libc.stdint cimport int8_t, int32_t, uint8_t
+from libc.stdint cimport int8_t, uint8_t
 
-from guandan_fast.types cimport (u64, N_RANKS, N_KINDS, LO_KINDS, KIND_SB, HI_CARD_MASK, T_PASS, T_TRIBUTE,
-                                 kind_count, move_type, move_rank, card_count, __builtin_ctzll)
-from guandan_fast.game_core cimport GameState, PH_TRIBUTE, PH_BACK, PH_PLAY, PH_OVER
+from guandan_fast.types cimport (u64, N_RANKS, N_KINDS, LO_KINDS, KIND_SB, HI_CARD_MASK, move_type,
+                                 move_rank, card_count, __builtin_ctzll)
+from guandan_fast.game_core cimport GameState
 from guandan_fast.game cimport game_state_ptr, game_hand_plays
 
 cimport numpy as cnp
@@ -105,24 +105,6 @@ cdef void track_play(Track* t, int seat, u64 lo, u64 hi) noexcept nogil:
 # ------------------------------------------------------------------------------------------
 # Card rows
 # ------------------------------------------------------------------------------------------
-
-cdef inline void add_cards_f(u64 lo, u64 hi, float* out) noexcept nogil:
-    """out[kind] += count for every kind of the multiset (kind order)."""
-    cdef int b, k
-    cdef u64 x = lo
-    hi &= HI_CARD_MASK
-    while x:
-        b = __builtin_ctzll(x) & ~1
-        k = b >> 1
-        out[k] += <float>((lo >> b) & 3)
-        x &= ~((<u64>3) << b)
-    x = hi
-    while x:
-        b = __builtin_ctzll(x) & ~1
-        k = LO_KINDS + (b >> 1)
-        out[k] += <float>((hi >> b) & 3)
-        x &= ~((<u64>3) << b)
-
 
 # _PLANE[b] = the four 2-bit counts of byte b as floats: a multiset's 54 counts are then 14
 # 16-byte copies (about 60 instructions whatever the cards), not a loop over its kinds.

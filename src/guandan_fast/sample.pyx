@@ -28,11 +28,11 @@ from libc.stdint cimport uint8_t
 from libc.time cimport clock_t, clock, CLOCKS_PER_SEC
 
 from guandan_fast.types cimport (u64, Cards, LO_KINDS, LO_CARD_MASK, HI_CARD_MASK, T_PASS,
-                                 T_TRIBUTE, T_BACK, kind_count, kind_add, move_type, card_count,
+                                 T_TRIBUTE, kind_count, kind_add, move_type, card_count,
                                  __builtin_ctzll)
 from guandan_fast.codec cimport codes_of
-from guandan_fast.game_core cimport GameState, PH_TRIBUTE, PH_BACK, PH_PLAY, PH_OVER
-from guandan_fast.rng cimport sm_next, sm_below
+from guandan_fast.game_core cimport GameState, PH_BACK, PH_PLAY
+from guandan_fast.rng cimport sm_next
 
 import numpy as np
 

@@ -31,14 +31,14 @@ from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memcpy, memset
 from libc.math cimport sqrt, log
 
-from guandan_fast.types cimport u64, Cards, T_PASS, move_type, card_count
+from guandan_fast.types cimport u64, Cards, move_type, card_count
 from guandan_fast.codec cimport move_of
 from guandan_fast.game_core cimport (GameState, game_legal, game_apply, STEP_CONTINUE, PH_PLAY)
 from guandan_fast.movegen_core cimport MAX_MOVES
 from guandan_fast.rng cimport sm_next
 from guandan_fast.bots cimport greedy_choose, AGENT_PIMC, AGENT_ISMCTS
 from guandan_fast.sample cimport Played, played_track, known_pins, sample_deal
-from guandan_fast.solve cimport Solver, solver_new, solver_free, solver_run, outcome_of
+from guandan_fast.solve cimport solver_new, solver_free, solver_run, outcome_of
 
 cdef u64 SEARCH_SALT = 0x5EA4C4A6E1715EEDULL
 cdef int PATH_CAP = 4096

@@ -16,7 +16,6 @@ True
 """
 from libc.stdlib cimport malloc, free
 from libc.string cimport memset
-from libc.stdint cimport int8_t, uint64_t
 
 from guandan_fast.types cimport (u64, T_PASS, T_BOMB, T_STRAIGHT_FLUSH, T_TRIBUTE, T_BACK,
                                  move_type, card_count)
@@ -25,7 +24,7 @@ from guandan_fast.movegen_core cimport MAX_MOVES
 from guandan_fast.interrupt cimport (Interrupt, interrupt_init, interrupted, in_main_thread,
                                      raise_pending)
 from guandan_fast.game_core cimport (GameState, GameRulesC, game_init, game_legal, game_apply,
-                                     STEP_CONTINUE, STEP_HAND_OVER, STEP_MATCH_OVER, PH_PLAY)
+                                     STEP_CONTINUE, STEP_MATCH_OVER)
 from guandan_fast.game cimport rules_to_c
 from guandan_fast.bots cimport (Bot, bot_init, bot_choose, agent_compact, AGENT_RANDOM,
                                 AGENT_RANDOM_COMPACT, AGENT_GREEDY, AGENT_PIMC, AGENT_ISMCTS,

@@ -20,7 +20,7 @@ True
 from dataclasses import dataclass
 
 from libc.stdlib cimport malloc, calloc, free
-from libc.string cimport memcpy, memset
+from libc.string cimport memcpy
 from libc.stdint cimport int8_t, uint8_t
 
 from guandan_fast.types cimport u64, Cards, HI_CARD_MASK, T_PASS, kind_add, move_type, card_count
@@ -28,8 +28,7 @@ from guandan_fast.codec cimport move_of
 from guandan_fast.game_core cimport (GameState, GameRulesC, game_legal, game_apply,
                                      STEP_CONTINUE, PH_PLAY)
 from guandan_fast.game cimport rules_to_c
-from guandan_fast.movegen_core cimport MAX_MOVES
-from guandan_fast.rng cimport sm_next, sm_below
+from guandan_fast.rng cimport sm_below
 
 from .rules import Rules
 

@@ -20,7 +20,6 @@ place, counted before the cap at A).
 ((2, 6), True)
 """
 from libc.stdlib cimport malloc, free
-from libc.string cimport memset
 from libc.stdint cimport int64_t
 
 from guandan_fast.types cimport u64
