@@ -18,6 +18,7 @@ cimport cython
 from libc.string cimport memset, memcpy, memcmp
 from libc.stdlib cimport free
 from libc.stdint cimport int8_t, int32_t
+from cpython.long cimport PyLong_CheckExact, PyLong_AsLongLongAndOverflow
 
 from guandan_fast.types cimport (u64, N_KINDS, KIND_SB, KIND_H2, LO_CARD_MASK, HI_CARD_MASK,
                                  T_TRIBUTE, RANK_JOKER, kind_count, card_count, move_type,
@@ -366,7 +367,7 @@ cdef class Game:
         >>> g = Game(seed=0); a = g.legal_moves_array(); a.dtype, a.shape[1]
         (dtype('uint64'), 2)
         """
-        return self._legal_list(compact).array
+        return self._legal_list(compact).get_array()
 
     def num_legal(self, compact=False):
         """How many legal moves (nothing else is built)."""
@@ -411,12 +412,17 @@ cdef class Game:
         1
         """
         cdef Py_ssize_t n, i
+        cdef long long v
+        cdef int ov
         cdef const u64* buf
         cdef u64 stack[2 * STACK_MOVES]
         cdef u64* heap = NULL
         cdef MoveList ml = self._ccache if compact else self._cache
-        if type(index) is int and 0 <= index < 1 << 31:
-            i = index
+        if PyLong_CheckExact(index):
+            # An exact int without Python comparisons: anything outside 0..2**31 is out of
+            # range (ov: it does not even fit a long long).
+            v = PyLong_AsLongLongAndOverflow(index, &ov)
+            i = v if ov == 0 and 0 <= v < (1 << 31) else -1
         else:
             index = _as_int(index, "move index")
             i = index if 0 <= index < 1 << 31 else -1

@@ -15,10 +15,12 @@ cdef enum:
 # The Python-facing list of one generate() call (defined in movegen.pyx): a read-only sequence
 # of Move over its own copy of the words. Other modules (game) make them with new_move_list.
 cdef class MoveList:
-    cdef u64* buf
+    cdef bytes _data        # the words, (lo, hi) per move: immutable, shared with .array
+    cdef const u64* buf     # = the bytes' buffer
     cdef Py_ssize_t n
     cdef object _array
     cdef Py_ssize_t _find(self, x) except -2
+    cdef object get_array(self)
 
 cdef MoveList new_move_list(const u64* src, int n)
 

@@ -108,20 +108,13 @@ cdef object _check_play(object move, int level, RulesC* rc, str what):
 
 
 cdef MoveList new_move_list(const u64* src, int n):
-    # The words are copied before the object is made: making it may run the garbage
-    # collector, hence finalizers, hence other threads, which could reuse a shared `src`.
-    cdef u64* buf = <u64*>malloc(sizeof(u64) * 2 * (n if n > 0 else 1))
-    cdef MoveList ml
-    if buf == NULL:
-        raise MemoryError()
-    memcpy(buf, src, sizeof(u64) * 2 * n)
-    try:
-        ml = MoveList.__new__(MoveList)
-    except BaseException:
-        free(buf)
-        raise
+    # The words go into one immutable bytes object, which .array then wraps without a copy
+    # (one allocation and one copy per list; the array cannot be made writeable over it).
+    cdef bytes data = PyBytes_FromStringAndSize(<const char*>src, sizeof(u64) * 2 * n)
+    cdef MoveList ml = MoveList.__new__(MoveList)
+    ml._data = data
+    ml.buf = <const u64*>PyBytes_AS_STRING(data)
     ml.n = n
-    ml.buf = buf
     return ml
 
 
@@ -152,17 +145,18 @@ cdef MoveList _move_list_from_moves(moves):
     for m in moves:
         if not isinstance(m, Move):
             raise TypeError(f"a MoveList holds Moves, not {type(m).__name__}")
-    ml = MoveList.__new__(MoveList)
-    ml.buf = <u64*>malloc(sizeof(u64) * 2 * (len(moves) if moves else 1))
-    if ml.buf == NULL:
+    cdef u64* words = <u64*>malloc(sizeof(u64) * 2 * (len(moves) if moves else 1))
+    if words == NULL:
         raise MemoryError()
-    for m in moves:
-        w = m.words
-        ml.buf[2 * i] = w[0]
-        ml.buf[2 * i + 1] = w[1]
-        i += 1
-    ml.n = i
-    return ml
+    try:
+        for m in moves:
+            w = m.words
+            words[2 * i] = w[0]
+            words[2 * i + 1] = w[1]
+            i += 1
+        return new_move_list(words, i)
+    finally:
+        free(words)
 
 
 def _restore_move_list(moves):
@@ -185,9 +179,6 @@ cdef class MoveList:
     def __cinit__(self):
         self.buf = NULL
         self.n = 0
-
-    def __dealloc__(self):
-        free(self.buf)
 
     def __len__(self):
         return self.n
@@ -260,18 +251,18 @@ cdef class MoveList:
     @property
     def array(self):
         """The moves as a read-only ``(n, 2)`` uint64 numpy array of ``(lo, hi)`` rows."""
+        return self.get_array()
+
+    cdef object get_array(self):
         cdef cnp.npy_intp dims[2]
-        cdef bytes data
         if self._array is None:
-            # The array's memory belongs to an immutable bytes object, so that the flag cannot
-            # be turned back on (numpy refuses writeable=True over a read-only base).
-            data = PyBytes_FromStringAndSize(<char*>self.buf, sizeof(u64) * 2 * self.n)
+            # The array's memory is the immutable bytes object of the words, so that the flag
+            # cannot be turned back on (numpy refuses writeable=True over a read-only base).
             dims[0] = self.n
             dims[1] = 2
-            a = cnp.PyArray_SimpleNewFromData(2, dims, cnp.NPY_UINT64,
-                                              <void*>PyBytes_AS_STRING(data))
-            Py_INCREF(data)  # the reference PyArray_SetBaseObject steals
-            cnp.PyArray_SetBaseObject(a, data)
+            a = cnp.PyArray_SimpleNewFromData(2, dims, cnp.NPY_UINT64, <void*>self.buf)
+            Py_INCREF(self._data)  # the reference PyArray_SetBaseObject steals
+            cnp.PyArray_SetBaseObject(a, self._data)
             cnp.PyArray_CLEARFLAGS(a, cnp.NPY_ARRAY_WRITEABLE)
             self._array = a
         return self._array
