@@ -19,6 +19,7 @@ from libc.string cimport memset, memcpy, memcmp
 from libc.stdlib cimport free
 from libc.stdint cimport int8_t, int32_t
 from cpython.long cimport PyLong_CheckExact, PyLong_AsLongLongAndOverflow
+from cpython.ref cimport Py_REFCNT
 
 from guandan_fast.types cimport (u64, N_KINDS, KIND_SB, KIND_H2, LO_CARD_MASK, HI_CARD_MASK,
                                  T_TRIBUTE, RANK_JOKER, kind_count, card_count, move_type,
@@ -94,10 +95,11 @@ cdef GameRulesC rules_to_c(object rules) except *:
 
 @cython.final
 @cython.freelist(64)
-@cython.trashcan(True)
+@cython.no_gc   # cannot be part of a cycle: it refers only to older steps and an immutable Move
 cdef class _Step:
     """One move of the match history: a persistent (shared, immutable) linked list, so that
-    clones share their past and appending costs one small object."""
+    clones share their past and appending costs one small object. Not tracked by the cyclic
+    GC (one node per move would feed it for nothing)."""
     cdef _Step prev
     cdef u64 lo
     cdef u64 hi
@@ -105,6 +107,17 @@ cdef class _Step:
     cdef int32_t length
     cdef int8_t seat
     cdef object move      # the Move, built on first use
+
+    def __dealloc__(self):
+        # A history may be many thousands of steps long: free the older steps that only this
+        # one holds in a loop, not by recursion through `prev` (which could exhaust the C
+        # stack; Python's trashcan, which would bound it, needs GC-tracked objects). Each
+        # `n = n.prev` frees the node n held, whose own __dealloc__ finds its prev shared
+        # (we hold it) and stops at once.
+        cdef _Step n = self.prev
+        self.prev = None
+        while n is not None and Py_REFCNT(n) == 1:
+            n = n.prev
 
 
 cdef inline object step_move(_Step n):
