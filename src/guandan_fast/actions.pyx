@@ -361,15 +361,21 @@ _GEN.fullhouse_joker_pair = True
 
 
 cdef long _sink = 0
-cdef u64 _scratch[4 * ACT_SCRATCH]
-cdef int32_t _ids[N_ACTIONS]
-cdef u64 _words[2 * N_ACTIONS]
+
+# The buffers of one listing (about 74 KB), on the caller's C stack: no module-level buffer
+# shared between calls. (A shared one was unsafe even with the GIL: legal_action_mask runs
+# Python code between filling it and reading it, and time_legal_actions filled it without
+# the GIL.)
+cdef struct Listing:
+    u64 scratch[4 * ACT_SCRATCH]
+    int32_t ids[N_ACTIONS]
+    u64 words[2 * N_ACTIONS]
 
 
-cdef int _legal(object game) except -1:
-    """Fill the module scratch (the GIL serialises its users) with game's legal actions."""
+cdef int _legal(object game, Listing* out) except -1:
+    """Fill `out` with game's legal actions and their canonical moves; their number."""
     cdef GameState* s = game_state_ptr(game)
-    return fill_legal_actions(s, _scratch, _ids, _words)
+    return fill_legal_actions(s, out.scratch, out.ids, out.words)
 
 
 def legal_action_mask(game, out=None):
@@ -379,9 +385,10 @@ def legal_action_mask(game, out=None):
     >>> m = legal_action_mask(gf.Game(seed=0)); m.dtype, m.shape, int(m.sum()) > 10
     (dtype('bool'), (501,), True)
     """
+    cdef Listing la
     cdef int n, i
     cdef uint8_t[::1] view
-    n = _legal(game)
+    n = _legal(game, &la)
     if out is None:
         out = np.zeros(N_ACTIONS, dtype=np.bool_)
     else:
@@ -394,46 +401,49 @@ def legal_action_mask(game, out=None):
         out[:] = False
     view = out.view(np.uint8)
     for i in range(n):
-        view[_ids[i]] = 1
+        view[la.ids[i]] = 1
     return out
 
 
 def legal_actions(game):
     """The legal abstract action ids of a ``Game``, ascending (``int32``)."""
-    cdef int n = _legal(game)
+    cdef Listing la
+    cdef int n = _legal(game, &la)
     cdef cnp.ndarray arr = np.empty(n, dtype=np.int32)
     cdef int32_t[::1] v = arr
     cdef int i
     for i in range(n):
-        v[i] = _ids[i]
+        v[i] = la.ids[i]
     return arr
 
 
 def canonical_moves(game):
     """``(ids int32[n], words uint64[n, 2])``: every legal abstract action of a ``Game`` with
     its canonical concrete move as ``(lo, hi)`` words (docs/design.md)."""
-    cdef int n = _legal(game)
+    cdef Listing la
+    cdef int n = _legal(game, &la)
     cdef cnp.ndarray ids = np.empty(n, dtype=np.int32)
     cdef cnp.ndarray words = np.empty((n, 2), dtype=np.uint64)
     cdef int32_t[::1] iv = ids
     cdef u64[:, ::1] wv = words
     cdef int i
     for i in range(n):
-        iv[i] = _ids[i]
-        wv[i, 0] = _words[2 * i]
-        wv[i, 1] = _words[2 * i + 1]
+        iv[i] = la.ids[i]
+        wv[i, 0] = la.words[2 * i]
+        wv[i, 1] = la.words[2 * i + 1]
     return ids, words
 
 
 def canonical_words(game, a):
     """``(lo, hi)`` of the canonical move of legal action ``a``; ``IllegalMoveError`` when
     ``a`` is not legal now."""
+    cdef Listing la
     cdef int want = check_id(a)
-    cdef int n = _legal(game)
+    cdef int n = _legal(game, &la)
     cdef int i
     for i in range(n):
-        if _ids[i] == want:
-            return _words[2 * i], _words[2 * i + 1]
+        if la.ids[i] == want:
+            return la.words[2 * i], la.words[2 * i + 1]
     if game_state_ptr(game).phase == PH_OVER:
         raise IllegalMoveError("the match is over")
     raise IllegalMoveError(f"action {want} ({action_name(want)}) is not legal now")
@@ -490,6 +500,7 @@ def time_legal_actions(game, long reps):
     a ``Game``'s state, called ``reps`` times from a C loop (benchmarks)."""
     import time
     cdef GameState* s = game_state_ptr(game)
+    cdef Listing la
     cdef long i
     cdef int n = 0
     if reps < 1:
@@ -497,7 +508,7 @@ def time_legal_actions(game, long reps):
     t = time.perf_counter()
     with nogil:
         for i in range(reps):
-            n += fill_legal_actions(s, _scratch, _ids, _words)
+            n += fill_legal_actions(s, la.scratch, la.ids, la.words)
     dt = time.perf_counter() - t
     global _sink
     _sink = n
