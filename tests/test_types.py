@@ -61,3 +61,10 @@ def test_bomb_ladder():
     assert L["TIER_BOMB4"] == 1 and L["TIER_BOMB5"] == 2
     assert L["TIER_STRAIGHT_FLUSH"] == bomb_tier(Move("StraightFlush", "5", "S5 S6 S7 S8 S9"))
     assert L["TIER_JOKERS"] == bomb_tier(Move("Bomb", "JOKER", "SB SB HR HR"))
+
+
+def test_deck_and_levels():
+    from guandan_fast.game import Game
+    assert L["N_CARDS"] == len(FULL_DECK)
+    assert L["HAND_SIZE"] * 4 == L["N_CARDS"] and len(Game(seed=0).hand(0)) == L["HAND_SIZE"]
+    assert CARD_CODES[L["ACE_RANK"]] == "SA" and L["MAX_LEVEL"] == L["RANK_ACE"] == 14

@@ -16,8 +16,8 @@ PASS
 """
 from libc.stdlib cimport free
 from libc.string cimport memset
-from guandan_fast.types cimport (u64, N_RANKS, N_KINDS, LO_KINDS, KIND_SB, KIND_HR, LO_CARD_MASK,
-                                 HI_CARD_MASK, T_PASS, T_SINGLE, T_PAIR, T_TRIPS, T_THREE_WITH_TWO,
+from guandan_fast.types cimport (u64, N_RANKS, ACE_RANK, LAST_STRAIGHT_POS, N_KINDS, LO_KINDS,
+                                 KIND_SB, KIND_HR, LO_CARD_MASK, HI_CARD_MASK, T_PASS, T_SINGLE, T_PAIR, T_TRIPS, T_THREE_WITH_TWO,
                                  N_PLAY_TYPES, RANK_JOKER, VALUE_LEVEL, VALUE_SB, VALUE_HR,
                                  kind_count, move_type, move_rank, wild_kind, words_add_kind,
                                  single_value, rank_value, card_count, is_bomb_type, tier_key,
@@ -126,11 +126,11 @@ cdef void analyze(HandInfo* h, u64 lo, u64 hi, int level) noexcept nogil:
         set_kind_mask(&h.prot_lo, &h.prot_hi, KIND_HR)
     # Natural straight flushes: bit p of `ext` is natural position p (0 = A low, 1 = 2 .. 13 = A).
     for s in range(4):
-        ext = (suit_ranks[s] << 1) | ((suit_ranks[s] >> 12) & 1)
-        for pos in range(10):
+        ext = (suit_ranks[s] << 1) | ((suit_ranks[s] >> ACE_RANK) & 1)
+        for pos in range(LAST_STRAIGHT_POS):     # windows starting at positions 0..9
             if ((ext >> pos) & 31) == 31:
                 for j in range(pos, pos + 5):
-                    r = 12 if j == 0 else j - 1
+                    r = ACE_RANK if j == 0 else j - 1
                     set_kind_mask(&h.prot_lo, &h.prot_hi, s * N_RANKS + r)
 
 

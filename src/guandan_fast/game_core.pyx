@@ -10,8 +10,9 @@ from libc.stdlib cimport realloc
 from libc.string cimport memset
 from libc.stdint cimport uint8_t
 
-from guandan_fast.types cimport (u64, N_KINDS, N_RANKS, KIND_SB, KIND_HR, KIND_H2, LO_CARD_MASK,
-                                 HI_CARD_MASK, T_PASS, T_STRAIGHT_FLUSH, T_TRIBUTE, T_BACK,
+from guandan_fast.types cimport (u64, N_CARDS, HAND_SIZE, MAX_LEVEL, ACE_RANK, SUIT_BITS, N_KINDS,
+                                 N_RANKS, KIND_SB, KIND_HR, KIND_H2, LO_CARD_MASK, HI_CARD_MASK,
+                                 T_PASS, T_STRAIGHT_FLUSH, T_TRIBUTE, T_BACK,
                                  kind_count, kind_words, words_remove_kind, single_kind,
                                  wild_kind, single_value, contains, move_type, move_tag)
 from guandan_fast.movegen_core cimport generate, generate_grow, classify_cards, beats
@@ -55,7 +56,7 @@ cdef void shuffle_deal(GameState* s, uint8_t* deck) noexcept nogil:
     """Fisher-Yates over the 108 physical cards from the match's generator; 27 cards per seat."""
     cdef int i, j, p
     cdef uint8_t tmp
-    for i in range(108):
+    for i in range(N_CARDS):
         deck[i] = <uint8_t>(i >> 1)
     for i in range(107, 0, -1):
         j = <int>sm_below(&s.rng, <u64>(i + 1))
@@ -65,7 +66,7 @@ cdef void shuffle_deal(GameState* s, uint8_t* deck) noexcept nogil:
     for p in range(4):
         s.hand_lo[p] = 0
         s.hand_hi[p] = 0
-        for i in range(27 * p, 27 * p + 27):
+        for i in range(HAND_SIZE * p, HAND_SIZE * p + HAND_SIZE):
             hand_add(s, p, deck[i], 1)
 
 
@@ -96,9 +97,9 @@ cdef void reset_hand(GameState* s) noexcept nogil:
 cdef int draw_leader(GameState* s, const uint8_t* deck) noexcept nogil:
     cdef int i
     while True:
-        i = <int>sm_below(&s.rng, 108)
+        i = <int>sm_below(&s.rng, N_CARDS)
         if deck[i] < KIND_SB and deck[i] != KIND_H2:
-            return i // 27
+            return i // HAND_SIZE
 
 
 cdef int holder_of(const GameState* s, int k) noexcept nogil:
@@ -158,7 +159,7 @@ cdef void setup_tribute(GameState* s) noexcept nogil:
 
 
 cdef void start_next_hand(GameState* s) noexcept nogil:
-    cdef uint8_t deck[108]
+    cdef uint8_t deck[N_CARDS]
     s.hand_number += 1
     s.level = s.levels[s.declarer]
     reset_hand(s)
@@ -167,7 +168,7 @@ cdef void start_next_hand(GameState* s) noexcept nogil:
 
 
 cdef void game_init(GameState* s, u64 seed, const GameRulesC* rules) noexcept nogil:
-    cdef uint8_t deck[108]
+    cdef uint8_t deck[N_CARDS]
     cdef int i, leader
     memset(s, 0, sizeof(GameState))
     s.rules = rules[0]
@@ -215,7 +216,7 @@ cdef int end_hand(GameState* s) noexcept nogil:
     for i in range(1, 4):
         if s.finish[i] == (f0 ^ 2):
             place = i
-    own_ace = d == w and s.levels[w] == 14
+    own_ace = d == w and s.levels[w] == MAX_LEVEL
     if own_ace:
         if s.rules.ace_rule == 0:
             won_match = place <= 2
@@ -225,16 +226,16 @@ cdef int end_hand(GameState* s) noexcept nogil:
             won_match = True
     if not won_match:
         if not own_ace:
-            s.levels[w] = min(14, s.levels[w] + s.rules.up[place - 1])
+            s.levels[w] = min(MAX_LEVEL, s.levels[w] + s.rules.up[place - 1])
         # The declaring team failed at its own A (lost, or won without the needed place).
-        if d >= 0 and s.levels[d] == 14 and s.level == 14:
+        if d >= 0 and s.levels[d] == MAX_LEVEL and s.level == MAX_LEVEL:
             if s.rules.ace_fail_reset > 0:
                 s.ace_fails[d] += 1
                 if s.ace_fails[d] >= s.rules.ace_fail_reset:
                     s.levels[d] = 2
                     s.ace_fails[d] = 0
             if (s.rules.ace_reset_natural_aces and (s.first_out_aces >> (d ^ 1)) & 1
-                    and s.levels[d] == 14):
+                    and s.levels[d] == MAX_LEVEL):
                 s.levels[d] = 2
                 s.ace_fails[d] = 0
     s.last_n_finished = s.n_finished
@@ -263,8 +264,9 @@ cdef int end_hand(GameState* s) noexcept nogil:
 cdef inline bint only_natural_aces(u64 lo, u64 hi) noexcept nogil:
     """Is the play made only of SA, CA and DA (a play of natural aces; HA is the wild when the
     aces' team plays at A)?"""
-    cdef u64 ace_lo = (<u64>3) << 24                           # SA
-    cdef u64 ace_hi = ((<u64>3) << 24) | ((<u64>3) << 50)      # CA, DA
+    cdef u64 ace_lo = (<u64>3) << (2 * ACE_RANK)                          # SA (suit 0, lo)
+    cdef u64 ace_hi = (((<u64>3) << (2 * ACE_RANK))                       # CA (suit 2, hi)
+                       | ((<u64>3) << (SUIT_BITS + 2 * ACE_RANK)))        # DA (suit 3, hi)
     hi &= HI_CARD_MASK
     return (lo | hi) != 0 and (lo & ~ace_lo) == 0 and (hi & ~ace_hi) == 0
 

@@ -18,7 +18,6 @@ True
 """
 
 from libc.stdlib cimport malloc, free
-from libc.string cimport memcpy
 from cpython.bytes cimport PyBytes_FromStringAndSize, PyBytes_AS_STRING
 from cpython.ref cimport Py_INCREF
 

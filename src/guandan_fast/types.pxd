@@ -26,6 +26,10 @@ cdef enum:
     KIND_HR = 53          # big (red) joker
     KIND_H2 = 13          # the heart 2 (never drawn as the first leader's card)
     SUIT_HEARTS = 1       # the wild is the heart of the level rank
+    ACE_RANK = 12         # rank index of the ace
+    N_CARDS = 108         # physical cards: two decks, two copies of every kind
+    HAND_SIZE = 27        # cards dealt to each seat
+    MAX_LEVEL = 14        # levels run 2..14 (A)
     ALL_RANKS = 0x1FFF    # a rank mask with every rank index 0..12
     # ---- the multiset: a 2-bit count per kind, kinds 0..25 in lo, 26..53 in hi -------------
     LO_KINDS = 26         # kinds held by the lo word
