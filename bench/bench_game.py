@@ -20,7 +20,8 @@ import argparse
 import statistics
 import time
 
-from guandan_fast.game import Game, random_playout, sizeof_state
+from guandan_fast.game import Game, sizeof_state
+from guandan_fast.perft_core import random_playout
 
 _MASK = (1 << 64) - 1
 

@@ -13,8 +13,8 @@ Inputs: the three hands w0, w1, w2 (0, 1, 2 wilds) at level 7; 1,000 random 27-c
 from seeded deals (``random.Random(2024)``, 250 deals, all four seats); one ``last`` of each
 type for the follows (on w1, which holds the wild and a little of everything); classify on
 readings of 5 and 6 cards. "fast" is the Python API on a reused ``Hand`` (a ``MoveList`` per
-call); "compiled" is ``Hand.generate`` (the same compiled call, no MoveList) or
-``Hand.time_generate`` (a loop in C, no Python at all).
+call); "compiled" is ``bench_hooks.generate`` (the same compiled call, no MoveList) or
+``bench_hooks.time_generate`` (a loop in C, no Python at all).
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ from guandan_fast import Move
 from guandan_fast import movegen as fast
 from guandan_fast import reference as ref
 from guandan_fast.cards import FULL_DECK, parse_cards
-from guandan_fast.hand import encode
+from guandan_fast.codec import encode
+from guandan_fast.bench_hooks import generate, time_generate
 from guandan_fast.moves import cards_to_words
 from guandan_fast.reference.combos import readings
 
@@ -223,32 +224,32 @@ def summary(deals: int, ref_deals: int) -> None:
     ref_lead = statistics.median(_per_call(lambda: ref_cold(h.cards, LEVEL), 1, 1)
                                  for h in hands[:ref_deals])
     moves = statistics.median(h.count_moves(LEVEL) for h in hands)
-    c_lead = statistics.median(h.time_generate(LEVEL, repeat=50) for h in hands)
+    c_lead = statistics.median(time_generate(h, LEVEL, repeat=50) for h in hands)
     row("lead, complete, compiled loop (time_generate)", c_lead, ref_lead, f"median {moves:.0f} moves")
-    row("lead, complete, Hand.generate", _median_over_hands(hands, lambda h: h.generate(LEVEL), 20), ref_lead)
+    row("lead, complete, bench_hooks.generate", _median_over_hands(hands, lambda h: generate(h, LEVEL), 20), ref_lead)
     row("lead, complete, Hand.count_moves", _median_over_hands(hands, lambda h: h.count_moves(LEVEL), 20), ref_lead)
     row("lead, complete, Hand.legal_moves", _median_over_hands(hands, lambda h: h.legal_moves(LEVEL), 20), ref_lead)
     cm = statistics.median(h.count_moves(LEVEL, compact=True) for h in hands)
     row("lead, compact, compiled loop", statistics.median(
-        h.time_generate(LEVEL, compact=True, repeat=50) for h in hands), None, f"median {cm:.0f} moves")
+        time_generate(h, LEVEL, compact=True, repeat=50) for h in hands), None, f"median {cm:.0f} moves")
     row("lead, compact, Hand.legal_moves", _median_over_hands(
         hands, lambda h: h.legal_moves(LEVEL, compact=True), 20))
     for name, cards in HANDS.items():
         h = fast.Hand(cards)
         r = _per_call(lambda: ref_cold(cards, LEVEL), 1, 3)
-        row(f"lead {name}, compiled loop", h.time_generate(LEVEL, repeat=500), r,
+        row(f"lead {name}, compiled loop", time_generate(h, LEVEL, repeat=500), r,
             f"{h.count_moves(LEVEL)} moves")
         row(f"lead {name}, Hand.legal_moves", _per_call(lambda: h.legal_moves(LEVEL)), r)
-        row(f"lead {name} compact, compiled loop", h.time_generate(LEVEL, compact=True, repeat=500),
+        row(f"lead {name} compact, compiled loop", time_generate(h, LEVEL, compact=True, repeat=500),
             None, f"{h.count_moves(LEVEL, compact=True)} moves")
     h = fast.Hand(HANDS["w1"])
     for kind, last in FOLLOWS.items():
         r = _per_call(lambda: ref_cold(HANDS["w1"], LEVEL, last), 1, 3)
-        row(f"follow {kind} (w1), compiled loop", h.time_generate(LEVEL, last, repeat=2000), r,
+        row(f"follow {kind} (w1), compiled loop", time_generate(h, LEVEL, last, repeat=2000), r,
             f"{h.count_moves(LEVEL, last)} moves")
         row(f"follow {kind} (w1), Hand.legal_moves", _per_call(lambda: h.legal_moves(LEVEL, last), 2000), r)
     # follows over the random hands: one last per type, median over hands and types
-    per = [h.time_generate(LEVEL, last, repeat=50) for h in hands[:200] for last in FOLLOWS.values()]
+    per = [time_generate(h, LEVEL, last, repeat=50) for h in hands[:200] for last in FOLLOWS.values()]
     row("follow, random hands × 9 types, compiled loop", statistics.median(per))
     text = HANDS["w0"]
     row("parse w0 text (hand.encode)", _per_call(lambda: encode(text), 2000),

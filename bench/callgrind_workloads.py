@@ -2,7 +2,7 @@
 ``python bench/callgrind_workloads.py NAME K`` runs workload NAME K times; the cost of one
 repetition is count(K=2) - count(K=1), which cancels start-up and imports."""
 import sys
-from guandan_fast.game import Game, perft_game, random_playout
+from guandan_fast.game import Game, perft_game, random_playout  # perft_core's, also found here
 from guandan_fast import simulate_core as core, legal_moves, Move
 name, k = sys.argv[1], int(sys.argv[2])
 for rep in range(k):
@@ -26,3 +26,31 @@ for rep in range(k):
         h = 'S3 C3 D9 H7 S9 C9 H9 SK DK HA SA'
         for i in range(10000):
             legal_moves(h, 7, last=last)
+    elif name == "gen":
+        # the compiled generator alone: 20 fixed 27-card hands, lead and follow, complete and
+        # compact, 20 calls each from C
+        import random
+        from guandan_fast.cards import FULL_DECK
+        try:
+            from guandan_fast.bench_hooks import time_generate
+        except ImportError:   # before the hooks left Hand (issue 12)
+            from guandan_fast import Hand
+
+            def time_generate(cards, *a, **k):
+                return Hand(cards).time_generate(*a, **k)
+        rnd = random.Random(0)
+        d = list(FULL_DECK)
+        for _ in range(20):
+            rnd.shuffle(d)
+            for last in (None, Move('Pair', '8', 'S8 D8'), Move('Straight', '5', 'S5 H6 C7 D8 S9')):
+                for compact in (False, True):
+                    time_generate(d[:27], 7, last=last, compact=compact, repeat=20)
+    elif name == "step":
+        # Python stepping: legal_moves_array() + play_index(i), 3 matches
+        for s in range(3):
+            g = Game(seed=s)
+            x = s
+            while not g.is_over:
+                n = len(g.legal_moves_array())
+                x = (x * 1103515245 + 12345) & 0x7FFFFFFF
+                g.play_index(x % n)

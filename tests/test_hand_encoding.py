@@ -1,4 +1,4 @@
-"""The hand encoding (``guandan_fast.hand``): card text and codes to the 128-bit multiset and
+"""The hand encoding (``guandan_fast.codec``): card text and codes to the 128-bit multiset and
 back. Text in the canonical form is parsed straight from the string's buffer; everything else
 goes through ``cards.parse_cards``. Both paths must give the same words, or the same error."""
 
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from guandan_fast import hand
+from guandan_fast import codec as hand
 from guandan_fast.cards import CARD_CODES, FULL_DECK, parse_cards
 from guandan_fast.moves import cards_to_words
 

@@ -1,8 +1,9 @@
 """guandan-fast: an exact, fast rules engine for Guandan (掼蛋).
 
-The friendly API lives here; the compiled core is in ``guandan_fast.movegen`` (move
-generation), ``guandan_fast.game`` (the state machine), ``guandan_fast.bots`` and
-``guandan_fast.simulate_core``; the plain-Python oracle is ``guandan_fast.reference``.
+The friendly API lives here; the compiled modules behind it are named in docs/design.md
+("Pieces"): ``movegen`` (move generation from Python) over ``movegen_core`` (the generator),
+``game`` (the ``Game`` class) over ``game_core`` (the state machine), ``bots``,
+``simulate_core`` and others; the plain-Python oracle is ``guandan_fast.reference``.
 
 >>> import guandan_fast as gf
 >>> gf.parse_cards('♥7 S8')

@@ -1,4 +1,4 @@
-"""Type stubs of the compiled game (src/guandan_fast/game.pyx)."""
+"""Type stubs of the compiled game's Python class (src/guandan_fast/game.pyx)."""
 
 import os
 from typing import IO, Any, Iterable, Sequence
@@ -75,8 +75,6 @@ class Game:
                     match: int = 0) -> Game: ...
     def __eq__(self, other: object) -> bool: ...
 
-def perft_game(game: Game, depth: int, per_move: bool = False,
-               compact: bool = False) -> int | dict[Move, int]: ...
-def random_playout(game: Game, max_steps: int, seed: int = 0,
-                   compact: bool = False) -> tuple[int, int | None]: ...
+# perft_game and random_playout are guandan_fast.perft_core's (still importable from here).
+from .perft_core import perft_game as perft_game, random_playout as random_playout
 def sizeof_state() -> int: ...

@@ -1,4 +1,4 @@
-"""Type stubs of the compiled move generator (src/guandan_fast/movegen.pyx)."""
+"""Type stubs of move generation from Python (src/guandan_fast/movegen.pyx)."""
 
 from typing import Iterable, Iterator, Sequence, overload
 
@@ -44,10 +44,6 @@ class Hand:
     def __hash__(self) -> int: ...
     def legal_moves(self, level: _Level, last: _Last = None, rules: Rules = ...,
                     compact: bool = False) -> MoveList: ...
-    def generate(self, level: _Level, last: _Last = None, rules: Rules = ...,
-                 compact: bool = False) -> int: ...
-    def time_generate(self, level: _Level, last: _Last = None, rules: Rules = ...,
-                      compact: bool = False, repeat: int = 1000) -> float: ...
     def count_moves(self, level: _Level, last: _Last = None, rules: Rules = ...,
                     compact: bool = False) -> int: ...
 

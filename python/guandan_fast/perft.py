@@ -39,7 +39,8 @@ def perft(seed: int, depth: int, rules: Rules = Rules(), per_move: bool = False,
     >>> perft(1, 2), perft(1, 2, compact=True)
     (64542, 547)
     """
-    from .game import Game as _Fast, perft_game
+    from .game import Game as _Fast
+    from .perft_core import perft_game
 
     return perft_game(_Fast(seed, rules), _check(depth), per_move, bool(compact))
 
@@ -93,7 +94,8 @@ def estimate_seconds(seed: int, depth: int, rules: Rules = Rules(), per_move: bo
     """
     import random
 
-    from .game import Game as _Fast, perft_game
+    from .game import Game as _Fast
+    from .perft_core import perft_game
 
     _check(depth)
     rnd = random.Random(seed)

@@ -1,8 +1,8 @@
 # The fixed abstract action space's C-level interface (implemented in actions.pyx).
 # Numbering: docs/learning.md (version ACTIONS_VERSION). nogil functions trust their input.
 from libc.stdint cimport int32_t, uint8_t
-from guandan_fast.hand cimport u64
-from guandan_fast.game cimport GameState
+from guandan_fast.types cimport u64
+from guandan_fast.game_core cimport GameState
 
 cdef enum:
     ACTIONS_VERSION = 1

@@ -18,13 +18,15 @@ True
 from libc.string cimport memset
 from libc.stdint cimport int32_t, uint8_t
 
-from guandan_fast.hand cimport (u64, kind_count, move_type, move_rank, wild_kind, T_PASS,
-                                T_SINGLE, T_PAIR, T_TRIPS, T_THREE_WITH_TWO, T_STRAIGHT,
-                                T_THREE_PAIR, T_TWO_TRIPS, T_BOMB, T_STRAIGHT_FLUSH,
-                                T_TRIBUTE, T_BACK, TYPE_SHIFT, RANK_SHIFT, move_of)
-from guandan_fast.movegen cimport generate, beats, classify_cards, MAX_MOVES
-from guandan_fast.game cimport (GameState, PH_PLAY, PH_OVER, game_legal, game_state_ptr)
-from guandan_fast.bots cimport ncards
+from guandan_fast.types cimport (u64, N_RANKS, N_SUITS, KIND_SB, KIND_HR, HI_CARD_MASK, T_PASS,
+                                 T_SINGLE, T_PAIR, T_TRIPS, T_THREE_WITH_TWO, T_STRAIGHT,
+                                 T_THREE_PAIR, T_TWO_TRIPS, T_BOMB, T_STRAIGHT_FLUSH,
+                                 T_TRIBUTE, T_BACK, RANK_JOKER, RANK_ACE, kind_count, move_type,
+                                 move_rank, move_tag, wild_kind, single_kind, card_count)
+from guandan_fast.codec cimport move_of
+from guandan_fast.movegen_core cimport generate, beats, classify_cards
+from guandan_fast.game_core cimport GameState, PH_PLAY, PH_OVER, game_legal
+from guandan_fast.game cimport game_state_ptr
 
 cimport numpy as cnp
 import numpy as np
@@ -33,11 +35,6 @@ from collections import namedtuple
 from .moves import Move, IllegalMoveError
 
 cnp.import_array()
-
-cdef extern from *:
-    int __builtin_ctzll(unsigned long long) nogil
-
-cdef u64 CARDS_HI = 0x00FFFFFFFFFFFFFF
 
 VERSION = ACTIONS_VERSION
 # The enum's value as a module attribute (a cdef enum is invisible to Python).
@@ -58,23 +55,14 @@ BLOCKS = {
 # Moves -> ids (nogil)
 # ------------------------------------------------------------------------------------------
 
-cdef inline int first_kind(u64 lo, u64 hi) noexcept nogil:
-    hi &= CARDS_HI
-    if lo:
-        return __builtin_ctzll(lo) >> 1
-    if hi:
-        return 26 + (__builtin_ctzll(hi) >> 1)
-    return -1
-
-
 cdef inline int group_index(u64 lo, u64 hi, int rc) noexcept nogil:
     """Rank index of a single or pair: 0..12 for 2..A, 13 small joker, 14 big joker
     (-1 for a rank code no single or pair has)."""
-    if rc == 15:
-        if kind_count(lo, hi, 52):
-            return 13
-        return 14 if kind_count(lo, hi, 53) else -1
-    return rc - 2 if 2 <= rc <= 14 else -1
+    if rc == RANK_JOKER:
+        if kind_count(lo, hi, KIND_SB):
+            return N_RANKS
+        return N_RANKS + 1 if kind_count(lo, hi, KIND_HR) else -1
+    return rc - 2 if 2 <= rc <= RANK_ACE else -1
 
 
 cdef int action_of_move(u64 lo, u64 hi, int level) noexcept nogil:
@@ -82,7 +70,7 @@ cdef int action_of_move(u64 lo, u64 hi, int level) noexcept nogil:
     cdef int rc = move_rank(hi)
     cdef int k, q, ti, wild, n
     if t == T_PASS:
-        return A_PASS if (lo == 0 and (hi & CARDS_HI) == 0) else -1
+        return A_PASS if (lo == 0 and (hi & HI_CARD_MASK) == 0) else -1
     if t == T_SINGLE or t == T_PAIR:
         q = group_index(lo, hi, rc)
         if q < 0:
@@ -95,16 +83,16 @@ cdef int action_of_move(u64 lo, u64 hi, int level) noexcept nogil:
             return -1
         ti = rc - 2
         wild = wild_kind(level)
-        if kind_count(lo, hi, 52):
-            q = 13
-        elif kind_count(lo, hi, 53):
-            q = 14
+        if kind_count(lo, hi, KIND_SB):
+            q = N_RANKS
+        elif kind_count(lo, hi, KIND_HR):
+            q = N_RANKS + 1
         else:
             # The pair's rank: a natural card of another rank, else a pair of wilds (level).
             q = level - 2
-            for k in range(52):
-                if k != wild and k % 13 != ti and kind_count(lo, hi, k):
-                    q = k % 13
+            for k in range(KIND_SB):
+                if k != wild and k % N_RANKS != ti and kind_count(lo, hi, k):
+                    q = k % N_RANKS
                     break
         if q == ti:
             return -1
@@ -116,9 +104,9 @@ cdef int action_of_move(u64 lo, u64 hi, int level) noexcept nogil:
     if t == T_TWO_TRIPS:
         return A_TWO_TRIPS + rc - 1 if 1 <= rc <= 13 else -1
     if t == T_BOMB:
-        if rc == 15:
+        if rc == RANK_JOKER:
             return A_JOKER_BOMB
-        n = ncards(lo, hi)
+        n = card_count(lo, hi)
         if not (2 <= rc <= 14 and 4 <= n <= 10):
             return -1
         return A_BOMB + (rc - 2) * 7 + n - 4
@@ -126,12 +114,12 @@ cdef int action_of_move(u64 lo, u64 hi, int level) noexcept nogil:
         if not 1 <= rc <= 10:
             return -1
         wild = wild_kind(level)
-        for k in range(52):
+        for k in range(KIND_SB):
             if k != wild and kind_count(lo, hi, k):
-                return A_STRAIGHT_FLUSH + (rc - 1) * 4 + k // 13
+                return A_STRAIGHT_FLUSH + (rc - 1) * N_SUITS + k // N_RANKS
         return -1
     if t == T_TRIBUTE or t == T_BACK:
-        k = first_kind(lo, hi)
+        k = single_kind(lo, hi)
         if k < 0:
             return -1
         return (A_TRIBUTE if t == T_TRIBUTE else A_BACK) + k
@@ -142,13 +130,18 @@ cdef int action_of_move(u64 lo, u64 hi, int level) noexcept nogil:
 # Legal abstract actions and their canonical moves (nogil)
 # ------------------------------------------------------------------------------------------
 
+cdef enum:
+    # single and pair groups: rank indices 0..12, then the small and the big joker
+    N_GROUPS = N_RANKS + 2
+
+
 cdef int fill_legal_actions(const GameState* s, u64* scratch, int32_t* ids, u64* words) noexcept nogil:
-    cdef u64 trip_lo[13]
-    cdef u64 trip_hi[13]
-    cdef u64 pair_lo[15]
-    cdef u64 pair_hi[15]
-    cdef uint8_t has_trip[13]
-    cdef uint8_t has_pair[15]
+    cdef u64 trip_lo[N_RANKS]
+    cdef u64 trip_hi[N_RANKS]
+    cdef u64 pair_lo[N_GROUPS]
+    cdef u64 pair_hi[N_GROUPS]
+    cdef uint8_t has_trip[N_RANKS]
+    cdef uint8_t has_pair[N_GROUPS]
     cdef int p = s.current
     cdef int n, n0, i, j, a, t, q, rc, wild, w_hand, c
     cdef u64 lo, hi, hand_lo, hand_hi, top_lo = s.top_lo, top_hi = s.top_hi
@@ -191,7 +184,7 @@ cdef int fill_legal_actions(const GameState* s, u64* scratch, int32_t* ids, u64*
                 lead = scratch
                 n0 = n
             memset(has_trip, 0, 13)
-            memset(has_pair, 0, 15)
+            memset(has_pair, 0, N_GROUPS)
             for i in range(n0):
                 lo = lead[2 * i]
                 hi = lead[2 * i + 1]
@@ -200,18 +193,18 @@ cdef int fill_legal_actions(const GameState* s, u64* scratch, int32_t* ids, u64*
                 if t == T_TRIPS:
                     has_trip[rc - 2] = 1
                     trip_lo[rc - 2] = lo
-                    trip_hi[rc - 2] = hi & CARDS_HI
+                    trip_hi[rc - 2] = hi & HI_CARD_MASK
                 elif t == T_PAIR:
                     q = group_index(lo, hi, rc)
                     has_pair[q] = 1
                     pair_lo[q] = lo
-                    pair_hi[q] = hi & CARDS_HI
+                    pair_hi[q] = hi & HI_CARD_MASK
             wild = wild_kind(s.level)
             w_hand = kind_count(hand_lo, hand_hi, wild)
-            for t in range(13):
+            for t in range(N_RANKS):
                 if not has_trip[t]:
                     continue
-                for q in range(15):
+                for q in range(N_GROUPS):
                     if q == t or not has_pair[q]:
                         continue
                     if q >= 13 and not s.rules.gen.fullhouse_joker_pair:
@@ -220,8 +213,7 @@ cdef int fill_legal_actions(const GameState* s, u64* scratch, int32_t* ids, u64*
                             + kind_count(pair_lo[q], pair_hi[q], wild)) > w_hand:
                         continue
                     lo = trip_lo[t] + pair_lo[q]
-                    hi = (trip_hi[t] + pair_hi[q]) | ((<u64>T_THREE_WITH_TWO) << TYPE_SHIFT) \
-                        | ((<u64>(t + 2)) << RANK_SHIFT)
+                    hi = (trip_hi[t] + pair_hi[q]) | move_tag(T_THREE_WITH_TWO, t + 2)
                     if follow and not beats(lo, hi, top_lo, top_hi, s.level):
                         continue
                     ids[c] = A_FULL_HOUSE + t * 14 + (q if q < t else q - 1)
@@ -271,7 +263,7 @@ def _build_infos():
     out += [ActionInfo("Single", r, None, None, None, None) for r in _GROUP]
     out += [ActionInfo("Pair", r, None, None, None, None) for r in _GROUP]
     out += [ActionInfo("Trips", r, None, None, None, None) for r in _RANKS]
-    for t in range(13):
+    for t in range(N_RANKS):
         out += [ActionInfo("ThreeWithTwo", _RANKS[t], _GROUP[q], None, None, None)
                 for q in range(15) if q != t]
     out += [ActionInfo("Straight", _SEQ[w], None, None, None, None) for w in range(10)]
@@ -350,7 +342,7 @@ def action_id(move, level):
     lo, hi = words_of_move(move)
     t = move_type(hi)
     if T_SINGLE <= t <= T_STRAIGHT_FLUSH:
-        n = classify_cards(lo, hi & CARDS_HI, lv, &_GEN, buf, 64)
+        n = classify_cards(lo, hi & HI_CARD_MASK, lv, &_GEN, buf, 64)
         for i in range(n):
             if buf[2 * i] == lo and buf[2 * i + 1] == hi:
                 break
@@ -362,22 +354,28 @@ def action_id(move, level):
     return a
 
 
-from guandan_fast.movegen cimport RulesC
+from guandan_fast.movegen_core cimport RulesC
 cdef RulesC _GEN
 _GEN.sf_as_straight = True
 _GEN.fullhouse_joker_pair = True
 
 
 cdef long _sink = 0
-cdef u64 _scratch[4 * ACT_SCRATCH]
-cdef int32_t _ids[N_ACTIONS]
-cdef u64 _words[2 * N_ACTIONS]
+
+# The buffers of one listing (about 74 KB), on the caller's C stack: no module-level buffer
+# shared between calls. (A shared one was unsafe even with the GIL: legal_action_mask runs
+# Python code between filling it and reading it, and time_legal_actions filled it without
+# the GIL.)
+cdef struct Listing:
+    u64 scratch[4 * ACT_SCRATCH]
+    int32_t ids[N_ACTIONS]
+    u64 words[2 * N_ACTIONS]
 
 
-cdef int _legal(object game) except -1:
-    """Fill the module scratch (the GIL serialises its users) with game's legal actions."""
+cdef int _legal(object game, Listing* out) except -1:
+    """Fill `out` with game's legal actions and their canonical moves; their number."""
     cdef GameState* s = game_state_ptr(game)
-    return fill_legal_actions(s, _scratch, _ids, _words)
+    return fill_legal_actions(s, out.scratch, out.ids, out.words)
 
 
 def legal_action_mask(game, out=None):
@@ -387,9 +385,10 @@ def legal_action_mask(game, out=None):
     >>> m = legal_action_mask(gf.Game(seed=0)); m.dtype, m.shape, int(m.sum()) > 10
     (dtype('bool'), (501,), True)
     """
+    cdef Listing la
     cdef int n, i
     cdef uint8_t[::1] view
-    n = _legal(game)
+    n = _legal(game, &la)
     if out is None:
         out = np.zeros(N_ACTIONS, dtype=np.bool_)
     else:
@@ -402,46 +401,49 @@ def legal_action_mask(game, out=None):
         out[:] = False
     view = out.view(np.uint8)
     for i in range(n):
-        view[_ids[i]] = 1
+        view[la.ids[i]] = 1
     return out
 
 
 def legal_actions(game):
     """The legal abstract action ids of a ``Game``, ascending (``int32``)."""
-    cdef int n = _legal(game)
+    cdef Listing la
+    cdef int n = _legal(game, &la)
     cdef cnp.ndarray arr = np.empty(n, dtype=np.int32)
     cdef int32_t[::1] v = arr
     cdef int i
     for i in range(n):
-        v[i] = _ids[i]
+        v[i] = la.ids[i]
     return arr
 
 
 def canonical_moves(game):
     """``(ids int32[n], words uint64[n, 2])``: every legal abstract action of a ``Game`` with
     its canonical concrete move as ``(lo, hi)`` words (docs/design.md)."""
-    cdef int n = _legal(game)
+    cdef Listing la
+    cdef int n = _legal(game, &la)
     cdef cnp.ndarray ids = np.empty(n, dtype=np.int32)
     cdef cnp.ndarray words = np.empty((n, 2), dtype=np.uint64)
     cdef int32_t[::1] iv = ids
     cdef u64[:, ::1] wv = words
     cdef int i
     for i in range(n):
-        iv[i] = _ids[i]
-        wv[i, 0] = _words[2 * i]
-        wv[i, 1] = _words[2 * i + 1]
+        iv[i] = la.ids[i]
+        wv[i, 0] = la.words[2 * i]
+        wv[i, 1] = la.words[2 * i + 1]
     return ids, words
 
 
 def canonical_words(game, a):
     """``(lo, hi)`` of the canonical move of legal action ``a``; ``IllegalMoveError`` when
     ``a`` is not legal now."""
+    cdef Listing la
     cdef int want = check_id(a)
-    cdef int n = _legal(game)
+    cdef int n = _legal(game, &la)
     cdef int i
     for i in range(n):
-        if _ids[i] == want:
-            return _words[2 * i], _words[2 * i + 1]
+        if la.ids[i] == want:
+            return la.words[2 * i], la.words[2 * i + 1]
     if game_state_ptr(game).phase == PH_OVER:
         raise IllegalMoveError("the match is over")
     raise IllegalMoveError(f"action {want} ({action_name(want)}) is not legal now")
@@ -498,6 +500,7 @@ def time_legal_actions(game, long reps):
     a ``Game``'s state, called ``reps`` times from a C loop (benchmarks)."""
     import time
     cdef GameState* s = game_state_ptr(game)
+    cdef Listing la
     cdef long i
     cdef int n = 0
     if reps < 1:
@@ -505,7 +508,7 @@ def time_legal_actions(game, long reps):
     t = time.perf_counter()
     with nogil:
         for i in range(reps):
-            n += fill_legal_actions(s, _scratch, _ids, _words)
+            n += fill_legal_actions(s, la.scratch, la.ids, la.words)
     dt = time.perf_counter() - t
     global _sink
     _sink = n

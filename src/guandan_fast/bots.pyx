@@ -14,19 +14,19 @@ Move('Pair', '3', ('S3', 'S3'))
 >>> choose('greedy', 'S3 D5 HK', level=2, top='Single 4 S4', top_seat=2)  # partner's play
 PASS
 """
-from libc.stdlib cimport malloc, free
+from libc.stdlib cimport free
 from libc.string cimport memset
-from guandan_fast.hand cimport (u64, kind_count, move_type, move_rank, wild_kind, KIND_SB, KIND_HR,
-                                T_PASS, T_SINGLE, T_PAIR, T_THREE_WITH_TWO, T_STRAIGHT,
-                                T_THREE_PAIR, T_TWO_TRIPS, T_BOMB, T_STRAIGHT_FLUSH, RANK_JOKER)
+from guandan_fast.types cimport (u64, N_RANKS, ACE_RANK, LAST_STRAIGHT_POS, N_KINDS, LO_KINDS,
+                                 KIND_SB, KIND_HR, LO_CARD_MASK, HI_CARD_MASK, T_PASS, T_SINGLE, T_PAIR, T_TRIPS, T_THREE_WITH_TWO,
+                                 N_PLAY_TYPES, RANK_JOKER, VALUE_LEVEL, VALUE_SB, VALUE_HR,
+                                 kind_count, move_type, move_rank, wild_kind, words_add_kind,
+                                 single_value, rank_value, card_count, is_bomb_type, tier_key,
+                                 play_key, __builtin_ctzll)
 from guandan_fast.rng cimport sm_next, sm_below
-from guandan_fast.game cimport GameState, PH_TRIBUTE, PH_BACK, PH_PLAY
-from guandan_fast.movegen cimport RulesC, generate, generate_grow, MAX_MOVES
+from guandan_fast.game_core cimport GameState, PH_TRIBUTE, PH_BACK, PH_PLAY
+from guandan_fast.movegen_core cimport RulesC, generate_grow
 
 import numpy as np
-
-cdef extern from *:
-    int __builtin_ctzll(unsigned long long) nogil
 
 cdef enum:
     # Greedy tuning (see docs/design.md "Bots"). Scores are "lower is better".
@@ -35,11 +35,8 @@ cdef enum:
     WILD_COST = 40              # spending a wild on a non-finishing play
     BREAK_COST = 3              # per rank whose group the move splits
 
-cdef u64 LO_CARDS = 0x000FFFFFFFFFFFFFULL
-cdef u64 HI_CARDS = 0x00FFFFFFFFFFFFFFULL
-
 # Cards in a play of each non-bomb type (by type code).
-cdef int TYPE_SIZE[10]
+cdef int TYPE_SIZE[N_PLAY_TYPES]
 TYPE_SIZE[:] = [0, 1, 2, 3, 5, 5, 6, 6, 0, 5]
 
 # Salt that separates the bots' streams from the game's deal stream started at the same seed.
@@ -72,7 +69,7 @@ cdef int bot_choose(Bot* bot, const GameState* s, const u64* moves, int n) noexc
 # Greedy
 
 cdef struct HandInfo:
-    int cnt[13]        # natural cards per rank index (wilds excluded)
+    int cnt[N_RANKS]        # natural cards per rank index (wilds excluded)
     int wilds
     int level
     int wk             # wild kind
@@ -81,10 +78,10 @@ cdef struct HandInfo:
 
 
 cdef inline void set_kind_mask(u64* lo, u64* hi, int k) noexcept nogil:
-    if k < 26:
+    if k < LO_KINDS:
         lo[0] |= (<u64>3) << (2 * k)
     else:
-        hi[0] |= (<u64>3) << (2 * (k - 26))
+        hi[0] |= (<u64>3) << (2 * (k - LO_KINDS))
 
 
 cdef void analyze(HandInfo* h, u64 lo, u64 hi, int level) noexcept nogil:
@@ -97,7 +94,7 @@ cdef void analyze(HandInfo* h, u64 lo, u64 hi, int level) noexcept nogil:
     h.wk = wild_kind(level)
     suit_ranks[0] = suit_ranks[1] = suit_ranks[2] = suit_ranks[3] = 0
     # Visit only the kinds present (at most 27), lowest bit of each 2-bit count first.
-    w = lo & LO_CARDS
+    w = lo & LO_CARD_MASK
     while w:
         b = __builtin_ctzll(w)
         k = b >> 1
@@ -106,22 +103,22 @@ cdef void analyze(HandInfo* h, u64 lo, u64 hi, int level) noexcept nogil:
         if k == h.wk:
             h.wilds = c
             continue
-        r = k % 13
+        r = k % N_RANKS
         h.cnt[r] += c
-        suit_ranks[k // 13] |= 1 << r
-    w = hi & (HI_CARDS >> 4)      # suited kinds 26..51 only
+        suit_ranks[k // N_RANKS] |= 1 << r
+    w = hi & (HI_CARD_MASK >> 4)      # suited kinds 26..51 only
     while w:
         b = __builtin_ctzll(w)
-        k = (b >> 1) + 26
-        w &= ~((<u64>3) << (2 * (k - 26)))
-        r = k % 13
-        h.cnt[r] += <int>((hi >> (2 * (k - 26))) & 3)
-        suit_ranks[k // 13] |= 1 << r
+        k = (b >> 1) + LO_KINDS
+        w &= ~((<u64>3) << (2 * (k - LO_KINDS)))
+        r = k % N_RANKS
+        h.cnt[r] += <int>((hi >> (2 * (k - LO_KINDS))) & 3)
+        suit_ranks[k // N_RANKS] |= 1 << r
     # Same-rank bombs without wilds: the whole rank is kept.
-    for r in range(13):
+    for r in range(N_RANKS):
         if h.cnt[r] >= 4:
             for s in range(4):
-                k = s * 13 + r
+                k = s * N_RANKS + r
                 if k != h.wk:
                     set_kind_mask(&h.prot_lo, &h.prot_hi, k)
     if kind_count(lo, hi, KIND_SB) == 2 and kind_count(lo, hi, KIND_HR) == 2:
@@ -129,55 +126,20 @@ cdef void analyze(HandInfo* h, u64 lo, u64 hi, int level) noexcept nogil:
         set_kind_mask(&h.prot_lo, &h.prot_hi, KIND_HR)
     # Natural straight flushes: bit p of `ext` is natural position p (0 = A low, 1 = 2 .. 13 = A).
     for s in range(4):
-        ext = (suit_ranks[s] << 1) | ((suit_ranks[s] >> 12) & 1)
-        for pos in range(10):
+        ext = (suit_ranks[s] << 1) | ((suit_ranks[s] >> ACE_RANK) & 1)
+        for pos in range(LAST_STRAIGHT_POS):     # windows starting at positions 0..9
             if ((ext >> pos) & 31) == 31:
                 for j in range(pos, pos + 5):
-                    r = 12 if j == 0 else j - 1
-                    set_kind_mask(&h.prot_lo, &h.prot_hi, s * 13 + r)
-
-
-cdef inline int single_value(int k, int level) noexcept nogil:
-    if k == KIND_SB:
-        return 16
-    if k == KIND_HR:
-        return 17
-    if k % 13 + 2 == level:
-        return 15
-    return k % 13 + 2
-
-
-cdef inline bint is_bomb_type(int t) noexcept nogil:
-    return t == T_BOMB or t == T_STRAIGHT_FLUSH
+                    r = ACE_RANK if j == 0 else j - 1
+                    set_kind_mask(&h.prot_lo, &h.prot_hi, s * N_RANKS + r)
 
 
 cdef inline int bomb_strength(u64 lo, u64 hi, int level) noexcept nogil:
-    """(tier, key) of a bomb-class move as one increasing integer (docs/rules.md §5 ladder)."""
-    cdef int t = move_type(hi)
-    cdef int rc = move_rank(hi)
-    cdef int n, tier, v
-    if t == T_STRAIGHT_FLUSH:
-        return 3 * 32 + rc
-    if rc == RANK_JOKER:
-        return 9 * 32
-    n = ncards(lo, hi)
-    tier = 1 if n == 4 else (2 if n == 5 else n - 2)
-    v = 15 if rc == level else rc
-    return tier * 32 + v
-
-
-cdef inline int move_base(u64 lo, u64 hi, int level) noexcept nogil:
-    """The compared rank of a non-bomb as a small number: the single-order value for groups
-    (2..17), the lowest natural position for sequences (1..13)."""
-    cdef int t = move_type(hi)
-    cdef int rc = move_rank(hi)
-    if t == T_STRAIGHT or t == T_THREE_PAIR or t == T_TWO_TRIPS or t == T_STRAIGHT_FLUSH:
-        return rc
-    if rc == RANK_JOKER:
-        return 17 if kind_count(lo, hi, KIND_HR) > 0 else 16
-    if rc == level:
-        return 15
-    return rc
+    """(tier, key) of a bomb-class move as one increasing integer (docs/rules.md §5 ladder);
+    keys are at most VALUE_LEVEL < 32."""
+    cdef int tier, key
+    tier_key(lo, hi, level, &tier, &key)
+    return tier * 32 + key
 
 
 cdef struct MoveInfo:
@@ -190,20 +152,20 @@ cdef struct MoveInfo:
 
 
 cdef void move_info(MoveInfo* m, const HandInfo* h, u64 lo, u64 hi) noexcept nogil:
-    cdef int used[13]
+    cdef int used[N_RANKS]
     cdef int k, b, c, r, t, rc, triple_r, kick
     cdef u64 w
     cdef bint jok_sb = False, jok_hr = False
     t = move_type(hi)
     rc = move_rank(hi)
     m.n = TYPE_SIZE[t]           # bombs never get here; every other type has one size
-    m.base = move_base(lo, hi, h.level)
+    m.base = play_key(lo, hi, h.level)
     m.breaks = 0
     m.kicker = 0
     c = kind_count(lo, hi, h.wk)
     m.wild = c > 0
-    m.prot = ((lo & h.prot_lo) | (hi & HI_CARDS & h.prot_hi)) != 0
-    if t <= 3:
+    m.prot = ((lo & h.prot_lo) | (hi & HI_CARD_MASK & h.prot_hi)) != 0
+    if t <= T_TRIPS:
         # Single, Pair, Trips: one rank (or jokers, which have no group to split).
         if rc != RANK_JOKER:
             r = rc - 2
@@ -213,44 +175,44 @@ cdef void move_info(MoveInfo* m, const HandInfo* h, u64 lo, u64 hi) noexcept nog
         return
     # Longer plays: natural cards per rank, visiting the move's kinds (at most 10 cards).
     memset(used, 0, sizeof(used))
-    w = lo & LO_CARDS
+    w = lo & LO_CARD_MASK
     while w:
         b = __builtin_ctzll(w)
         k = b >> 1
         w &= ~((<u64>3) << (2 * k))
         if k != h.wk:
-            used[k % 13] += <int>((lo >> (2 * k)) & 3)
-    w = hi & HI_CARDS
+            used[k % N_RANKS] += <int>((lo >> (2 * k)) & 3)
+    w = hi & HI_CARD_MASK
     while w:
         b = __builtin_ctzll(w)
-        k = (b >> 1) + 26
-        w &= ~((<u64>3) << (2 * (k - 26)))
+        k = (b >> 1) + LO_KINDS
+        w &= ~((<u64>3) << (2 * (k - LO_KINDS)))
         if k == KIND_SB:
             jok_sb = True
         elif k == KIND_HR:
             jok_hr = True
         else:
-            used[k % 13] += <int>((hi >> (2 * (k - 26))) & 3)
-    for r in range(13):
+            used[k % N_RANKS] += <int>((hi >> (2 * (k - LO_KINDS))) & 3)
+    for r in range(N_RANKS):
         if used[r] and used[r] < h.cnt[r]:
             m.breaks += 1
     if t == T_THREE_WITH_TWO:
         triple_r = rc - 2        # rank label 2..14 -> rank index 0..12
         if jok_hr:
-            kick = 17
+            kick = VALUE_HR
         elif jok_sb:
-            kick = 16
+            kick = VALUE_SB
         else:
-            kick = 15            # a pair made of the two wilds reads as level cards
-            for r in range(13):
+            kick = VALUE_LEVEL   # a pair made of the two wilds reads as level cards
+            for r in range(N_RANKS):
                 if used[r] and r != triple_r:
-                    kick = 15 if r + 2 == h.level else r + 2
+                    kick = rank_value(r, h.level - 2)
         m.kicker = kick
 
 
 cdef inline int public_count(const GameState* s, int p) noexcept nogil:
     """p's card count if the rules make it public now, else 99 (0 when p is out)."""
-    cdef int c = ncards(s.hand_lo[p], s.hand_hi[p])
+    cdef int c = card_count(s.hand_lo[p], s.hand_hi[p])
     if c <= s.rules.disclosure:
         return c
     return 99
@@ -268,16 +230,16 @@ cdef int greedy_exchange(const GameState* s, const u64* moves, int n) noexcept n
         lo = moves[2 * i]
         hi = moves[2 * i + 1]
         k = 0
-        while k < 54 and kind_count(lo, hi & HI_CARDS, k) == 0:
+        while k < N_KINDS and kind_count(lo, hi & HI_CARD_MASK, k) == 0:
             k += 1
         v = single_value(k, s.level)
         if s.phase == PH_TRIBUTE:
             score = -v
         else:
             score = 8 * v
-            if k < 52 and k != h.wk and h.cnt[k % 13] >= 2:
+            if k < KIND_SB and k != h.wk and h.cnt[k % N_RANKS] >= 2:
                 score += 2
-            if ((lo & h.prot_lo) | (hi & HI_CARDS & h.prot_hi)) != 0:
+            if ((lo & h.prot_lo) | (hi & HI_CARD_MASK & h.prot_hi)) != 0:
                 score += 100
             if k == h.wk:
                 score += 200
@@ -309,12 +271,12 @@ cdef int greedy_choose(const GameState* s, const u64* moves, int n) noexcept nog
     # Going out beats every other consideration (even over a partner). A play is a
     # sub-multiset of the hand, so it holds all the cards exactly when the words are equal.
     hand_lo = s.hand_lo[me]
-    hand_hi = s.hand_hi[me] & HI_CARDS
+    hand_hi = s.hand_hi[me] & HI_CARD_MASK
     for i in range(n):
         hi = moves[2 * i + 1]
         if move_type(hi) == T_PASS:
             pass_i = i
-        elif moves[2 * i] == hand_lo and (hi & HI_CARDS) == hand_hi:
+        elif moves[2 * i] == hand_lo and (hi & HI_CARD_MASK) == hand_hi:
             return i
     if partner_top:
         return pass_i if pass_i >= 0 else 0
@@ -482,10 +444,7 @@ def choose(agent, hand, level=2, top=None, top_seat=None, seat=0, counts=None, m
         k = 0
         while want > 0:
             n = 2 if want >= 2 else 1
-            if k < 26:
-                s.hand_lo[p] += (<u64>n) << (2 * k)
-            else:
-                s.hand_hi[p] += (<u64>n) << (2 * (k - 26))
+            words_add_kind(&s.hand_lo[p], &s.hand_hi[p], k, n)
             want -= n
             k += 1
     if m_top is not None:

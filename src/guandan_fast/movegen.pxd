@@ -1,48 +1,40 @@
-# The compiled move generator's C-level interface (implemented in movegen.pyx).
-# Contract shared with game.pyx; see docs/design.md for the encoding. No function here checks
-# its input: callers pass hands and moves built by checked code.
-from guandan_fast.hand cimport u64
-
-cdef struct RulesC:
-    # The two docs/rules.md §12 switches that move generation depends on.
-    bint sf_as_straight
-    bint fullhouse_joker_pair
+# The Python API of move generation (movegen.pyx) as other compiled modules see it: the list
+# class of one generate() call, which game.pyx makes with new_move_list, and the Hand, whose
+# cached inputs bench_hooks.pyx reads. The generator itself is movegen_core.pxd.
+from guandan_fast.types cimport u64
+from guandan_fast.movegen_core cimport RulesC
 
 cdef enum:
-    # Capacity, in moves, of a buffer that always suffices for one generate() call on a hand of
-    # at most 27 cards (each move takes two u64 words in the buffer). Larger hands (Game.setup
-    # allows up to 105 cards in one seat: about 135,000 moves) need generate_grow.
-    MAX_MOVES = 32768
-
-# Every legal move of the hand into out[2*i], out[2*i+1] (lo, hi). On lead (last == (0, 0))
-# PASS is not included; on follow the moves that beat `last` and then PASS as (0, 0).
-# compact: one canonical move per (type, key, size), and per suit for straight flushes.
-# Returns the number of moves, or -1 when `cap` (in moves) is too small.
-cdef int generate(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi, const RulesC* rules,
-                  bint compact, u64* out, int cap) noexcept nogil
-
-# generate() into a heap buffer that is grown (realloc) to the exact count when it is too
-# small: the buffer is sized from the hand, so any hand fits. *buf may be NULL with *cap 0.
-# Returns the number of moves, or -1 when memory ran out (*buf and *cap then unchanged).
-cdef int generate_grow(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi, const RulesC* rules,
-                       bint compact, u64** buf, int* cap) noexcept nogil
-
-# Number of moves generate() would return, writing nothing.
-cdef int count_moves(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi, const RulesC* rules,
-                     bint compact) noexcept nogil
-
-# Every reading of exactly these cards (same output convention; never PASS). Returns the count.
-cdef int classify_cards(u64 lo, u64 hi, int level, const RulesC* rules, u64* out, int cap) noexcept nogil
-
-# docs/rules.md §5 on encoded moves (`last` == (0, 0) means a lead).
-cdef bint beats(u64 lo, u64 hi, u64 last_lo, u64 last_hi, int level) noexcept nogil
+    # Moves a call from Python generates into a buffer on its own C stack (32 KB) before it
+    # needs the heap (then one exactly-sized buffer, freed on return). No generation buffer is
+    # shared between calls or kept in an object, so threads never share one: safe without the
+    # GIL too (free-threaded Python). Most lists are shorter (a dealt hand's median lead has
+    # about 450 moves; the largest of 8,000 dealt hands 5,894).
+    STACK_MOVES = 2048
 
 # The Python-facing list of one generate() call (defined in movegen.pyx): a read-only sequence
 # of Move over its own copy of the words. Other modules (game) make them with new_move_list.
 cdef class MoveList:
-    cdef u64* buf
+    cdef bytes _data        # the words, (lo, hi) per move: immutable, shared with .array
+    cdef const u64* buf     # = the bytes' buffer
     cdef Py_ssize_t n
     cdef object _array
     cdef Py_ssize_t _find(self, x) except -2
+    cdef object get_array(self)
 
 cdef MoveList new_move_list(const u64* src, int n)
+
+# A hand parsed once (movegen.pyx). _prepare checks and caches the arguments of a call and
+# leaves them in _rc, _llo, _lhi; it returns the level.
+cdef class Hand:
+    cdef u64 lo
+    cdef u64 hi
+    cdef tuple _cards
+    cdef object _rules      # the Rules whose flags are in _rc
+    cdef RulesC _rc
+    cdef object _last       # the last play whose words are cached below
+    cdef int _last_level
+    cdef object _last_rules
+    cdef u64 _llo
+    cdef u64 _lhi
+    cdef int _prepare(self, object level, object last, object rules) except -1

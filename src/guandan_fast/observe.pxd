@@ -1,8 +1,8 @@
 # Observation encoders' C-level interface (implemented in observe.pyx; layouts in
 # docs/learning.md). nogil, allocation-free, writing into caller buffers; they trust input.
 from libc.stdint cimport int8_t, int32_t, uint8_t
-from guandan_fast.hand cimport u64
-from guandan_fast.game cimport GameState
+from guandan_fast.types cimport u64
+from guandan_fast.game_core cimport GameState
 
 cdef enum:
     OBS_SIZE = 536

@@ -19,22 +19,17 @@ The compiled encoders (``encode_obs``, ``encode_info``, ``encode_danzero``) read
 (513,)
 """
 from libc.string cimport memset, memcpy
-from libc.stdint cimport int8_t, int32_t, uint8_t
+from libc.stdint cimport int8_t, uint8_t
 
-from guandan_fast.hand cimport u64, kind_count, move_type, move_rank, T_PASS, T_TRIBUTE
-from guandan_fast.game cimport (GameState, PH_TRIBUTE, PH_BACK, PH_PLAY, PH_OVER,
-                                game_state_ptr, game_hand_plays)
-from guandan_fast.bots cimport ncards
+from guandan_fast.types cimport (u64, N_RANKS, N_KINDS, LO_KINDS, KIND_SB, HI_CARD_MASK, move_type,
+                                 move_rank, card_count, __builtin_ctzll)
+from guandan_fast.game_core cimport GameState
+from guandan_fast.game cimport game_state_ptr, game_hand_plays
 
 cimport numpy as cnp
 import numpy as np
 
 cnp.import_array()
-
-cdef extern from *:
-    int __builtin_ctzll(unsigned long long) nogil
-
-cdef u64 CARDS_HI = 0x00FFFFFFFFFFFFFF
 
 globals().update(OBS_SIZE=int(OBS_SIZE), INFO_SIZE=int(INFO_SIZE), HIST_LEN=int(HIST_LEN),
                  DZ_STATE_SIZE=int(DZ_STATE_SIZE), DZ_ACTION_SIZE=int(DZ_ACTION_SIZE))
@@ -97,7 +92,7 @@ cdef void track_reset(Track* t) noexcept nogil:
 cdef void track_play(Track* t, int seat, u64 lo, u64 hi) noexcept nogil:
     cdef int j = t.n_moves % HIST_LEN
     t.played_lo[seat] += lo
-    t.played_hi[seat] += hi & CARDS_HI
+    t.played_hi[seat] += hi & HI_CARD_MASK
     t.last_lo[seat] = lo
     t.last_hi[seat] = hi
     t.has_last[seat] = 1
@@ -110,24 +105,6 @@ cdef void track_play(Track* t, int seat, u64 lo, u64 hi) noexcept nogil:
 # ------------------------------------------------------------------------------------------
 # Card rows
 # ------------------------------------------------------------------------------------------
-
-cdef inline void add_cards_f(u64 lo, u64 hi, float* out) noexcept nogil:
-    """out[kind] += count for every kind of the multiset (kind order)."""
-    cdef int b, k
-    cdef u64 x = lo
-    hi &= CARDS_HI
-    while x:
-        b = __builtin_ctzll(x) & ~1
-        k = b >> 1
-        out[k] += <float>((lo >> b) & 3)
-        x &= ~((<u64>3) << b)
-    x = hi
-    while x:
-        b = __builtin_ctzll(x) & ~1
-        k = 26 + (b >> 1)
-        out[k] += <float>((hi >> b) & 3)
-        x &= ~((<u64>3) << b)
-
 
 # _PLANE[b] = the four 2-bit counts of byte b as floats: a multiset's 54 counts are then 14
 # 16-byte copies (about 60 instructions whatever the cards), not a loop over its kinds.
@@ -143,24 +120,24 @@ cdef inline void set_cards_f(u64 lo, u64 hi, float* out) noexcept nogil:
     for i in range(7):              # lo: kinds 0..27 (26, 27 are zero here, rewritten below)
         memcpy(out + 4 * i, &_PLANE[(lo >> (8 * i)) & 255][0], 4 * sizeof(float))
     for i in range(7):              # hi: kinds 26..53 (bits 0..55)
-        memcpy(out + 26 + 4 * i, &_PLANE[(hi >> (8 * i)) & 255][0], 4 * sizeof(float))
+        memcpy(out + LO_KINDS + 4 * i, &_PLANE[(hi >> (8 * i)) & 255][0], 4 * sizeof(float))
 
 
 cdef inline int dz_index(int k) noexcept nogil:
     """DanZero's card index of a kind: rank * 4 + suit in the order H S C D; jokers 52, 53."""
     cdef int suit
-    if k >= 52:
+    if k >= KIND_SB:
         return k
-    suit = k // 13
+    suit = k // N_RANKS
     if suit < 2:
         suit ^= 1
-    return (k % 13) * 4 + suit
+    return (k % N_RANKS) * 4 + suit
 
 
 cdef inline void add_cards_dz(u64 lo, u64 hi, float* out) noexcept nogil:
     cdef int b
     cdef u64 x = lo
-    hi &= CARDS_HI
+    hi &= HI_CARD_MASK
     while x:
         b = __builtin_ctzll(x) & ~1
         out[dz_index(b >> 1)] += <float>((lo >> b) & 3)
@@ -168,24 +145,24 @@ cdef inline void add_cards_dz(u64 lo, u64 hi, float* out) noexcept nogil:
     x = hi
     while x:
         b = __builtin_ctzll(x) & ~1
-        out[dz_index(26 + (b >> 1))] += <float>((hi >> b) & 3)
+        out[dz_index(LO_KINDS + (b >> 1))] += <float>((hi >> b) & 3)
         x &= ~((<u64>3) << b)
 
 
 cdef void cards_u8(u64 lo, u64 hi, uint8_t* out) noexcept nogil:
     cdef int k
-    for k in range(26):
+    for k in range(LO_KINDS):
         out[k] = <uint8_t>((lo >> (2 * k)) & 3)
-    for k in range(28):
-        out[26 + k] = <uint8_t>((hi >> (2 * k)) & 3)
+    for k in range(N_KINDS - LO_KINDS):
+        out[LO_KINDS + k] = <uint8_t>((hi >> (2 * k)) & 3)
 
 
 cdef void cards_u8_danzero(u64 lo, u64 hi, uint8_t* out) noexcept nogil:
     cdef int k
-    for k in range(26):
+    for k in range(LO_KINDS):
         out[dz_index(k)] = <uint8_t>((lo >> (2 * k)) & 3)
-    for k in range(28):
-        out[dz_index(26 + k)] = <uint8_t>((hi >> (2 * k)) & 3)
+    for k in range(N_KINDS - LO_KINDS):
+        out[dz_index(LO_KINDS + k)] = <uint8_t>((hi >> (2 * k)) & 3)
 
 
 # ------------------------------------------------------------------------------------------
@@ -199,7 +176,7 @@ cdef void encode_obs(const GameState* s, const Track* t, int p, float* out) noex
     for r in range(4):
         q = (p + r) & 3
         set_cards_f(t.played_lo[q], t.played_hi[q], out + O_PLAYED + 54 * r)
-        out[O_LEFT + r] = <float>ncards(s.hand_lo[q], s.hand_hi[q])
+        out[O_LEFT + r] = <float>card_count(s.hand_lo[q], s.hand_hi[q])
     if s.top_seat >= 0:
         set_cards_f(s.top_lo, s.top_hi, out + O_TOP_CARDS)
         ty = move_type(s.top_hi)
@@ -248,7 +225,7 @@ cdef void encode_info(const GameState* s, const Track* t, int p, float* out) noe
         j = (t.n_moves - 1 - i) % HIST_LEN
         tok = out + OBS_SIZE + HIST_TOKEN * i
         tok[(t.hist_seat[j] - p) & 3] = 1.0
-        if t.hist_lo[j] == 0 and (t.hist_hi[j] & CARDS_HI) == 0:
+        if t.hist_lo[j] == 0 and (t.hist_hi[j] & HI_CARD_MASK) == 0:
             tok[4] = 1.0
         else:
             set_cards_f(t.hist_lo[j], t.hist_hi[j], tok + 5)
@@ -365,7 +342,7 @@ cdef void encode_danzero(const GameState* s, const Track* t, int p, float* out) 
         q = (p + r) & 3
         add_cards_dz(t.played_lo[q], t.played_hi[q], out + 228 + 54 * (r - 1))
         # A receiver holds 28 cards between tribute and return: DanZero's 28 slots cap at 27.
-        i = ncards(s.hand_lo[q], s.hand_hi[q])
+        i = card_count(s.hand_lo[q], s.hand_hi[q])
         out[390 + 28 * (r - 1) + (i if i < 27 else 27)] = 1.0
     out[474 + s.levels[team] - 2] = 1.0
     out[487 + s.levels[team ^ 1] - 2] = 1.0

@@ -1,7 +1,7 @@
 # Determinization: the hidden cards of a state redealt as one seat knows them (sample.pyx).
 # docs/search.md describes the distribution. Every function is nogil and allocation-free.
-from guandan_fast.hand cimport u64, Cards
-from guandan_fast.game cimport GameState
+from guandan_fast.types cimport u64, Cards
+from guandan_fast.game_core cimport GameState
 
 # Cards each seat gave away in the current hand since the exchange began (its plays and its
 # back move): what releases a known exchange card. `hand` is the hand number tracked.

@@ -27,19 +27,17 @@ from libc.string cimport memcpy, memset
 from libc.stdint cimport uint8_t
 from libc.time cimport clock_t, clock, CLOCKS_PER_SEC
 
-from guandan_fast.hand cimport (u64, Cards, kind_count, kind_add, move_type, codes_of, T_PASS,
-                                T_TRIBUTE, T_BACK)
-from guandan_fast.game cimport GameState, PH_TRIBUTE, PH_BACK, PH_PLAY, PH_OVER
-from guandan_fast.rng cimport sm_next, sm_below
-from guandan_fast.bots cimport ncards
+from guandan_fast.types cimport (u64, Cards, LO_KINDS, LO_CARD_MASK, HI_CARD_MASK, T_PASS,
+                                 T_TRIBUTE, kind_count, kind_add, move_type, card_count,
+                                 __builtin_ctzll)
+from guandan_fast.codec cimport codes_of
+from guandan_fast.game_core cimport GameState, PH_BACK, PH_PLAY
+from guandan_fast.rng cimport sm_next
 
 import numpy as np
 
-cdef extern from *:
-    int __builtin_ctzll(unsigned long long) nogil
+from guandan_fast.validate import check_seat as _check_seat
 
-cdef u64 HI_CARDS = 0x00FFFFFFFFFFFFFFULL
-cdef u64 LO_CARDS = 0x000FFFFFFFFFFFFFULL
 
 
 cdef void played_track(Played* t, const GameState* s, u64 lo, u64 hi) noexcept nogil:
@@ -53,8 +51,8 @@ cdef void played_track(Played* t, const GameState* s, u64 lo, u64 hi) noexcept n
     if ty == T_PASS or ty == T_TRIBUTE or s.current < 0:
         return
     # A play or a back move: counts stay <= 2 per kind (two copies exist), so words add.
-    t.cards[s.current].lo += lo & LO_CARDS
-    t.cards[s.current].hi += hi & HI_CARDS
+    t.cards[s.current].lo += lo & LO_CARD_MASK
+    t.cards[s.current].hi += hi & HI_CARD_MASK
 
 
 cdef inline void pin_one(Cards* pins, const Played* t, bint tracked, int q, int k) noexcept nogil:
@@ -101,9 +99,9 @@ cdef inline int pool_deck(const GameState* s, int p, const Cards* pins, uint8_t*
         need[q] = 0
         if q == p:
             continue
-        lo += s.hand_lo[q] & LO_CARDS
-        hi += s.hand_hi[q] & HI_CARDS
-        need[q] = ncards(s.hand_lo[q], s.hand_hi[q]) - ncards(pins[q].lo, pins[q].hi)
+        lo += s.hand_lo[q] & LO_CARD_MASK
+        hi += s.hand_hi[q] & HI_CARD_MASK
+        need[q] = card_count(s.hand_lo[q], s.hand_hi[q]) - card_count(pins[q].lo, pins[q].hi)
         if need[q] < 0:
             return -1
         total += need[q]
@@ -125,7 +123,7 @@ cdef inline int pool_deck(const GameState* s, int p, const Cards* pins, uint8_t*
     w = hi
     while w:
         b = __builtin_ctzll(w) >> 1
-        k = 26 + b
+        k = LO_KINDS + b
         w &= ~((<u64>3) << (2 * b))
         c = <int>((hi >> (2 * b)) & 3)
         for q in range(4):
@@ -239,11 +237,7 @@ cdef int sample_deal_weighted(const GameState* s, int p, const Cards* pins, cons
 # Python side
 
 cdef int check_seat(object p) except -1:
-    if isinstance(p, bool) or not isinstance(p, int):
-        raise TypeError(f"p (the observing seat) must be an int 0..3, not {type(p).__name__}")
-    if not 0 <= p <= 3:
-        raise ValueError(f"p (the observing seat) must be 0..3, got {p}")
-    return p
+    return _check_seat(p, "p (the observing seat)")
 
 
 cdef u64 check_seed(object seed) except? 0:
@@ -269,8 +263,8 @@ cdef int load_played(game, GameState* st, Played* t) except -1:
         lo, hi = move.words
         ty = move_type(<u64>hi)
         if ty != T_PASS and ty != T_TRIBUTE:
-            t.cards[seat].lo += <u64>lo & LO_CARDS
-            t.cards[seat].hi += <u64>hi & HI_CARDS
+            t.cards[seat].lo += <u64>lo & LO_CARD_MASK
+            t.cards[seat].hi += <u64>hi & HI_CARD_MASK
     return 0
 
 
@@ -356,7 +350,7 @@ def infoset_key(game, p):
     check_seat(p)
     load_state(game, &st)
     obs = game.observation(p)
-    obs["counts"] = tuple(ncards(st.hand_lo[q], st.hand_hi[q]) for q in range(4))
+    obs["counts"] = tuple(card_count(st.hand_lo[q], st.hand_hi[q]) for q in range(4))
     past = game._moves_by_hand()[:-1]
     h = hashlib.blake2b(digest_size=8)
     h.update(repr((repr(game.rules), sorted(obs.items()), past, game.results)).encode())

@@ -1,6 +1,6 @@
 # Compiled search agents (search.pyx): PIMC and single-observer IS-MCTS. docs/search.md.
-from guandan_fast.hand cimport u64
-from guandan_fast.game cimport GameState
+from guandan_fast.types cimport u64
+from guandan_fast.game_core cimport GameState
 from guandan_fast.sample cimport Played
 from guandan_fast.solve cimport Solver
 

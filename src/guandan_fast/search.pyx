@@ -31,13 +31,14 @@ from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memcpy, memset
 from libc.math cimport sqrt, log
 
-from guandan_fast.hand cimport u64, Cards, move_type, T_PASS, move_of
-from guandan_fast.game cimport (GameState, game_legal, game_apply, STEP_CONTINUE, PH_PLAY)
-from guandan_fast.movegen cimport MAX_MOVES
+from guandan_fast.types cimport u64, Cards, move_type, card_count
+from guandan_fast.codec cimport move_of
+from guandan_fast.game_core cimport (GameState, game_legal, game_apply, STEP_CONTINUE, PH_PLAY)
+from guandan_fast.movegen_core cimport MAX_MOVES
 from guandan_fast.rng cimport sm_next
-from guandan_fast.bots cimport (greedy_choose, ncards, AGENT_PIMC, AGENT_ISMCTS)
+from guandan_fast.bots cimport greedy_choose, AGENT_PIMC, AGENT_ISMCTS
 from guandan_fast.sample cimport Played, played_track, known_pins, sample_deal
-from guandan_fast.solve cimport Solver, solver_new, solver_free, solver_run, outcome_of
+from guandan_fast.solve cimport solver_new, solver_free, solver_run, outcome_of
 
 cdef u64 SEARCH_SALT = 0x5EA4C4A6E1715EEDULL
 cdef int PATH_CAP = 4096
@@ -113,8 +114,8 @@ cdef int rollout(SearchCtx* c, GameState* w, double eps) noexcept nogil:
 
 
 cdef inline int total_cards(const GameState* w) noexcept nogil:
-    return (ncards(w.hand_lo[0], w.hand_hi[0]) + ncards(w.hand_lo[1], w.hand_hi[1])
-            + ncards(w.hand_lo[2], w.hand_hi[2]) + ncards(w.hand_lo[3], w.hand_hi[3]))
+    return (card_count(w.hand_lo[0], w.hand_hi[0]) + card_count(w.hand_lo[1], w.hand_hi[1])
+            + card_count(w.hand_lo[2], w.hand_hi[2]) + card_count(w.hand_lo[3], w.hand_hi[3]))
 
 
 cdef int evaluate(SearchCtx* c, GameState* w) noexcept nogil:
@@ -273,7 +274,7 @@ cdef int search_choose(SearchCtx* c, const GameState* s, const u64* moves, int n
     if n <= 1:
         return 0
     g = greedy_choose(s, moves, n)
-    if s.phase != PH_PLAY or ncards(s.hand_lo[p], s.hand_hi[p]) > c.prm.search_at:
+    if s.phase != PH_PLAY or card_count(s.hand_lo[p], s.hand_hi[p]) > c.prm.search_at:
         return g
     known_pins(s, p, &c.played, pins)
     if c.prm.kind == AGENT_ISMCTS:

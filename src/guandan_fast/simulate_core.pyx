@@ -16,18 +16,17 @@ True
 """
 from libc.stdlib cimport malloc, free
 from libc.string cimport memset
-from libc.stdint cimport int8_t, uint64_t
 
-from guandan_fast.hand cimport u64, move_type, T_PASS, T_BOMB, T_STRAIGHT_FLUSH, \
-    T_TRIBUTE, T_BACK
+from guandan_fast.types cimport (u64, T_PASS, T_BOMB, T_STRAIGHT_FLUSH, T_TRIBUTE, T_BACK,
+                                 move_type, card_count)
 from guandan_fast.rng cimport sm_next
-from guandan_fast.movegen cimport MAX_MOVES
+from guandan_fast.movegen_core cimport MAX_MOVES
 from guandan_fast.interrupt cimport (Interrupt, interrupt_init, interrupted, in_main_thread,
                                      raise_pending)
-from guandan_fast.game cimport (GameState, GameRulesC, rules_to_c, game_init, game_legal,
-                                game_apply,
-                                STEP_CONTINUE, STEP_HAND_OVER, STEP_MATCH_OVER, PH_PLAY)
-from guandan_fast.bots cimport (Bot, ncards, bot_init, bot_choose, agent_compact, AGENT_RANDOM,
+from guandan_fast.game_core cimport (GameState, GameRulesC, game_init, game_legal, game_apply,
+                                     STEP_CONTINUE, STEP_MATCH_OVER)
+from guandan_fast.game cimport rules_to_c
+from guandan_fast.bots cimport (Bot, bot_init, bot_choose, agent_compact, AGENT_RANDOM,
                                 AGENT_RANDOM_COMPACT, AGENT_GREEDY, AGENT_PIMC, AGENT_ISMCTS,
                                 N_AGENT_KINDS)
 from guandan_fast.search cimport (Agents, SearchCtx, search_reset, search_observe,
@@ -113,7 +112,7 @@ cdef int play_match(u64 mseed, const GameRulesC* rules, const int* kinds, SimSta
             st.passes += 1
         elif t != T_TRIBUTE and t != T_BACK:
             st.plays += 1
-            st.cards += ncards(lo, hi)
+            st.cards += card_count(lo, hi)
             if t == T_BOMB or t == T_STRAIGHT_FLUSH:
                 st.bombs += 1
         r = game_apply(&s, lo, hi)

@@ -1,7 +1,7 @@
 # The exact endgame solver (solve.pyx): double-dummy minimax of the current hand's outcome.
 from libc.stdint cimport int8_t
-from guandan_fast.hand cimport u64
-from guandan_fast.game cimport GameState
+from guandan_fast.types cimport u64
+from guandan_fast.game_core cimport GameState
 
 cdef struct TTEntry:
     u64 key

@@ -20,19 +20,17 @@ True
 from dataclasses import dataclass
 
 from libc.stdlib cimport malloc, calloc, free
-from libc.string cimport memcpy, memset
+from libc.string cimport memcpy
 from libc.stdint cimport int8_t, uint8_t
 
-from guandan_fast.hand cimport u64, kind_add, Cards, move_type, T_PASS, move_of
-from guandan_fast.game cimport (GameState, GameRulesC, rules_to_c, game_legal, game_apply,
-                                STEP_CONTINUE, PH_PLAY)
-from guandan_fast.movegen cimport MAX_MOVES
-from guandan_fast.rng cimport sm_next, sm_below
-from guandan_fast.bots cimport ncards
+from guandan_fast.types cimport u64, Cards, HI_CARD_MASK, T_PASS, kind_add, move_type, card_count
+from guandan_fast.codec cimport move_of
+from guandan_fast.game_core cimport (GameState, GameRulesC, game_legal, game_apply,
+                                     STEP_CONTINUE, PH_PLAY)
+from guandan_fast.game cimport rules_to_c
+from guandan_fast.rng cimport sm_below
 
 from .rules import Rules
-
-cdef u64 HI_CARDS = 0x00FFFFFFFFFFFFFFULL
 
 cdef enum:
     TT_EXACT = 1
@@ -95,9 +93,9 @@ cdef inline int order_score(const GameState* s, u64 lo, u64 hi, u64 hint_lo, u64
         return 1000
     if move_type(hi) == T_PASS:
         return 0
-    if lo == s.hand_lo[p] and (hi & HI_CARDS) == (s.hand_hi[p] & HI_CARDS):
+    if lo == s.hand_lo[p] and (hi & HI_CARD_MASK) == (s.hand_hi[p] & HI_CARD_MASK):
         return 500
-    return 10 + ncards(lo, hi)
+    return 10 + card_count(lo, hi)
 
 
 cdef int alphabeta(Solver* S, const GameState* s, int alpha, int beta, int base,

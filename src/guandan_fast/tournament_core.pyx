@@ -20,15 +20,14 @@ place, counted before the cap at A).
 ((2, 6), True)
 """
 from libc.stdlib cimport malloc, free
-from libc.string cimport memset
 from libc.stdint cimport int64_t
 
-from guandan_fast.hand cimport u64
+from guandan_fast.types cimport u64
 from guandan_fast.rng cimport sm_next
-from guandan_fast.movegen cimport MAX_MOVES
-from guandan_fast.game cimport (GameState, GameRulesC, rules_to_c, game_init, game_legal,
-                                game_apply, game_is_legal, STEP_CONTINUE, STEP_MATCH_OVER,
-                                PH_OVER)
+from guandan_fast.movegen_core cimport MAX_MOVES
+from guandan_fast.game_core cimport (GameState, GameRulesC, game_init, game_legal, game_apply,
+                                     game_is_legal, STEP_CONTINUE, STEP_MATCH_OVER, PH_OVER)
+from guandan_fast.game cimport rules_to_c
 from guandan_fast.bots cimport (Bot, bot_init, bot_choose, agent_compact, N_AGENT_KINDS,
                                 AGENT_PIMC, AGENT_ISMCTS)
 from guandan_fast.search cimport Agents, SearchCtx, search_reset, search_observe, search_choose

@@ -19,11 +19,12 @@ from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memset, memcpy
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t
 
-from guandan_fast.hand cimport u64
+from guandan_fast.types cimport u64
 from guandan_fast.rng cimport sm_next
-from guandan_fast.movegen cimport MAX_MOVES
-from guandan_fast.game cimport (GameState, GameRulesC, rules_to_c, game_init, game_legal,
-                                game_apply, STEP_CONTINUE, STEP_MATCH_OVER, PH_PLAY, PH_OVER)
+from guandan_fast.movegen_core cimport MAX_MOVES
+from guandan_fast.game_core cimport (GameState, GameRulesC, game_init, game_legal, game_apply,
+                                     STEP_CONTINUE, STEP_MATCH_OVER, PH_PLAY, PH_OVER)
+from guandan_fast.game cimport rules_to_c
 from guandan_fast.bots cimport Bot, bot_init, bot_choose, agent_compact
 from guandan_fast.actions cimport fill_legal_actions, N_ACTIONS, ACT_SCRATCH
 from guandan_fast.observe cimport (Track, track_reset, track_play, encode_obs, encode_info,

@@ -36,7 +36,8 @@ import numpy as np
 import pyspiel
 
 from .. import observe
-from ..game import Game, random_playout
+from ..game import Game
+from ..perft_core import random_playout
 from ..rules import Rules
 from ._codec import Codec
 

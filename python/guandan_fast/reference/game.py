@@ -38,10 +38,11 @@ import secrets
 from collections import Counter
 from typing import Iterable, Sequence
 
-from ..cards import (CARD_CODES, FULL_DECK, KIND_OF, is_wild, natural_value, parse_cards,
-                     parse_level, single_value, sort_cards)
+from ..cards import (CARD_CODES, FULL_DECK, KIND_OF, is_wild, natural_value, single_value,
+                     sort_cards)
 from ..moves import PASS, IllegalMoveError, Move
 from ..rules import Rules
+from ..validate import check_rules, check_seat, check_setup  # the form of the input, shared
 from .rng import SplitMix64, draw_first_leader, shuffled_deck
 
 __all__ = ["Game"]
@@ -61,14 +62,6 @@ def _prev(p: int) -> int:
     return (p + 3) % 4
 
 
-def _check_seat(p, what: str = "seat") -> int:
-    if isinstance(p, bool) or not hasattr(type(p), "__index__"):
-        raise TypeError(f"{what} must be an int 0..3, not {type(p).__name__}")
-    if not 0 <= p.__index__() <= 3:   # numpy integers too
-        raise ValueError(f"{what} must be 0..3, got {p}")
-    return p.__index__()
-
-
 class Game:
     """A Guandan match: hands, tricks, finishing places, levels, tribute (docs/design.md)."""
 
@@ -76,8 +69,7 @@ class Game:
 
     # -- construction ------------------------------------------------------------------------
     def __init__(self, seed: int | None = None, rules: Rules = Rules()) -> None:
-        if not isinstance(rules, Rules):
-            raise TypeError(f"rules must be a Rules instance, not {type(rules).__name__}")
+        check_rules(rules)
         if seed is None:
             seed = secrets.randbits(64)
         gen = SplitMix64(seed)  # TypeError for a non-int seed
@@ -107,46 +99,9 @@ class Game:
         ...
         ValueError: the hands must make exactly the 108-card deck: 'SB' appears 4 times (expected 2); 106 cards are missing
         """
-        if not isinstance(rules, Rules):
-            raise TypeError(f"rules must be a Rules instance, not {type(rules).__name__}")
-        if isinstance(hands, (str, bytes)) or not isinstance(hands, Sequence) or len(hands) != 4:
-            raise ValueError("hands must be a sequence of four card lists")
-        parsed = [list(parse_cards(h)) for h in hands]
-        total = Counter(c for h in parsed for c in h)
-        if total != Counter(FULL_DECK):
-            problems = [f"{c!r} appears {n} times (expected 2)"
-                        for c, n in sorted(total.items(), key=lambda x: KIND_OF[x[0]]) if n > 2]
-            missing = sum((Counter(FULL_DECK) - total).values())
-            if missing:
-                problems.append(f"{missing} cards are missing")
-            raise ValueError("the hands must make exactly the 108-card deck: "
-                             + "; ".join(problems))
-        for p, h in enumerate(parsed):
-            if not h:
-                raise ValueError(f"hand {p} is empty; every seat starts with at least one card")
-        if not isinstance(levels, (tuple, list)) or len(levels) != 2:
-            raise ValueError(f"levels must be a pair (team 0, team 1), got {levels!r}")
-        lv = [parse_level(x) for x in levels]
-        prev = None
-        if previous_finish is not None:
-            prev = cls._check_finish(previous_finish)
-            team = prev[0] % 2
-            if declarer is None:
-                declarer = team
-            elif declarer != team:
-                raise ValueError(f"declarer {declarer} does not match previous_finish: team "
-                                 f"{team} of seat {prev[0]} won the previous hand")
-            if leader is not None:
-                raise ValueError("leader must be None with previous_finish: the tribute "
-                                 "decides who leads")
-        if declarer is not None:
-            if isinstance(declarer, bool) or declarer not in (0, 1):
-                raise ValueError(f"declarer must be 0, 1 or None, got {declarer!r}")
-        elif lv != [2, 2]:
-            raise ValueError(f"a first hand (declarer None) is played with levels (2, 2), "
-                             f"got {tuple(lv)}")
-        if leader is not None:
-            leader = _check_seat(leader, "leader")
+        check_rules(rules)
+        parsed, lv, declarer, prev, leader = check_setup(hands, levels, declarer,
+                                                         previous_finish, leader)
         if seed is None:
             seed = secrets.randbits(64)
         gen = SplitMix64(seed)
@@ -159,21 +114,6 @@ class Game:
             leader = self._first_leader(parsed, deck)
         self._start_hand(parsed, previous_finish=prev, leader=leader)
         return self
-
-    @staticmethod
-    def _check_finish(order) -> list[int]:
-        if isinstance(order, (str, bytes)) or not isinstance(order, Sequence):
-            raise ValueError(f"previous_finish must be a list of seats, got {order!r}")
-        seats = [_check_seat(s, "a seat of previous_finish") for s in order]
-        if len(set(seats)) != len(seats) or not 2 <= len(seats) <= 4:
-            raise ValueError(f"previous_finish must be 2 to 4 distinct seats, got {list(order)}")
-        if seats[1] == _partner(seats[0]):
-            return seats[:2]  # a double-down: the other two seats never went out
-        if len(seats) == 2:
-            raise ValueError(f"previous_finish {seats}: two seats only describe a double-down "
-                             f"(1st and 2nd partners)")
-        rest = [s for s in range(4) if s not in seats]
-        return seats + rest
 
     def _init_match(self, seed, rules: Rules, gen: SplitMix64) -> None:
         self.seed = seed
@@ -309,7 +249,7 @@ class Game:
 
     def hand(self, p: int) -> tuple[str, ...]:
         """Seat ``p``'s cards in canonical order."""
-        p = _check_seat(p)
+        p = check_seat(p)
         return sort_cards(self._hands[p].elements())
 
     # -- legal moves -------------------------------------------------------------------------
@@ -372,7 +312,7 @@ class Game:
             raise TypeError(f"a move is a Move or a platform list [type, rank, cards], "
                             f"not {type(move).__name__}")
         if seat is not None:
-            seat = _check_seat(seat)
+            seat = check_seat(seat)
         if self._phase == "over":
             raise IllegalMoveError("the match is over")
         p = self._turn
@@ -583,7 +523,7 @@ class Game:
     # -- information -------------------------------------------------------------------------
     def observation(self, p: int) -> dict:
         """What seat ``p`` knows (docs/rules.md §10), as the dict of docs/design.md."""
-        p = _check_seat(p)
+        p = check_seat(p)
         limit = self.rules.disclosure_threshold
         counts = []
         for s in range(4):

@@ -1,12 +1,12 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
-"""Hand encoding: card codes <-> the 128-bit multiset of docs/design.md, and move words ->
+"""The card codec: card codes <-> the 128-bit multiset of docs/design.md, and move words ->
 ``Move``. The one place where the compiled core meets card codes: ``movegen`` and ``game``
 cimport ``words_of``, ``codes_of`` and ``move_of`` from here.
 
 These functions check their input (they are reachable from Python); the inline helpers in
-hand.pxd do not, and are only called by compiled code on words built here.
+types.pxd do not, and are only called by compiled code on words built here.
 """
-from guandan_fast.hand cimport u64, kind_count, card_total, HI_CARD_MASK
+from guandan_fast.types cimport *
 
 cdef extern from "Python.h":
     bint PyUnicode_IS_ASCII(object s)
@@ -19,7 +19,8 @@ cdef dict _KIND = dict(KIND_OF)
 cdef tuple _CODES = CARD_CODES
 cdef str _RANKS = "23456789TJQKA"
 # Kinds in canonical display order: by rank, then suit S H C D; jokers last.
-cdef tuple _DISPLAY = tuple([s * 13 + r for r in range(13) for s in range(4)] + [52, 53])
+cdef tuple _DISPLAY = tuple([s * N_RANKS + r for r in range(N_RANKS) for s in range(N_SUITS)]
+                            + [KIND_SB, KIND_HR])
 cdef tuple _TYPE_NAMES = TYPE_NAMES
 cdef object _PASS = PASS
 cdef object _Move_new = Move.__new__
@@ -30,11 +31,7 @@ cdef object _slow_words(object cards):
     cdef u64 lo = 0, hi = 0
     cdef int k
     for code in parse_cards(cards):
-        k = _KIND[code]
-        if k < 26:
-            lo += (<u64>1) << (2 * k)
-        else:
-            hi += (<u64>1) << (2 * (k - 26))
+        words_add_kind(&lo, &hi, _KIND[code], 1)
     return lo, hi
 
 
@@ -45,9 +42,9 @@ cdef int _i
 for _i in range(256):
     _SUIT_OF[_i] = -1
     _RANK_OF[_i] = -1
-for _i in range(4):
+for _i in range(N_SUITS):
     _SUIT_OF[ord("SHCD"[_i])] = _i
-for _i in range(13):
+for _i in range(N_RANKS):
     _RANK_OF[ord(_RANKS[_i])] = _i
 
 
@@ -75,21 +72,18 @@ cdef bint _ascii_words(str cards, u64* out_lo, u64* out_hi):
                               or buf[i + 2] == 10):
             return False
         if a == 83 and b == 66:        # SB
-            k = 52
+            k = KIND_SB
         elif a == 72 and b == 82:      # HR
-            k = 53
+            k = KIND_HR
         else:
             su = _SUIT_OF[a]
             r = _RANK_OF[b]
             if su < 0 or r < 0:
                 return False
-            k = su * 13 + r
+            k = su * N_RANKS + r
         if kind_count(lo, hi, k) == 2:
             return False
-        if k < 26:
-            lo += (<u64>1) << (2 * k)
-        else:
-            hi += (<u64>1) << (2 * (k - 26))
+        words_add_kind(&lo, &hi, k, 1)
         i += 2
     out_lo[0] = lo
     out_hi[0] = hi
@@ -118,10 +112,7 @@ cdef object words_of(object cards):
         k = kk
         if kind_count(lo, hi, k) == 2:
             return _slow_words(cards)
-        if k < 26:
-            lo += (<u64>1) << (2 * k)
-        else:
-            hi += (<u64>1) << (2 * (k - 26))
+        words_add_kind(&lo, &hi, k, 1)
     return lo, hi
 
 
@@ -143,8 +134,8 @@ cdef dict _MOVES = {}
 
 cdef object move_of(u64 lo, u64 hi):
     # Move.from_words without its Python loop over 54 kinds (same fields; tested).
-    cdef int t = <int>((hi >> 56) & 15), rc = <int>((hi >> 60) & 15)
-    if t == 0:
+    cdef int t = move_type(hi), rc = move_rank(hi)
+    if t == T_PASS:
         return _PASS
     key = (lo, hi)
     m = _MOVES.get(key)
@@ -152,11 +143,11 @@ cdef object move_of(u64 lo, u64 hi):
         return m
     cdef tuple cards = codes_of(lo, hi & HI_CARD_MASK)
     name = _TYPE_NAMES[t]
-    if t >= 10:
+    if t >= T_TRIBUTE:
         rank = name
-    elif rc == 15:
+    elif rc == RANK_JOKER:
         rank = "JOKER" if name == "Bomb" else ("R" if cards[0] == "HR" else "B")
-    elif rc == 1:
+    elif rc == RANK_ACE_LOW:
         rank = "A"
     else:
         rank = _RANKS[rc - 2]
@@ -199,7 +190,7 @@ def count(u64 lo, u64 hi):
     >>> count(*encode('S2 S2 HR H7'))
     4
     """
-    return card_total(lo, hi)
+    return card_count(lo, hi)
 
 
 def move(lo, hi):
@@ -212,3 +203,35 @@ def move(lo, hi):
     # every field first and raises ValueError naming what is wrong.
     m = Move.from_words(lo, hi)
     return move_of(m._words[0], m._words[1]) if m is not _PASS else _PASS
+
+
+def layout():
+    """The encoding constants of the compiled core (types.pxd) by name, for the test that
+    the Python package (cards.py, moves.py) uses the same ones.
+
+    >>> layout()['TYPE_SHIFT'], layout()['KIND_HR']
+    (56, 53)
+    """
+    return {
+        "N_RANKS": N_RANKS, "N_SUITS": N_SUITS, "N_KINDS": N_KINDS, "KIND_SB": KIND_SB,
+        "KIND_HR": KIND_HR, "KIND_H2": KIND_H2, "SUIT_HEARTS": SUIT_HEARTS,
+        "ACE_RANK": ACE_RANK, "N_CARDS": N_CARDS, "HAND_SIZE": HAND_SIZE, "MAX_LEVEL": MAX_LEVEL,
+        "LO_KINDS": LO_KINDS, "SB_BIT": SB_BIT, "HR_BIT": HR_BIT,
+        "TYPE_SHIFT": TYPE_SHIFT, "RANK_SHIFT": RANK_SHIFT, "FIELD_MASK": FIELD_MASK,
+        "TYPE_CODES": {"PASS": T_PASS, "Single": T_SINGLE, "Pair": T_PAIR, "Trips": T_TRIPS,
+                       "ThreeWithTwo": T_THREE_WITH_TWO, "Straight": T_STRAIGHT,
+                       "ThreePair": T_THREE_PAIR, "TwoTrips": T_TWO_TRIPS, "Bomb": T_BOMB,
+                       "StraightFlush": T_STRAIGHT_FLUSH, "tribute": T_TRIBUTE,
+                       "back": T_BACK},
+        "N_PLAY_TYPES": N_PLAY_TYPES, "NONBOMB_TYPES": NONBOMB_TYPES,
+        "RANK_ACE_LOW": RANK_ACE_LOW, "RANK_ACE": RANK_ACE, "RANK_JOKER": RANK_JOKER,
+        "VALUE_LEVEL": VALUE_LEVEL, "VALUE_SB": VALUE_SB, "VALUE_HR": VALUE_HR,
+        "TIER_BOMB4": TIER_BOMB4, "TIER_BOMB5": TIER_BOMB5,
+        "TIER_STRAIGHT_FLUSH": TIER_STRAIGHT_FLUSH, "TIER_JOKERS": TIER_JOKERS,
+        "LO_CARD_MASK": LO_CARD_MASK, "HI_CARD_MASK": HI_CARD_MASK,
+        "SB_HI": SB_HI, "HR_HI": HR_HI,
+        "wild_kind": {lv: wild_kind(lv) for lv in range(2, 15)},
+        "single_value": {(k, lv): single_value(k, lv) for k in range(N_KINDS)
+                         for lv in range(2, 15)},
+        "bomb_tier": {n: bomb_tier(n) for n in range(4, 11)},
+    }

@@ -1,0 +1,1174 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False, autotestdict=False, embedsignature=True, binding=True
+"""The compiled move generator: docs/rules.md §3-6 over the 128-bit encoding of docs/design.md.
+
+``generate``, ``generate_grow``, ``count_moves``, ``classify_cards`` and ``beats`` (declared in
+movegen_core.pxd) are ``nogil``, allocation-free and unchecked: callers pass hands and moves
+built by checked code (the Python API in ``guandan_fast.movegen``, the ``Game`` wrapper). This
+module has no Python API of its own.
+
+How it works: per-rank counts (naturals by suit, the wilds apart), per-suit position masks for
+straight flushes, and per-rank option lists ("k natural cards of rank r plus n-k wilds") from
+which every combination is assembled by adding words, so that distinct choices give distinct
+multisets and no deduplication is needed.
+"""
+
+from libc.stdlib cimport realloc
+
+from guandan_fast.types cimport (u64, N_RANKS, N_SUITS, SUIT_BITS, SB_BIT, HR_BIT, ALL_RANKS,
+                                 SUIT_MASK, HI_CARD_MASK, SB_HI, HR_HI, T_SINGLE, T_PAIR, T_TRIPS,
+                                 T_THREE_WITH_TWO, T_STRAIGHT, T_THREE_PAIR, T_TWO_TRIPS, T_BOMB,
+                                 T_STRAIGHT_FLUSH, NONBOMB_TYPES, RANK_JOKER, VALUE_SB, VALUE_HR,
+                                 TIER_STRAIGHT_FLUSH, TIER_JOKERS, LAST_STRAIGHT_POS,
+                                 LAST_THREE_PAIR_POS, LAST_TWO_TRIPS_POS, move_type, move_tag,
+                                 rank_value, bomb_tier, tier_key, card_count, MAX_BOMB_SIZE)
+from guandan_fast.movegen_core cimport RulesC, MAX_MOVES
+
+
+# ---------------------------------------------------------------------------------------------
+# Tables (the encoding's constants are in types.pxd)
+
+cdef enum:
+    # classify_cards generates only moves of exactly the hand's size, i.e. readings of all its
+    # cards: one per (type, rank label), a handful
+    CLASSIFY_CAP = 256
+
+# KW_LO[s][r], KW_HI[s][r]: one card of suit s, rank index r.
+cdef u64 KW_LO[N_SUITS][N_RANKS]
+cdef u64 KW_HI[N_SUITS][N_RANKS]
+
+cdef _init_tables():
+    cdef int s, r
+    for s in range(4):
+        for r in range(N_RANKS):
+            KW_LO[s][r] = 0
+            KW_HI[s][r] = 0
+            if s < 2:
+                KW_LO[s][r] = (<u64>1) << (SUIT_BITS * s + 2 * r)
+            else:
+                KW_HI[s][r] = (<u64>1) << (SUIT_BITS * (s - 2) + 2 * r)
+
+# POP5[m]: bits set in a 5-bit mask (no popcount instruction is assumed)
+cdef int POP5[32]
+for _m in range(32):
+    POP5[_m] = bin(_m).count("1")
+
+_init_tables()
+
+# Sub-multisets of one rank, tabulated. A rank's natural cards are one byte `col` (2 bits per
+# suit: the copies held); SUB_BYTES[SUB_START[col][k] ...] lists, as bytes of the same form, every
+# sub-multiset of k cards, SUB_COUNT[col][k] of them. BASE_LO/BASE_HI[b] are the words of b at
+# rank 0 (shift left by 2r for rank r) and SUB_SUITS[b] its suits.
+cdef unsigned short SUB_START[256][9]
+cdef unsigned char SUB_COUNT[256][9]
+cdef unsigned char SUB_BYTES[6561]
+cdef u64 BASE_LO[256]
+cdef u64 BASE_HI[256]
+cdef int SUB_SUITS[256]
+
+
+cdef _init_subsets():
+    cdef int col, k, b, idx = 0
+    for b in range(256):
+        a = [(b >> (2 * s)) & 3 for s in range(4)]
+        BASE_LO[b] = <u64>a[0] | (<u64>a[1] << SUIT_BITS)
+        BASE_HI[b] = <u64>a[2] | (<u64>a[3] << SUIT_BITS)
+        SUB_SUITS[b] = sum(1 << s for s in range(4) if a[s])
+    for col in range(256):
+        c = [(col >> (2 * s)) & 3 for s in range(4)]
+        for k in range(9):
+            SUB_START[col][k] = idx
+            SUB_COUNT[col][k] = 0
+            if max(c) > 2:
+                continue
+            for a0 in range(c[0] + 1):
+                for a1 in range(c[1] + 1):
+                    for a2 in range(c[2] + 1):
+                        a3 = k - a0 - a1 - a2
+                        if 0 <= a3 <= c[3]:
+                            SUB_BYTES[idx] = a0 | (a1 << 2) | (a2 << 4) | (a3 << 6)
+                            idx += 1
+                            SUB_COUNT[col][k] += 1
+    assert idx <= 6561
+
+
+_init_subsets()
+
+# ---------------------------------------------------------------------------------------------
+# Generator state
+
+# One way to make a group of n cards of one rank: k natural cards of the rank plus n - k wilds.
+cdef struct Opt:
+    u64 lo      # the cards (no type/rank bits)
+    u64 hi
+    int w       # wilds used (n - k)
+    int suits   # bit mask of the suits of its natural cards (straights must not be one suit)
+
+cdef enum:
+    # Capacity of a rank's option list for groups of 1, 2, 3 cards: at most 4 / 10 / 20 natural
+    # sub-multisets (SUB_COUNT) plus the wild fillers, with a margin.
+    OPT1_CAP = 5
+    OPT2_CAP = 16
+    OPT3_CAP = 31
+
+# Everything one generate() call knows: the hand broken down, what to generate, where to write,
+# and tables built lazily (only for the ranks a call needs: a follow needs few).
+cdef struct Ctx:
+    # -- the hand (ctx_init) --
+    int level
+    int lr               # rank index of the level rank (level - 2)
+    int W                # wilds held (0..2): hearts of the level rank
+    u64 wild_lo          # the words of one wild (a heart, so always in lo)
+    int cnt[N_RANKS][4]  # natural (non-wild) copies per rank index and suit
+    int col[N_RANKS]     # the same, one byte per rank: 2 bits per suit (indexes SUB_* tables)
+    int avail[N_RANKS]   # natural copies per rank, all suits
+    int pm[4]            # per suit, "position mask": bit p set when the hand holds a natural
+                         # card of that suit at sequence position p (1..14; the ace at 1 and 14)
+    int nsb              # small jokers held (0..2)
+    int nhr              # big jokers held
+    bint sfs             # Rules.sf_as_straight: a one-suit run is also a Straight
+    bint fjp             # Rules.fullhouse_joker_pair: a joker pair may be a full house's pair
+    # -- what to generate (run(), classify_cards) --
+    unsigned tmask       # non-bomb types wanted (bit per type code)
+    int minkey           # non-bomb moves need play_key > minkey (0 on lead)
+    int btier            # bombs need (tier, key) > (btier, bkey)
+    int bkey
+    int size             # 0, or only moves of exactly this many cards (classify)
+    # -- output: emit() writes while n < cap and always counts (cap 0: count only) --
+    u64* out
+    int n
+    int cap
+    # -- option lists per rank for groups of 1, 2, 3 cards, fewest wilds first (build1/2/3) --
+    int b1               # rank mask of the ranks whose 1-card list is built
+    int b2               # the same for 2-card lists
+    int b3               # and 3-card lists
+    int n1[N_RANKS]      # entries of o1[r]
+    int nn1[N_RANKS]     # entries of o1[r] with at least one natural card (the rest: all wilds)
+    int n2[N_RANKS]
+    int nn2[N_RANKS]
+    int n3[N_RANKS]
+    int nn3[N_RANKS]
+    Opt o1[N_RANKS][OPT1_CAP]
+    Opt o2[N_RANKS][OPT2_CAP]
+    Opt o3[N_RANKS][OPT3_CAP]
+    # -- compact mode (docs/design.md "Compact mode") --
+    int sfu[4]           # per suit, "straight-flush usable": rank mask of the naturals that some
+                         # straight-flush window of the hand (with its wilds) could use
+    int bu               # rank mask of the ranks whose prefix tables below are built
+    u64 pre_lo[N_RANKS][9]    # the canonical k naturals of rank r, k = 0..8 (prefix of the
+    u64 pre_hi[N_RANKS][9]    # rank's preference order)
+    int pre_pen[N_RANKS][9]   # their straight-flush penalty (last copies of sfu cards taken)
+    int first_suit[N_RANKS]   # suit of the preferred single natural card of each rank
+
+
+cdef inline void emit(Ctx* c, u64 lo, u64 hi) noexcept nogil:
+    # Count-only mode: count_moves() runs the same generator with cap 0, so nothing is written
+    # and n still counts every move (generate_grow sizes its buffer from that count). A full
+    # buffer is never written past: generate() then returns -1.
+    if c.n < c.cap:
+        c.out[2 * c.n] = lo
+        c.out[2 * c.n + 1] = hi
+    c.n += 1
+
+
+cdef inline int pos_rank(int pos) noexcept nogil:
+    # natural position 1..14 -> rank index (A is 1 and 14)
+    if pos == 1:
+        return 12
+    return pos - 2
+
+
+cdef inline bint bomb_ok(Ctx* c, int tier, int key) noexcept nogil:
+    return tier > c.btier or (tier == c.btier and key > c.bkey)
+
+
+cdef inline u64 spread2(u64 x) noexcept nogil:
+    # 2-bit fields at bits 2r -> 4-bit fields at bits 4r (r < 16)
+    x = (x | (x << 16)) & <u64>0x0000FFFF0000FFFF
+    x = (x | (x << 8)) & <u64>0x00FF00FF00FF00FF
+    x = (x | (x << 4)) & <u64>0x0F0F0F0F0F0F0F0F
+    x = (x | (x << 2)) & <u64>0x3333333333333333
+    return x
+
+
+cdef inline int nonzero_fields(u64 x) noexcept nogil:
+    # bit r set when the 2-bit field r of x is not zero
+    x = (x | (x >> 1)) & <u64>0x5555555555555555
+    x = (x | (x >> 1)) & <u64>0x3333333333333333
+    x = (x | (x >> 2)) & <u64>0x0F0F0F0F0F0F0F0F
+    x = (x | (x >> 4)) & <u64>0x00FF00FF00FF00FF
+    x = (x | (x >> 8)) & <u64>0x0000FFFF0000FFFF
+    x = (x | (x >> 16)) & <u64>0x00000000FFFFFFFF
+    return <int>x
+
+
+cdef void ctx_init(Ctx* c, u64 lo, u64 hi, int level, const RulesC* rules) noexcept nogil:
+    cdef int r, s, rm
+    cdef u64 sw[4]
+    cdef u64 av
+    c.level = level
+    c.lr = level - 2
+    c.wild_lo = (<u64>1) << (SUIT_BITS + 2 * c.lr)   # the heart of the level rank
+    c.W = <int>((lo >> (SUIT_BITS + 2 * c.lr)) & 3)
+    lo -= (<u64>c.W) << (SUIT_BITS + 2 * c.lr)
+    sw[0] = lo & SUIT_MASK
+    sw[1] = (lo >> SUIT_BITS) & SUIT_MASK
+    sw[2] = hi & SUIT_MASK
+    sw[3] = (hi >> SUIT_BITS) & SUIT_MASK
+    av = spread2(sw[0]) + spread2(sw[1]) + spread2(sw[2]) + spread2(sw[3])
+    for s in range(4):
+        # The ace fold: rank index r sits at sequence position r + 2 (2 -> 2 .. A -> 14), and
+        # the ace (r = 12, bit 12 of rm) also at position 1, the low end of A2345: so one mask
+        # holds positions 1..14 and a window p..p+4 is just bits p..p+4 of it.
+        rm = nonzero_fields(sw[s])
+        c.pm[s] = (rm << 2) | ((rm >> 11) & 2)
+    for r in range(N_RANKS):
+        c.avail[r] = <int>((av >> (4 * r)) & 15)
+        c.cnt[r][0] = <int>((sw[0] >> (2 * r)) & 3)
+        c.cnt[r][1] = <int>((sw[1] >> (2 * r)) & 3)
+        c.cnt[r][2] = <int>((sw[2] >> (2 * r)) & 3)
+        c.cnt[r][3] = <int>((sw[3] >> (2 * r)) & 3)
+        c.col[r] = c.cnt[r][0] | (c.cnt[r][1] << 2) | (c.cnt[r][2] << 4) | (c.cnt[r][3] << 6)
+    c.nsb = <int>((hi >> SB_BIT) & 3)
+    c.nhr = <int>((hi >> HR_BIT) & 3)
+    c.sfs = rules.sf_as_straight
+    c.fjp = rules.fullhouse_joker_pair
+    c.b1 = 0
+    c.b2 = 0
+    c.b3 = 0
+    c.bu = 0
+    c.n = 0
+
+
+cdef int subsets(Ctx* c, int r, int k, u64* los, u64* his, int* sm) noexcept nogil:
+    """Every sub-multiset of k natural cards of rank r (at most 19), from the tables below."""
+    cdef int col = c.col[r], i, b
+    cdef int st = SUB_START[col][k], m = SUB_COUNT[col][k], sh = 2 * r
+    for i in range(m):
+        b = SUB_BYTES[st + i]
+        los[i] = BASE_LO[b] << sh
+        his[i] = BASE_HI[b] << sh
+        sm[i] = SUB_SUITS[b]
+    return m
+
+
+cdef int fill_opts(Ctx* c, int r, int n, Opt* dst, int* nn) noexcept nogil:
+    """Groups of n cards of rank r: k naturals + (n - k) wilds, fewest wilds first."""
+    cdef int k, i, b, m, st, idx = 0, w
+    cdef int col = c.col[r], sh = 2 * r
+    cdef int kmax = min(n, c.avail[r])
+    cdef int kmin = n - c.W
+    cdef u64 wl
+    if kmin < 0:
+        kmin = 0
+    nn[0] = 0
+    k = kmax
+    while k >= kmin:
+        w = n - k
+        wl = c.wild_lo * w
+        if k == 0:
+            nn[0] = idx
+            dst[idx].lo = wl
+            dst[idx].hi = 0
+            dst[idx].w = w
+            dst[idx].suits = 0
+            return idx + 1
+        st = SUB_START[col][k]
+        m = SUB_COUNT[col][k]
+        for i in range(m):
+            b = SUB_BYTES[st + i]
+            dst[idx].lo = (BASE_LO[b] << sh) + wl
+            dst[idx].hi = BASE_HI[b] << sh
+            dst[idx].w = w
+            dst[idx].suits = SUB_SUITS[b]
+            idx += 1
+        k -= 1
+    nn[0] = idx
+    return idx
+
+
+# Option lists are built only for the ranks a call needs (a follow needs few).
+
+cdef inline void build_opts(Ctx* c, int n, int mask, int* built, int* count, int* ncount,
+                            Opt* lists, int stride) noexcept nogil:
+    """The option lists of n cards for the ranks of `mask` not built yet: rank r's list is
+    lists + r * stride, count[r] entries, ncount[r] of them with a natural card."""
+    cdef int r
+    mask &= ~built[0]
+    if mask == 0:
+        return
+    for r in range(N_RANKS):
+        if (mask >> r) & 1:
+            count[r] = fill_opts(c, r, n, lists + r * stride, &ncount[r])
+    built[0] |= mask
+
+
+cdef void build1(Ctx* c, int mask) noexcept nogil:
+    build_opts(c, 1, mask, &c.b1, c.n1, c.nn1, &c.o1[0][0], OPT1_CAP)
+
+
+cdef void build2(Ctx* c, int mask) noexcept nogil:
+    build_opts(c, 2, mask, &c.b2, c.n2, c.nn2, &c.o2[0][0], OPT2_CAP)
+
+
+cdef void build3(Ctx* c, int mask) noexcept nogil:
+    build_opts(c, 3, mask, &c.b3, c.n3, c.nn3, &c.o3[0][0], OPT3_CAP)
+
+
+cdef inline int keyed_ranks(Ctx* c) noexcept nogil:
+    """Ranks whose single-order value beats minkey."""
+    cdef int r, m = 0
+    if c.minkey < 2:
+        return ALL_RANKS
+    for r in range(N_RANKS):
+        if rank_value(r, c.lr) > c.minkey:
+            m |= 1 << r
+    return m
+
+
+cdef inline int window_ranks(int p0) noexcept nogil:
+    """Ranks at natural positions p0..14 (position 1 is the ace)."""
+    if p0 <= 1:
+        return ALL_RANKS
+    return ALL_RANKS & ~((1 << (p0 - 2)) - 1)
+
+
+# ---------------------------------------------------------------------------------------------
+# Complete mode: every distinct (type, rank label, multiset)
+
+cdef void gen_singles(Ctx* c) noexcept nogil:
+    cdef int r, s
+    cdef u64 t
+    if c.size and c.size != 1:
+        return
+    for r in range(N_RANKS):
+        if rank_value(r, c.lr) <= c.minkey:
+            continue
+        t = move_tag(T_SINGLE, r + 2)
+        for s in range(4):
+            if c.cnt[r][s]:
+                emit(c, KW_LO[s][r], KW_HI[s][r] | t)
+        if r == c.lr and c.W:
+            emit(c, c.wild_lo, t)
+    if c.nsb and VALUE_SB > c.minkey:
+        emit(c, 0, SB_HI | move_tag(T_SINGLE, RANK_JOKER))
+    if c.nhr and VALUE_HR > c.minkey:
+        emit(c, 0, HR_HI | move_tag(T_SINGLE, RANK_JOKER))
+
+
+cdef void gen_pairs(Ctx* c) noexcept nogil:
+    cdef int r, i, m
+    cdef u64 t
+    cdef Opt* o
+    if c.size and c.size != 2:
+        return
+    build2(c, keyed_ranks(c))
+    for r in range(N_RANKS):
+        if rank_value(r, c.lr) <= c.minkey:
+            continue
+        t = move_tag(T_PAIR, r + 2)
+        # an all-wild pair is the level rank's pair
+        m = c.n2[r] if r == c.lr else c.nn2[r]
+        for i in range(m):
+            o = &c.o2[r][i]
+            emit(c, o.lo, o.hi | t)
+    if c.nsb == 2 and VALUE_SB > c.minkey:
+        emit(c, 0, 2 * SB_HI | move_tag(T_PAIR, RANK_JOKER))
+    if c.nhr == 2 and VALUE_HR > c.minkey:
+        emit(c, 0, 2 * HR_HI | move_tag(T_PAIR, RANK_JOKER))
+
+
+cdef void gen_trips(Ctx* c) noexcept nogil:
+    cdef int r, i
+    cdef u64 t
+    cdef Opt* o
+    if c.size and c.size != 3:
+        return
+    build3(c, keyed_ranks(c))
+    for r in range(N_RANKS):
+        if rank_value(r, c.lr) <= c.minkey:
+            continue
+        t = move_tag(T_TRIPS, r + 2)
+        for i in range(c.n3[r]):
+            o = &c.o3[r][i]
+            emit(c, o.lo, o.hi | t)
+
+
+cdef void gen_bombs(Ctx* c) noexcept nogil:
+    cdef u64 los[19]
+    cdef u64 his[19]
+    cdef int sm[19]
+    cdef int r, n, k, i, m, key, kmin, nmax
+    cdef u64 t, wl
+    for r in range(N_RANKS):
+        nmax = c.avail[r] + c.W
+        if nmax > MAX_BOMB_SIZE:
+            nmax = MAX_BOMB_SIZE
+        if nmax < 4:
+            continue
+        key = rank_value(r, c.lr)
+        for n in range(4, nmax + 1):
+            if c.size and c.size != n:
+                continue
+            if not bomb_ok(c, bomb_tier(n), key):
+                continue
+            t = move_tag(T_BOMB, r + 2)
+            kmin = n - c.W
+            k = min(n, c.avail[r])
+            while k >= kmin:
+                wl = c.wild_lo * (n - k)
+                m = subsets(c, r, k, los, his, sm)
+                for i in range(m):
+                    emit(c, los[i] + wl, his[i] | t)
+                k -= 1
+    if c.nsb == 2 and c.nhr == 2 and (c.size == 0 or c.size == 4) and bomb_ok(c, TIER_JOKERS, 0):
+        emit(c, 0, 2 * SB_HI + 2 * HR_HI | move_tag(T_BOMB, RANK_JOKER))
+
+
+cdef inline int sf_windows(int pm, int W) noexcept nogil:
+    """Bit p set (p = 1..10) when the window of positions p..p+4 misses at most W cards.
+
+    Bit-sliced counters: every bit position p is its own window, and one, two, three are the
+    bits "at least 1 / 2 / 3 positions missing" of all ten windows at once. Step i looks at
+    position p + i of every window (the mask shifted right by i); a missing card there
+    promotes the window's count by one (saturating at three, which is all W = 2 needs). Five
+    steps of a few word operations replace ten windows x five positions of tests.
+    """
+    cdef int m, i, one = 0, two = 0, three = 0
+    for i in range(5):
+        m = ~(pm >> i)
+        three |= two & m
+        two |= one & m
+        one |= m
+    if W == 0:
+        m = ~one
+    elif W == 1:
+        m = ~two
+    else:
+        m = ~three
+    return m & 0x7FE
+
+
+cdef void gen_sf(Ctx* c, bint compact) noexcept nogil:
+    cdef int s, p, i, nat, missing, extra, sub, r
+    cdef u64 blo, bhi, lo, hi, t
+    cdef u64 slo[5]
+    cdef u64 shi[5]
+    if c.size and c.size != 5:
+        return
+    cdef int wins[4]
+    cdef int any_ = 0
+    for s in range(4):
+        wins[s] = sf_windows(c.pm[s], c.W)
+        any_ |= wins[s]
+    if any_ == 0:
+        return
+    for p in range(1, LAST_STRAIGHT_POS + 1):
+        if not (any_ >> p) & 1 or not bomb_ok(c, TIER_STRAIGHT_FLUSH, p):
+            continue
+        t = move_tag(T_STRAIGHT_FLUSH, p)
+        for s in range(4):
+            if not (wins[s] >> p) & 1:
+                continue
+            nat = (c.pm[s] >> p) & 31
+            missing = 5 - POP5[nat]
+            blo = c.wild_lo * missing
+            bhi = 0
+            for i in range(5):
+                r = pos_rank(p + i)
+                if (nat >> i) & 1:
+                    slo[i] = KW_LO[s][r]
+                    shi[i] = KW_HI[s][r]
+                    blo += slo[i]
+                    bhi += shi[i]
+            emit(c, blo, bhi | t)
+            if compact:
+                continue
+            extra = c.W - missing
+            if extra == 0:
+                continue
+            # replace one or two of the natural cards by wilds
+            for i in range(5):
+                if not (nat >> i) & 1:
+                    continue
+                emit(c, blo - slo[i] + c.wild_lo, (bhi - shi[i]) | t)
+                if extra == 2:
+                    for sub in range(i + 1, 5):
+                        if (nat >> sub) & 1:
+                            emit(c, blo - slo[i] - slo[sub] + 2 * c.wild_lo,
+                                 (bhi - shi[i] - shi[sub]) | t)
+
+
+cdef inline void emit_block(Ctx* c, u64 lo, u64 hi, const u64* plo, const u64* phi,
+                            int a, int b) noexcept nogil:
+    """Emit (lo + plo[j], hi + phi[j]) for j in a..b-1, checking the capacity once."""
+    cdef int j
+    cdef u64* o
+    if c.n + (b - a) <= c.cap:
+        o = c.out + 2 * c.n
+        for j in range(a, b):
+            o[0] = lo + plo[j]
+            o[1] = hi + phi[j]
+            o += 2
+        c.n += b - a
+    else:
+        for j in range(a, b):
+            emit(c, lo + plo[j], hi + phi[j])
+
+
+cdef void gen_full_houses(Ctx* c) noexcept nogil:
+    # The pairs of every rank (jokers last) by wilds used, as word arrays; ps/pe[w][x] delimit
+    # the pairs of rank x, which a triple of rank x must skip.
+    cdef u64 plo[3][200]
+    cdef u64 phi[3][200]
+    cdef int ps[3][N_RANKS]
+    cdef int pe[3][N_RANKS]
+    cdef int np_[3]
+    cdef int r, i, w, m, wt, wmax, x
+    cdef Opt* o
+    cdef u64 t, lo, hi
+    if c.size and c.size != 5:
+        return
+    build2(c, ALL_RANKS)
+    build3(c, keyed_ranks(c))
+    np_[0] = 0
+    np_[1] = 0
+    np_[2] = 0
+    for r in range(N_RANKS):
+        ps[0][r] = np_[0]
+        ps[1][r] = np_[1]
+        ps[2][r] = np_[2]
+        m = c.n2[r] if r == c.lr else c.nn2[r]
+        for i in range(m):
+            o = &c.o2[r][i]
+            plo[o.w][np_[o.w]] = o.lo
+            phi[o.w][np_[o.w]] = o.hi
+            np_[o.w] += 1
+        pe[0][r] = np_[0]
+        pe[1][r] = np_[1]
+        pe[2][r] = np_[2]
+    if c.fjp:
+        if c.nsb == 2:
+            plo[0][np_[0]] = 0
+            phi[0][np_[0]] = 2 * SB_HI
+            np_[0] += 1
+        if c.nhr == 2:
+            plo[0][np_[0]] = 0
+            phi[0][np_[0]] = 2 * HR_HI
+            np_[0] += 1
+    for x in range(N_RANKS):
+        if rank_value(x, c.lr) <= c.minkey:
+            continue
+        t = move_tag(T_THREE_WITH_TWO, x + 2)
+        for i in range(c.n3[x]):
+            o = &c.o3[x][i]
+            wt = o.w
+            lo = o.lo
+            hi = o.hi | t
+            wmax = c.W - wt
+            for w in range(wmax + 1):
+                emit_block(c, lo, hi, &plo[w][0], &phi[w][0], 0, ps[w][x])
+                emit_block(c, lo, hi, &plo[w][0], &phi[w][0], pe[w][x], np_[w])
+            if x == c.lr and wmax == 2:
+                # The two wilds as the pair stand for another rank (docs/rules.md §4, edge case 42):
+                # a natural triple of the level rank takes them, though they sit in its own
+                # pair list (the only two-wild pair there).
+                emit(c, lo + 2 * c.wild_lo, hi)
+
+
+# The three run generators (Straight: 5 positions x 1 card, ThreePair: 3 x 2, TwoTrips: 2 x 3)
+# have one shape, but stay three nested loops on purpose. A single generator walking a
+# variable number of positions with an explicit index stack (tried 2026-12-01, issue 12) costs
+# +20 % instructions in the `gen` callgrind workload and +6.9 % in `perft` (bench/RESULTS.md):
+# the innermost loop, which emits most moves, then keeps its bookkeeping in arrays instead of
+# registers. Each level breaks out as soon as the wilds used exceed the hand's (the option
+# lists are sorted by wilds), which is what makes the nesting cheap.
+cdef void gen_straights(Ctx* c) noexcept nogil:
+    cdef int p, i0, i1, i2, i3, i4, w0, w1, w2, w3, w4, s0, s1, s2, s3, s4
+    cdef int r0, r1, r2, r3, r4, gaps, W = c.W
+    cdef bint sfs = c.sfs
+    cdef u64 t, lo0, lo1, lo2, lo3, hi0, hi1, hi2, hi3
+    cdef Opt* a
+    cdef Opt* b
+    cdef Opt* d
+    cdef Opt* e
+    cdef Opt* f
+    if c.size and c.size != 5:
+        return
+    build1(c, window_ranks(c.minkey + 1))
+    for p in range(max(1, c.minkey + 1), LAST_STRAIGHT_POS + 1):
+        r0 = pos_rank(p)
+        r1 = p - 1
+        r2 = p
+        r3 = p + 1
+        r4 = p + 2
+        gaps = ((c.avail[r0] == 0) + (c.avail[r1] == 0) + (c.avail[r2] == 0)
+                + (c.avail[r3] == 0) + (c.avail[r4] == 0))
+        if gaps > W:
+            continue
+        t = move_tag(T_STRAIGHT, p)
+        for i0 in range(c.n1[r0]):
+            a = &c.o1[r0][i0]
+            w0 = a.w
+            lo0 = a.lo
+            hi0 = a.hi | t
+            s0 = a.suits
+            for i1 in range(c.n1[r1]):
+                b = &c.o1[r1][i1]
+                w1 = w0 + b.w
+                if w1 > W:
+                    break
+                lo1 = lo0 + b.lo
+                hi1 = hi0 + b.hi
+                s1 = s0 | b.suits
+                for i2 in range(c.n1[r2]):
+                    d = &c.o1[r2][i2]
+                    w2 = w1 + d.w
+                    if w2 > W:
+                        break
+                    lo2 = lo1 + d.lo
+                    hi2 = hi1 + d.hi
+                    s2 = s1 | d.suits
+                    for i3 in range(c.n1[r3]):
+                        e = &c.o1[r3][i3]
+                        w3 = w2 + e.w
+                        if w3 > W:
+                            break
+                        lo3 = lo2 + e.lo
+                        hi3 = hi2 + e.hi
+                        s3 = s2 | e.suits
+                        for i4 in range(c.n1[r4]):
+                            f = &c.o1[r4][i4]
+                            w4 = w3 + f.w
+                            if w4 > W:
+                                break
+                            if not sfs:
+                                s4 = s3 | f.suits
+                                # one suit only: a straight flush, not a straight
+                                if (s4 & (s4 - 1)) == 0:
+                                    continue
+                            emit(c, lo3 + f.lo, hi3 + f.hi)
+
+
+cdef void gen_three_pairs(Ctx* c) noexcept nogil:
+    cdef int p, i0, i1, i2, w0, w1, r0, r1, r2, W = c.W
+    cdef u64 t, lo0, hi0, lo1, hi1
+    cdef Opt* a
+    cdef Opt* b
+    cdef Opt* d
+    if c.size and c.size != 6:
+        return
+    build2(c, window_ranks(c.minkey + 1))
+    for p in range(max(1, c.minkey + 1), LAST_THREE_PAIR_POS + 1):
+        r0 = pos_rank(p)
+        r1 = p - 1
+        r2 = p
+        if c.n2[r0] == 0 or c.n2[r1] == 0 or c.n2[r2] == 0:
+            continue
+        t = move_tag(T_THREE_PAIR, p)
+        for i0 in range(c.n2[r0]):
+            a = &c.o2[r0][i0]
+            w0 = a.w
+            lo0 = a.lo
+            hi0 = a.hi | t
+            for i1 in range(c.n2[r1]):
+                b = &c.o2[r1][i1]
+                w1 = w0 + b.w
+                if w1 > W:
+                    break
+                lo1 = lo0 + b.lo
+                hi1 = hi0 + b.hi
+                for i2 in range(c.n2[r2]):
+                    d = &c.o2[r2][i2]
+                    if w1 + d.w > W:
+                        break
+                    emit(c, lo1 + d.lo, hi1 + d.hi)
+
+
+cdef void gen_two_trips(Ctx* c) noexcept nogil:
+    cdef int p, i0, i1, w0, r0, r1, W = c.W
+    cdef u64 t, lo0, hi0
+    cdef Opt* a
+    cdef Opt* b
+    if c.size and c.size != 6:
+        return
+    build3(c, window_ranks(c.minkey + 1))
+    for p in range(max(1, c.minkey + 1), LAST_TWO_TRIPS_POS + 1):
+        r0 = pos_rank(p)
+        r1 = p - 1
+        if c.n3[r0] == 0 or c.n3[r1] == 0:
+            continue
+        t = move_tag(T_TWO_TRIPS, p)
+        for i0 in range(c.n3[r0]):
+            a = &c.o3[r0][i0]
+            w0 = a.w
+            lo0 = a.lo
+            hi0 = a.hi | t
+            for i1 in range(c.n3[r1]):
+                b = &c.o3[r1][i1]
+                if w0 + b.w > W:
+                    break
+                emit(c, lo0 + b.lo, hi0 + b.hi)
+
+
+# ---------------------------------------------------------------------------------------------
+# Compact mode: one canonical move per (type, key, size), per suit for straight flushes.
+# The choice (docs/design.md, "Compact mode"): fewest wilds; then fewest natural cards whose
+# use leaves a straight flush of the hand without its card; (full house: lowest pair); then the
+# lowest suits.
+
+cdef void build_sfu(Ctx* c) noexcept nogil:
+    cdef int s, p, wins, cover, i
+    for s in range(4):
+        wins = sf_windows(c.pm[s], c.W)
+        cover = 0
+        for i in range(5):
+            cover |= wins << i
+        cover &= c.pm[s]
+        # Back from positions to ranks, the ace fold undone: positions 2..14 are ranks 0..12
+        # (shift right by 2) and position 1 is the ace too (bit 1 -> bit 12: shift left by 11).
+        c.sfu[s] = ((cover >> 2) | (cover << 11)) & ALL_RANKS
+
+
+cdef void build_unit(Ctx* c, int r) noexcept nogil:
+    # The natural cards of each rank in order of preference: first the copies whose use breaks
+    # no straight flush (all copies of a card no straight flush can use, all but one of the
+    # others), then the last copies of cards a straight flush can use; each part in suit order.
+    # The canonical choice of k naturals is the first k of this order.
+    cdef int s, k = 0, j, cs, u, p = 0
+    cdef u64 l = 0, h = 0
+    c.pre_lo[r][0] = 0
+    c.pre_hi[r][0] = 0
+    c.pre_pen[r][0] = 0
+    for s in range(4):
+        cs = c.cnt[r][s]
+        u = (c.sfu[s] >> r) & 1
+        for j in range(cs - u):
+            l += KW_LO[s][r]
+            h += KW_HI[s][r]
+            k += 1
+            if k == 1:
+                c.first_suit[r] = s
+            c.pre_lo[r][k] = l
+            c.pre_hi[r][k] = h
+            c.pre_pen[r][k] = 0
+    for s in range(4):
+        if c.cnt[r][s] and (c.sfu[s] >> r) & 1:
+            l += KW_LO[s][r]
+            h += KW_HI[s][r]
+            p += 1
+            k += 1
+            if k == 1:
+                c.first_suit[r] = s
+            c.pre_lo[r][k] = l
+            c.pre_hi[r][k] = h
+            c.pre_pen[r][k] = p
+    c.bu |= 1 << r
+
+
+cdef inline int canon_group(Ctx* c, int r, int n, u64* lo, u64* hi, int* pen) noexcept nogil:
+    """The canonical n cards of rank r: wilds used, or -1 when the hand cannot."""
+    cdef int k = min(n, c.avail[r])
+    cdef int w = n - k
+    if w > c.W:
+        return -1
+    if not (c.bu >> r) & 1:
+        build_unit(c, r)
+    lo[0] = c.pre_lo[r][k] + c.wild_lo * w
+    hi[0] = c.pre_hi[r][k]
+    pen[0] = c.pre_pen[r][k]
+    return w
+
+
+cdef void compact_groups(Ctx* c) noexcept nogil:
+    cdef int r, n, w, pen, nmax, key
+    cdef u64 lo, hi
+    for r in range(N_RANKS):
+        key = rank_value(r, c.lr)
+        if key > c.minkey:
+            if c.tmask & (1 << T_SINGLE) and (c.size == 0 or c.size == 1):
+                if c.avail[r] or (r == c.lr and c.W):
+                    canon_group(c, r, 1, &lo, &hi, &pen)
+                    emit(c, lo, hi | move_tag(T_SINGLE, r + 2))
+            if c.tmask & (1 << T_PAIR) and (c.size == 0 or c.size == 2):
+                if c.avail[r] or r == c.lr:
+                    if canon_group(c, r, 2, &lo, &hi, &pen) >= 0:
+                        emit(c, lo, hi | move_tag(T_PAIR, r + 2))
+            if c.tmask & (1 << T_TRIPS) and (c.size == 0 or c.size == 3):
+                if canon_group(c, r, 3, &lo, &hi, &pen) >= 0:
+                    emit(c, lo, hi | move_tag(T_TRIPS, r + 2))
+        nmax = c.avail[r] + c.W
+        if nmax > MAX_BOMB_SIZE:
+            nmax = MAX_BOMB_SIZE
+        for n in range(4, nmax + 1):
+            if c.size and c.size != n:
+                continue
+            if bomb_ok(c, bomb_tier(n), key):
+                canon_group(c, r, n, &lo, &hi, &pen)
+                emit(c, lo, hi | move_tag(T_BOMB, r + 2))
+    if c.tmask & (1 << T_SINGLE) and (c.size == 0 or c.size == 1):
+        if c.nsb and VALUE_SB > c.minkey:
+            emit(c, 0, SB_HI | move_tag(T_SINGLE, RANK_JOKER))
+        if c.nhr and VALUE_HR > c.minkey:
+            emit(c, 0, HR_HI | move_tag(T_SINGLE, RANK_JOKER))
+    if c.tmask & (1 << T_PAIR) and (c.size == 0 or c.size == 2):
+        if c.nsb == 2 and VALUE_SB > c.minkey:
+            emit(c, 0, 2 * SB_HI | move_tag(T_PAIR, RANK_JOKER))
+        if c.nhr == 2 and VALUE_HR > c.minkey:
+            emit(c, 0, 2 * HR_HI | move_tag(T_PAIR, RANK_JOKER))
+    if c.nsb == 2 and c.nhr == 2 and (c.size == 0 or c.size == 4) and bomb_ok(c, TIER_JOKERS, 0):
+        emit(c, 0, 2 * SB_HI + 2 * HR_HI | move_tag(T_BOMB, RANK_JOKER))
+
+
+cdef enum:
+    # compact_full_houses' pair slots: one per rank index, then the two joker pairs
+    PAIR_SB = N_RANKS
+    PAIR_HR = N_RANKS + 1
+    N_PAIR_SLOTS = N_RANKS + 2
+
+
+cdef void compact_full_houses(Ctx* c) noexcept nogil:
+    cdef u64 plo[N_PAIR_SLOTS]
+    cdef u64 phi[N_PAIR_SLOTS]
+    cdef int pw[N_PAIR_SLOTS]
+    cdef int ppen[N_PAIR_SLOTS]
+    cdef int pv[N_PAIR_SLOTS]
+    cdef int y, x, wt, pen, best
+    cdef u64 lo, hi
+    if c.size and c.size != 5:
+        return
+    for y in range(N_RANKS):
+        pw[y] = -1
+        if c.avail[y] or y == c.lr:
+            pw[y] = canon_group(c, y, 2, &plo[y], &phi[y], &ppen[y])
+        pv[y] = rank_value(y, c.lr)
+    pw[PAIR_SB] = -1
+    pw[PAIR_HR] = -1
+    if c.fjp:
+        if c.nsb == 2:
+            pw[PAIR_SB] = 0
+            plo[PAIR_SB] = 0
+            phi[PAIR_SB] = 2 * SB_HI
+            ppen[PAIR_SB] = 0
+            pv[PAIR_SB] = VALUE_SB
+        if c.nhr == 2:
+            pw[PAIR_HR] = 0
+            plo[PAIR_HR] = 0
+            phi[PAIR_HR] = 2 * HR_HI
+            ppen[PAIR_HR] = 0
+            pv[PAIR_HR] = VALUE_HR
+    # the possible pairs, best first: fewest wilds, lowest penalty, lowest value
+    cdef int order[N_PAIR_SLOTS]
+    cdef int no = 0, i, j, y2, ky
+    for y in range(N_PAIR_SLOTS):
+        if pw[y] < 0:
+            continue
+        ky = (pw[y] * 64 + ppen[y]) * 32 + pv[y]
+        j = no
+        while j > 0:
+            y2 = order[j - 1]
+            if (pw[y2] * 64 + ppen[y2]) * 32 + pv[y2] <= ky:
+                break
+            order[j] = y2
+            j -= 1
+        order[j] = y
+        no += 1
+    for x in range(N_RANKS):
+        if rank_value(x, c.lr) <= c.minkey:
+            continue
+        wt = canon_group(c, x, 3, &lo, &hi, &pen)
+        if wt < 0:
+            continue
+        for i in range(no):
+            best = order[i]
+            if best != x and pw[best] + wt <= c.W:
+                emit(c, lo + plo[best], (hi + phi[best]) | move_tag(T_THREE_WITH_TWO, x + 2))
+                break
+        else:
+            # The pair of two wilds (edge case 42) for a natural triple of the level rank: it
+            # has the most wilds of any pair, so it is canonical only when nothing else fits.
+            if x == c.lr and wt == 0 and c.W == 2:
+                emit(c, lo + 2 * c.wild_lo, hi | move_tag(T_THREE_WITH_TWO, x + 2))
+
+
+cdef inline int single_cost(Ctx* c, int r, int s) noexcept nogil:
+    # 1 when playing this card leaves a straight flush of the hand without it
+    return ((c.sfu[s] >> r) & 1) and c.cnt[r][s] == 1
+
+
+cdef void sort5(int* a, int n) noexcept nogil:
+    cdef int i, j, v
+    for i in range(1, n):
+        v = a[i]
+        j = i - 1
+        while j >= 0 and a[j] > v:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = v
+
+
+cdef bint straight_choice(Ctx* c, int p, int* suit) noexcept nogil:
+    """Canonical suits (-1 = wild) of the straight at p; False if it has none."""
+    cdef int i, r, s, best, bc, cost, gaps = 0, pen, m = 0
+    cdef int alt[5]
+    cdef int altc[5]
+    cdef int bestc[5]
+    cdef int keys[5]
+    cdef int bkeys[5]
+    cdef int bslot = -1, bpen = 0, j, cand_pen
+    for i in range(5):
+        r = pos_rank(p + i)
+        suit[i] = -1
+        if c.avail[r] == 0:
+            gaps += 1
+            continue
+        if not (c.bu >> r) & 1:
+            build_unit(c, r)
+        best = c.first_suit[r]
+        suit[i] = best
+        bestc[i] = c.pre_pen[r][1]
+        m |= 1 << best
+    if gaps > c.W:
+        return False
+    if c.sfs or (m & (m - 1)) != 0:
+        return True
+    # Not allowed to be one suit: change the one slot whose best other suit costs least.
+    for i in range(5):
+        alt[i] = -1
+        r = pos_rank(p + i)
+        if suit[i] < 0:
+            continue
+        bc = 2
+        for s in range(4):
+            if s != suit[i] and c.cnt[r][s]:
+                cost = single_cost(c, r, s)
+                if cost < bc:
+                    bc = cost
+                    alt[i] = s
+        altc[i] = bc
+    for i in range(5):
+        if alt[i] < 0:
+            continue
+        cand_pen = altc[i] - bestc[i]
+        for j in range(5):
+            r = pos_rank(p + j)
+            if suit[j] < 0:
+                keys[j] = c.lr * 4 + 1
+            elif j == i:
+                keys[j] = r * 4 + alt[i]
+            else:
+                keys[j] = r * 4 + suit[j]
+        sort5(keys, 5)
+        if bslot >= 0:
+            if cand_pen > bpen:
+                continue
+            if cand_pen == bpen:
+                j = 0
+                while j < 5 and keys[j] == bkeys[j]:
+                    j += 1
+                if j == 5 or keys[j] > bkeys[j]:
+                    continue
+        bslot = i
+        bpen = cand_pen
+        for j in range(5):
+            bkeys[j] = keys[j]
+    if bslot < 0:
+        return False
+    suit[bslot] = alt[bslot]
+    return True
+
+
+cdef void compact_sequences(Ctx* c) noexcept nogil:
+    cdef int p, i, r, w, pen, ok, g
+    cdef int suit[5]
+    cdef u64 lo, hi, l, h
+    if (c.size == 0 or c.size == 5) and c.tmask & (1 << T_STRAIGHT):
+        for p in range(max(1, c.minkey + 1), LAST_STRAIGHT_POS + 1):
+            if not straight_choice(c, p, suit):
+                continue
+            lo = 0
+            hi = 0
+            for i in range(5):
+                r = pos_rank(p + i)
+                if suit[i] < 0:
+                    lo += c.wild_lo
+                else:
+                    lo += KW_LO[suit[i]][r]
+                    hi += KW_HI[suit[i]][r]
+            emit(c, lo, hi | move_tag(T_STRAIGHT, p))
+    if (c.size == 0 or c.size == 6) and c.tmask & (1 << T_THREE_PAIR):
+        for p in range(max(1, c.minkey + 1), LAST_THREE_PAIR_POS + 1):
+            lo = 0
+            hi = 0
+            w = 0
+            ok = 1
+            for i in range(3):
+                r = pos_rank(p + i)
+                g = canon_group(c, r, 2, &l, &h, &pen)
+                if g < 0:
+                    ok = 0
+                    break
+                w += g
+                lo += l
+                hi += h
+            if ok and w <= c.W:
+                emit(c, lo, hi | move_tag(T_THREE_PAIR, p))
+    if (c.size == 0 or c.size == 6) and c.tmask & (1 << T_TWO_TRIPS):
+        for p in range(max(1, c.minkey + 1), LAST_TWO_TRIPS_POS + 1):
+            lo = 0
+            hi = 0
+            w = 0
+            ok = 1
+            for i in range(2):
+                r = pos_rank(p + i)
+                g = canon_group(c, r, 3, &l, &h, &pen)
+                if g < 0:
+                    ok = 0
+                    break
+                w += g
+                lo += l
+                hi += h
+            if ok and w <= c.W:
+                emit(c, lo, hi | move_tag(T_TWO_TRIPS, p))
+
+
+# ---------------------------------------------------------------------------------------------
+# The C interface (movegen.pxd)
+
+cdef int run(Ctx* c, u64 last_lo, u64 last_hi, bint compact) noexcept nogil:
+    cdef int lt = move_type(last_hi), tier, key
+    c.size = 0
+    if last_lo == 0 and last_hi == 0:
+        c.tmask = NONBOMB_TYPES
+        c.minkey = 0
+        c.btier = 0
+        c.bkey = 0
+    else:
+        tier_key(last_lo, last_hi, c.level, &tier, &key)
+        if tier:
+            c.tmask = 0
+            c.minkey = 99
+            c.btier = tier
+            c.bkey = key
+        else:
+            c.tmask = 1u << lt
+            c.minkey = key
+            c.btier = 0
+            c.bkey = 0
+    gen_moves(c, compact)
+    if not (last_lo == 0 and last_hi == 0):
+        emit(c, 0, 0)
+    return c.n
+
+
+cdef void gen_moves(Ctx* c, bint compact) noexcept nogil:
+    if compact:
+        build_sfu(c)
+        compact_groups(c)
+        if c.tmask & (1 << T_THREE_WITH_TWO):
+            compact_full_houses(c)
+        compact_sequences(c)
+        if c.btier < TIER_STRAIGHT_FLUSH or (c.btier == TIER_STRAIGHT_FLUSH and c.bkey < LAST_STRAIGHT_POS):
+            gen_sf(c, True)
+        return
+    if c.tmask & (1 << T_SINGLE):
+        gen_singles(c)
+    if c.tmask & (1 << T_PAIR):
+        gen_pairs(c)
+    if c.tmask & (1 << T_TRIPS):
+        gen_trips(c)
+    if c.tmask & (1 << T_THREE_WITH_TWO):
+        gen_full_houses(c)
+    if c.tmask & (1 << T_STRAIGHT):
+        gen_straights(c)
+    if c.tmask & (1 << T_THREE_PAIR):
+        gen_three_pairs(c)
+    if c.tmask & (1 << T_TWO_TRIPS):
+        gen_two_trips(c)
+    gen_bombs(c)
+    if c.btier < TIER_STRAIGHT_FLUSH or (c.btier == TIER_STRAIGHT_FLUSH and c.bkey < LAST_STRAIGHT_POS):
+        gen_sf(c, False)
+
+
+cdef int generate(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi, const RulesC* rules,
+                  bint compact, u64* out, int cap) noexcept nogil:
+    cdef Ctx c
+    ctx_init(&c, lo, hi & HI_CARD_MASK, level, rules)
+    c.out = out
+    c.cap = cap
+    run(&c, last_lo, last_hi, compact)
+    if c.n > cap:
+        return -1
+    return c.n
+
+
+cdef int generate_grow(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi, const RulesC* rules,
+                       bint compact, u64** buf, int* cap) noexcept nogil:
+    cdef int n = -1, need
+    cdef u64* nb
+    if buf[0] != NULL:
+        n = generate(lo, hi, level, last_lo, last_hi, rules, compact, buf[0], cap[0])
+    if n >= 0:
+        return n
+    # Rare (a constructed hand far above 27 cards): one counting pass, one allocation.
+    need = count_moves(lo, hi, level, last_lo, last_hi, rules, compact)
+    if need < MAX_MOVES:
+        need = MAX_MOVES
+    nb = <u64*>realloc(buf[0], sizeof(u64) * 2 * <size_t>need)
+    if nb == NULL:
+        return -1
+    buf[0] = nb
+    cap[0] = need
+    return generate(lo, hi, level, last_lo, last_hi, rules, compact, nb, need)
+
+
+cdef int count_moves(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi, const RulesC* rules,
+                     bint compact) noexcept nogil:
+    cdef Ctx c
+    ctx_init(&c, lo, hi & HI_CARD_MASK, level, rules)
+    c.out = NULL
+    c.cap = 0
+    return run(&c, last_lo, last_hi, compact)
+
+
+cdef int classify_cards(u64 lo, u64 hi, int level, const RulesC* rules, u64* out, int cap) noexcept nogil:
+    cdef Ctx c
+    cdef u64 buf[2 * CLASSIFY_CAP]
+    cdef int n, i, k = 0
+    hi &= HI_CARD_MASK
+    n = card_count(lo, hi)
+    if n == 0 or n > 10:
+        return 0
+    ctx_init(&c, lo, hi, level, rules)
+    c.out = buf
+    c.cap = CLASSIFY_CAP
+    c.tmask = NONBOMB_TYPES
+    c.minkey = 0
+    c.btier = 0
+    c.bkey = 0
+    c.size = n
+    gen_moves(&c, False)
+    if c.n > CLASSIFY_CAP:
+        c.n = CLASSIFY_CAP  # cannot happen: see CLASSIFY_CAP
+    for i in range(c.n):
+        if buf[2 * i] == lo and (buf[2 * i + 1] & HI_CARD_MASK) == hi:
+            if k < cap:
+                out[2 * k] = buf[2 * i]
+                out[2 * k + 1] = buf[2 * i + 1]
+            k += 1
+    return k
+
+
+cdef bint beats(u64 lo, u64 hi, u64 last_lo, u64 last_hi, int level) noexcept nogil:
+    cdef int t = move_type(hi), lt = move_type(last_hi)
+    cdef int tier, key, ltier, lkey
+    if last_lo == 0 and last_hi == 0:
+        return t != 0
+    if t == 0:
+        return False
+    tier_key(lo, hi, level, &tier, &key)
+    tier_key(last_lo, last_hi, level, &ltier, &lkey)
+    if tier:
+        return ltier == 0 or tier > ltier or (tier == ltier and key > lkey)
+    if ltier:
+        return False
+    return t == lt and key > lkey
