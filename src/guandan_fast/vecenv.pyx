@@ -14,7 +14,6 @@ the env's batch buffers.
 (4, 536)
 """
 cimport cython
-from cython.parallel cimport prange, threadid
 from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memset, memcpy
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t
