@@ -34,7 +34,7 @@ bench: $(VENV)/.installed
 # rebuilt by running `make dev` again).
 dev: $(BIN)/python
 	$(BIN)/pip install -q scikit-build-core cython numpy pytest hypothesis pytest-benchmark
-	flock /tmp/guandan-fast-build.lock $(BIN)/pip install -q --no-build-isolation -e ".[test]"
+	flock /tmp/guandan-fast-build.lock $(BIN)/pip install -q --no-build-isolation -e ".[test,all]"
 
 clean:
 	rm -rf build $(VENV)
