@@ -14,7 +14,6 @@ import argparse
 import math
 import time
 
-import guandan_fast as gf
 
 
 def duplicate(agent: str, deals: int, seed: int, threads: int, opponent: str = "greedy"):

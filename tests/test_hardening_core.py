@@ -3,7 +3,6 @@ pickles, false joker labels, garbage move words, exception types. Each test is n
 it guards; where both engines have the API, both are run."""
 
 import copy
-import importlib
 import multiprocessing
 import pickle
 import random
@@ -18,7 +17,7 @@ import numpy as np
 import pytest
 
 import guandan_fast as gf
-from guandan_fast import Hand, IllegalMoveError, Move, PASS, Rules, movegen
+from guandan_fast import Hand, Move, PASS, Rules, movegen
 from guandan_fast import codec as hand_module
 from guandan_fast.cards import FULL_DECK
 from guandan_fast.game import Game, _restore

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import guandan_fast as gf
 from guandan_fast import observe as O
-from guandan_fast.cards import KIND_OF, RANKS
+from guandan_fast.cards import KIND_OF
 from guandan_fast.moves import TYPE_CODE, rank_code
 
 

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import guandan_fast as gf
-from guandan_fast.cards import CARD_CODES, FULL_DECK, KIND_OF
+from guandan_fast.cards import FULL_DECK, KIND_OF
 from guandan_fast.perft_core import random_playout
 from guandan_fast.sample import known_cards, sample_world
 

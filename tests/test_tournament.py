@@ -9,7 +9,6 @@ import threading
 import time
 import xml.etree.ElementTree as ET
 
-import numpy as np
 import pytest
 
 import guandan_fast as gf

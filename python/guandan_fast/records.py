@@ -42,7 +42,6 @@ import json
 import operator
 import os
 import zlib
-from typing import Iterable
 
 from .cards import level_char, sort_cards
 from .moves import Move

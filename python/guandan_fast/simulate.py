@@ -175,7 +175,8 @@ def _search_spec(name: str):
 class _Pool:
     """Hands out chunks to worker threads and keeps their results, in chunk order."""
 
-    def __init__(self, n_chunks: int | None, target_hands: int | None, progress) -> None:
+    def __init__(self, n_chunks: int | None, target_hands: int | None, progress,
+                 cancel: bytearray | None = None) -> None:
         self.lock = threading.Lock()
         self.n_chunks = n_chunks          # None: unbounded (hands mode)
         self.target = target_hands
@@ -187,8 +188,9 @@ class _Pool:
         self.done_matches = 0
         self.stop = False
         self.error: BaseException | None = None
-        # Set to 1 on failure or Ctrl-C: compiled chunks in flight poll it and stop at once.
-        self.cancel = bytearray(1)
+        # Set to 1 on failure or Ctrl-C (or by the caller's other thread, when it gives the
+        # byte): compiled chunks in flight poll it and stop at once.
+        self.cancel = bytearray(1) if cancel is None else cancel
 
     def take(self) -> int | None:
         with self.lock:
@@ -376,9 +378,7 @@ def _run_chunks(core, matches, hands, kinds, seed, rules, threads, progress, sea
     ``start`` 0), in chunks of ``CHUNK`` spread over ``threads`` threads. Setting
     ``cancel[0]`` (a bytearray) from another thread stops the run: KeyboardInterrupt."""
     n_chunks = None if matches is None else -(-(matches - start) // CHUNK)
-    pool = _Pool(n_chunks, hands, progress)
-    if cancel is not None:
-        pool.cancel = cancel
+    pool = _Pool(n_chunks, hands, progress, cancel)
 
     def bounds(i: int) -> tuple[int, int]:
         stop = start + (i + 1) * CHUNK

@@ -9,7 +9,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..game import Game
-from ..moves import IllegalMoveError
 from ..rules import Rules
 
 #: PettingZoo agent names, seat ``p`` is ``AGENTS[p]``; teams are seats {0, 2} and {1, 3}.

@@ -19,8 +19,6 @@ True
 
 from __future__ import annotations
 
-import functools
-
 import gymnasium
 import numpy as np
 from pettingzoo import AECEnv

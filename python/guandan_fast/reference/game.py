@@ -18,7 +18,9 @@ True
 A constructed deal (``Game.setup``): seat 0 leads its last card and goes out; the others
 pass, so its partner (seat 2) takes the lead (接风).
 
->>> hands = [['D3'], ['S4'], ['S5'], [c for c in FULL_DECK]]
+>>> from guandan_fast.cards import FULL_DECK
+>>> from guandan_fast.moves import PASS
+>>> hands = [['D3'], ['S4'], ['S5'], list(FULL_DECK)]
 >>> for h in hands[:3]:
 ...     hands[3].remove(h[0])
 >>> g = Game.setup(hands, leader=0)
@@ -38,9 +40,9 @@ import secrets
 from collections import Counter
 from typing import Iterable, Sequence
 
-from ..cards import (CARD_CODES, FULL_DECK, KIND_OF, is_wild, natural_value, single_value,
+from ..cards import (CARD_CODES, KIND_OF, is_wild, natural_value, single_value,
                      sort_cards)
-from ..moves import PASS, IllegalMoveError, Move
+from ..moves import IllegalMoveError, Move
 from ..rules import Rules
 from ..validate import check_rules, check_seat, check_setup  # the form of the input, shared
 from .rng import SplitMix64, draw_first_leader, shuffled_deck
