@@ -659,6 +659,17 @@ cdef class Game:
         return (f"<Game hand {self.st.hand_number} phase={self.phase} level={self.st.level} "
                 f"levels={self.levels} to act={self.current_player}>")
 
+    # -- pictures (python/guandan_fast/svg.py, docs/web.md) ----------------------------------
+    def _repr_svg_(self):
+        """Jupyter shows a game as the picture of its position, every hand face up
+        (``guandan_fast.svg.table``; ``svg.table(game, seat=p)`` draws one seat's view)."""
+        from .svg import table
+        return str(table(self))
+
+    def _repr_html_(self):
+        from .svg import table
+        return str(table(self))
+
     # -- search (src/guandan_fast/sample.pyx, docs/search.md) --------------------------------
     def sample_world(self, p, seed=0, weights=None):
         """A copy in which the cards seat ``p`` cannot see are redealt among the other seats

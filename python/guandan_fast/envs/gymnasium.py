@@ -67,7 +67,7 @@ class GuandanEnv(gymnasium.Env):
     sample without the mask). ``max_hands``: truncate after this many hands.
     """
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": ["ansi", "svg"]}
 
     def __init__(self, seat=0, opponents="greedy", rules=Rules(), encoder="default",
                  reward="match", illegal_action="raise", max_hands=None, render_mode=None):
@@ -85,8 +85,8 @@ class GuandanEnv(gymnasium.Env):
                                       or max_hands < 1):
             raise ValueError(f"max_hands must be None or an int >= 1, got {max_hands!r}")
         self.max_hands = max_hands
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        if render_mode not in (None, "ansi", "svg"):
+            raise ValueError(f"render_mode must be None, 'ansi' or 'svg', got {render_mode!r}")
         self.render_mode = render_mode
         self._spaces = Spaces(encoder)
         self.observation_space = self._spaces.observation_space()
@@ -164,10 +164,13 @@ class GuandanEnv(gymnasium.Env):
 
     def render(self):
         if self.render_mode is None:
-            gymnasium.logger.warn("render() called without render_mode='ansi'")
+            gymnasium.logger.warn("render() called without a render_mode ('ansi' or 'svg')")
             return None
         if self.game is None:
             return "no match yet: call reset()"
+        if self.render_mode == "svg":   # a picture (guandan_fast.svg; Jupyter displays it)
+            from ..svg import table
+            return table(self.game, seat=self.seat)
         return _common.table(self.game)
 
 

@@ -43,11 +43,12 @@ class raw_env(AECEnv):
 
     ``rules``: a ``guandan_fast.Rules``; ``encoder``: the observation encoder of the learning
     interface; ``reward``: ``'match'`` or ``'hand'`` (docs/envs.md); ``max_hands``: truncate the
-    episode after this many hands (None: play until the match ends); ``render_mode``: None or
-    ``'ansi'`` (``render()`` returns a text table of the whole state).
+    episode after this many hands (None: play until the match ends); ``render_mode``: None,
+    ``'ansi'`` (``render()`` returns a text table of the whole state) or ``'svg'`` (the same
+    view as a picture, ``guandan_fast.svg.table``).
     """
 
-    metadata = {"render_modes": ["ansi"], "name": "guandan_v0", "is_parallelizable": False}
+    metadata = {"render_modes": ["ansi", "svg"], "name": "guandan_v0", "is_parallelizable": False}
 
     def __init__(self, rules=Rules(), encoder="default", reward="match", max_hands=None,
                  render_mode=None):
@@ -58,8 +59,8 @@ class raw_env(AECEnv):
                                       or max_hands < 1):
             raise ValueError(f"max_hands must be None or an int >= 1, got {max_hands!r}")
         self.max_hands = max_hands
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        if render_mode not in (None, "ansi", "svg"):
+            raise ValueError(f"render_mode must be None, 'ansi' or 'svg', got {render_mode!r}")
         self.render_mode = render_mode
         self._spaces = Spaces(encoder)
         n = self._spaces.num_actions
@@ -134,10 +135,13 @@ class raw_env(AECEnv):
 
     def render(self):
         if self.render_mode is None:
-            gymnasium.logger.warn("render() called without render_mode='ansi'")
+            gymnasium.logger.warn("render() called without a render_mode ('ansi' or 'svg')")
             return None
         if self.game is None:
             return "no match yet: call reset()"
+        if self.render_mode == "svg":   # a picture (guandan_fast.svg; Jupyter displays it)
+            from ..svg import table
+            return table(self.game)
         return _common.table(self.game)
 
     def close(self):
