@@ -108,6 +108,9 @@ class _RunStop:
             self._actors.clear()   # handles of an earlier connection are dead
             self._actors[job] = ray.remote(_Stops).options(
                 name=STOPS_ACTOR, get_if_exists=True, num_cpus=0).remote()
+            # Wait until the actor is up: a task's _Watch that looked it up before then
+            # would find no actor, take the driver for gone and stop (seen under load).
+            ray.get(self._actors[job].stopped.remote(""))
         self.actor = self._actors[job]
         self.run = uuid.uuid4().hex
 
