@@ -101,7 +101,7 @@ def _match_lines(path, offset: int):
             yield raw
 
 
-def _names(header: dict) -> list[str]:
+def _names(header: dict) -> list:
     server = header.get("server")
     if isinstance(server, dict) and isinstance(server.get("players"), list) and len(server["players"]) == 4:
         return [str(n) for n in server["players"]]
@@ -111,7 +111,7 @@ def _names(header: dict) -> list[str]:
     agents = header.get("agents")
     if isinstance(agents, list) and len(agents) == 4:
         return [str(n) for n in agents]
-    return [f"seat {s}" for s in range(4)]
+    return [None] * 4   # unnamed: the page says "seat N"
 
 
 def _raw_lines(source):

@@ -34,7 +34,8 @@ const GF = (() => {
     const d = deck(levelChar);
     const label = d.labels[code];
     const red = code === "HR" || code[0] === "H" || code[0] === "D";
-    const cls = "card" + (red ? " red" : "") + (d.levelCards.includes(code) ? " level" : "");
+    const cls = "card" + (red ? " red" : "") + (d.levelCards.includes(code) ? " level" : "") +
+                (d.wild.includes(code) ? " wild" : "");
     const e = button ? el("button", {class: cls, type: "button", "aria-pressed": "false", "aria-label": label, title: label})
                      : el("div", {class: cls, role: "img", "aria-label": label, title: label});
     e.dataset.code = code;

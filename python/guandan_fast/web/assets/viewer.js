@@ -53,7 +53,7 @@
       const box = $("gf-seat-" + where);
       const place = st.finished.indexOf(s);
       box.replaceChildren(el("h2", {},
-        `${doc.players[s]} · seat ${s} (team ${s % 2})` + (place >= 0 ? ` · ${PLACES[place]}` : ""),
+        (doc.players[s] ? `${doc.players[s]} · ` : "") + `seat ${s} (team ${s % 2})` + (place >= 0 ? ` · ${PLACES[place]}` : ""),
         el("span", {class: "count", text: ` · ${st.hands[s].length} cards`})),
         cardRow(sortCards(st.hands[s], lc), lc, where === "left" || where === "right"));
       box.classList.toggle("turn", s === nextSeat);
@@ -70,7 +70,8 @@
     $("gf-step").textContent = `move ${moveNumber(h, k)} of ${moveNumber(h, hand.moves.length)} (step ${k}/${hand.moves.length})`;
     const last = $("gf-last");
     if (st.last) {
-      last.textContent = `seat ${st.last[0]} (${doc.players[st.last[0]]}): ${actionText(st.last[1])}`;
+      last.textContent = `seat ${st.last[0]}` + (doc.players[st.last[0]] ? ` (${doc.players[st.last[0]]})` : "") +
+                         `: ${actionText(st.last[1])}`;
       last.dataset.seat = st.last[0];
       last.dataset.action = JSON.stringify(st.last[1]);
     } else {
