@@ -536,6 +536,97 @@ def test_slow_client_times_out_and_a_bot_plays_its_seat(tmp_path):
     assert games[0].is_over and "no valid answer" in headers[0]["server"]["faults"][0]["reason"]
 
 
+class Thinker(Client):
+    """Blocks its own event loop (so its library answers no ping) for ``think`` seconds on
+    its 2nd act, as a bot that computes in the thread reading its socket does."""
+
+    def __init__(self, url, seed, think):
+        super().__init__(url, seed)
+        self.think = think
+
+    async def answer(self, ws, msg):
+        if self.acts == 2:
+            time.sleep(self.think)
+        await super().answer(ws, msg)
+
+
+@pytest.mark.parametrize("timeout", [None, 5.0])
+def test_a_thinking_client_is_never_dropped_by_keepalive(tmp_path, timeout):
+    """Pings every 0.05 s, a client deaf to them for 0.8 s (16 intervals): without a timeout
+    it is waited for; with one (longer than its thinking) the timeout is the only clock."""
+    rec = tmp_path / "think.jsonl"
+    cfg = ServerConfig(**FAST, games=1, tables=1, seed=5, record=str(rec), timeout=timeout,
+                       ping_interval=0.05, bots={1: "greedy", 2: "greedy", 3: "greedy"},
+                       game_factory=rigged(["tribute"]))
+    thinker = Thinker("", 1, think=0.8)
+
+    def clients(url):
+        thinker.url = url + "thinker"
+        # its own thread and loop: blocking it must not block the server
+        return [asyncio.to_thread(lambda: asyncio.run(thinker.run()))]
+
+    server, (t,) = run(serve_and_play(cfg, clients))
+    assert server.stats["faults"] == 0 and server.stats["errors"] == 0
+    assert t.result is not None and t.closed_ok and t.acts > 2
+    headers, games = replay_all(rec)
+    assert games[0].is_over and headers[0]["server"]["players"][0] == "thinker"
+
+
+def test_platform_url_form_and_query_string_accepted(tmp_path):
+    rec = tmp_path / "url.jsonl"
+    cfg = ServerConfig(**FAST, games=1, tables=1, seed=2, record=str(rec),
+                       bots={2: "greedy", 3: "greedy"}, game_factory=rigged(["tribute"]))
+    server, (a, b) = run(serve_and_play(cfg, lambda url: [
+        Client(url + "gd/alice", 1), Client(url + "bob?token=x&seat=any", 2)]))
+    assert a.result is not None and b.result is not None
+    headers, _ = replay_all(rec)
+    assert headers[0]["server"]["players"][:2] == ["alice", "bob"]
+
+
+def test_connection_after_the_last_table_is_turned_away_at_once(caplog):
+    async def main():
+        server = GameServer(ServerConfig(**FAST, tables=1, bots={1: "greedy", 2: "greedy",
+                                                                 3: "greedy"}))
+        await server.start()
+        base = f"ws://127.0.0.1:{server.port}/game/"
+        first = Client(base + "first", 1)
+        task = asyncio.ensure_future(first.run())
+        while server.stats["tables"] < 1:
+            await asyncio.sleep(0.002)
+        t0 = time.monotonic()
+        async with connect(base + "late", ping_interval=None) as ws:
+            with pytest.raises(ConnectionClosed):
+                await ws.recv()
+        waited = time.monotonic() - t0
+        await task
+        await server.wait()
+        await server.stop()
+        return server, ws, waited, first
+
+    with caplog.at_level(logging.INFO, logger="guandan_fast.net.server"):
+        server, ws, waited, first = run(main())
+    assert first.result is not None
+    assert ws.close_code == 1013 and "plays only 1 table(s)" in ws.close_reason
+    assert waited < 1.0 and server.stats["turned_away"] == 1
+    logged = [r.getMessage() for r in caplog.records]
+    assert any("late turned away: server full" in m for m in logged)
+    # the log names who closed each connection and why
+    assert any("(first): connection closed: by the server (1000 'the table has ended')" in m
+               for m in logged)
+
+
+def test_the_log_names_who_closed_a_connection(caplog):
+    cfg = ServerConfig(**FAST, games=1, tables=1, seed=6, bots={1: "greedy", 3: "greedy"},
+                       game_factory=rigged(["tribute"]))
+    with caplog.at_level(logging.INFO, logger="guandan_fast.net.server"):
+        server, (q, a) = run(serve_and_play(
+            cfg, lambda url: [Quitter(url + "q", 1, quit_at=3), Client(url + "a", 2)]))
+    logged = [r.getMessage() for r in caplog.records]
+    assert any("table 0 seat 0 (q): connection closed: by the client (1000)" in m
+               for m in logged), logged
+    assert any("table 0 seat 2 (a): connection closed: by the server" in m for m in logged)
+
+
 def test_wrong_path_refused_and_lobby_leaver_not_seated():
     async def main():
         server = GameServer(ServerConfig(**FAST, tables=1, bots={2: "greedy", 3: "greedy"}))

@@ -305,7 +305,8 @@ def _cmd_serve(args) -> int:
                        rules=rules, bots=bots, seed=args.seed, timeout=args.timeout,
                        on_fault=args.on_fault, takeover=args.takeover,
                        draw_after=args.draw_after, handshake_pause=args.handshake_pause,
-                       error_messages=args.error_messages, record=args.record)
+                       error_messages=args.error_messages, record=args.record,
+                       ping_interval=args.ping_interval or None)
     logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO,
                         format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
 
@@ -553,6 +554,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="A resets that make a game a draw (0: never)")
     v.add_argument("--handshake-pause", type=float, default=0.2,
                    help="seconds before the first message to a new connection (ws4py clients)")
+    v.add_argument("--ping-interval", type=float, default=20.0,
+                   help="seconds between keepalive pings (0: none); never drops a client")
     v.add_argument("--error-messages", action="store_true",
                    help='answer refused messages with {"type": "error"} (breaks platform clients)')
     v.add_argument("--quiet", action="store_true", help="log warnings only")

@@ -37,8 +37,13 @@ __all__ = ["ServerConfig", "GameServer", "serve", "PATH_RE"]
 
 log = logging.getLogger("guandan_fast.net.server")
 
-PATH_RE = re.compile(r"^/game/([^/?#]+)$")
+TRY_AGAIN_LATER = 1013   # the WebSocket close code (RFC 6455 registry) for "server full"
+
+# /game/NAME or the online platform's /game/gd/NAME, with or without a query string
+# (websockets' request.path includes it).
+PATH_RE = re.compile(r"^/game/(?:gd/)?([^/?#]+)(?:\?[^#]*)?$")
 _FAULT_POLICIES = ("bot", "forfeit")
+_MAX_MOVE_CARDS = 10          # the longest move: a bomb of 8 natural cards and 2 wild ones
 
 
 @dataclass
@@ -55,6 +60,9 @@ class ServerConfig:
     ``handshake_pause``: seconds between a handshake and the first message to that client
     (the ws4py race); ``error_messages``: also answer a refused message with
     ``{"type": "error", "message": ...}`` (off: platform clients fail on unknown messages);
+    ``ping_interval``: seconds between WebSocket keepalive pings (None: no pings); a ping
+    left unanswered never drops a client (a client that thinks long may not answer pings
+    meanwhile): only ``timeout`` does;
     ``record``: a JSONL file every game's record is appended to; ``game_factory``:
     ``f(table, game, seed, rules) -> Game`` for rigged starts (tests).
 
@@ -83,6 +91,7 @@ class ServerConfig:
     draw_after: int = 50
     handshake_pause: float = 0.2
     error_messages: bool = False
+    ping_interval: float | None = 20.0
     record: str | None = None
     game_factory: Callable | None = None
     http: Callable | None = None
@@ -109,7 +118,7 @@ class ServerConfig:
         if self.on_fault not in _FAULT_POLICIES:
             raise ValueError(f"on_fault must be one of {', '.join(_FAULT_POLICIES)}, "
                              f"got {self.on_fault!r}")
-        for name in ("timeout",):
+        for name in ("timeout", "ping_interval"):
             v = getattr(self, name)
             if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or v <= 0):
                 raise ValueError(f"{name} must be None or seconds > 0, got {v!r}")
@@ -154,6 +163,8 @@ class _Client:
     def __init__(self, ws, name: str, pause: float) -> None:
         self.ws, self.name = ws, name
         self.ready_at = time.monotonic() + pause
+        self.close_with = (1000, "the table has ended")   # the server's close frame
+        self.open_state = type(ws.protocol.state).OPEN   # websockets' State.OPEN
         self.started = False
         self.closed = False
         self.pending: asyncio.Future | None = None
@@ -162,11 +173,31 @@ class _Client:
         self.seat = -1
         self.done = asyncio.Event()
         self.question: str | None = None    # the pending act message (re-sent on a rejoin)
-        self.refusal: str | None = None     # close reason when turned away
         self.rejoin = False
+
+    def send_now(self, text: str) -> bool:
+        """Write a text frame at once when nothing stands in the way (the connection open,
+        started, nothing queued for it); False: use ``send``. websockets' ``send`` costs
+        about as much again as the rest of serving a decision (a context manager, a drain
+        check, a task switch); this writes the frame through its Sans-I/O protocol object,
+        the way ``send`` itself does. A queued client (a slow reader) goes through ``send``,
+        which waits for it (flow control)."""
+        if not self.started or self.closed:
+            return False
+        ws = self.ws
+        transport = ws.transport
+        if ws.protocol.state is not self.open_state or transport.is_closing() \
+                or transport.get_write_buffer_size():
+            return False
+        ws.protocol.send_text(text.encode())
+        for data in ws.protocol.data_to_send():
+            transport.write(data)
+        return True
 
     async def send(self, text: str, timeout: float | None) -> None:
         if self.closed:
+            return
+        if self.send_now(text):
             return
         if not self.started:
             # ws4py clients can lose a frame that arrives with the handshake's answer.
@@ -185,7 +216,7 @@ class _Client:
     def _gone(self, why: str) -> None:
         if not self.closed:
             self.closed = True
-            log.info("%s: connection %s closed (%s)", self._where(), self.name, why)
+            log.info("%s (%s): connection closed: %s", self._where(), self.name, why)
         if self.rejoin and self.table is not None:
             return   # the seat waits for a new connection (ServerConfig.rejoin)
         if self.pending is not None and not self.pending.done():
@@ -195,6 +226,26 @@ class _Client:
         if self.table is None:
             return "lobby"
         return f"table {self.table.index} seat {self.seat}"
+
+
+def _close_story(ws, exc: BaseException | None = None) -> str:
+    """Who closed a connection and why, from the close frames exchanged (websockets'
+    protocol state), for the log: 'by the client (1000 'bye')', 'by the server (...)', or
+    'lost without a close frame'."""
+    proto = getattr(ws, "protocol", None)
+    rcvd = getattr(proto, "close_rcvd", None)
+    sent = getattr(proto, "close_sent", None)
+
+    def frame(close) -> str:
+        text = f"{int(close.code)}"
+        return text + (f" {close.reason!r}" if close.reason else "")
+
+    if rcvd is not None and (sent is None or getattr(proto, "close_rcvd_then_sent", False)):
+        return f"by the client ({frame(rcvd)})"
+    if sent is not None:
+        return f"by the server ({frame(sent)})"
+    cause = f": {exc!r}" if exc is not None and not hasattr(exc, "rcvd") else ""
+    return f"lost without a close frame (the client's process or network went away){cause}"
 
 
 class _Table:
@@ -222,7 +273,9 @@ class _Table:
     # -- sending ----------------------------------------------------------------------------
     async def _notify_all(self, msg: dict) -> None:
         text = json.dumps(msg)
-        await asyncio.gather(*(c.send(text, self.cfg.timeout) for c in self.seats.values()))
+        for c in self.seats.values():   # one after the other: no task per send
+            if not c.send_now(text):
+                await c.send(text, self.cfg.timeout)
         if self.cfg.rejoin:
             await self._send_states()
 
@@ -248,8 +301,8 @@ class _Table:
         return info
 
     async def _send_states(self) -> None:
-        await asyncio.gather(*(c.send(json.dumps(self.state_message(s)), self.cfg.timeout)
-                               for s, c in self.seats.items()))
+        for s, c in self.seats.items():
+            await c.send(json.dumps(self.state_message(s)), self.cfg.timeout)
 
     async def _notify(self, seat: int, msg: dict) -> None:
         c = self.seats.get(seat)
@@ -260,18 +313,19 @@ class _Table:
         return self.cfg.rejoin or any(not c.closed for c in self.seats.values())
 
     # -- asking -----------------------------------------------------------------------------
-    async def _ask(self, seat: int, msg: dict) -> int:
+    async def _ask(self, seat: int, text: str, index_range: int) -> int:
         c = self.seats[seat]
         if c.closed and not c.rejoin:
             raise _Fault("disconnected")
-        c.question = json.dumps(msg)
-        await c.send(c.question, self.cfg.timeout)
+        c.question = text
+        if not c.send_now(text):
+            await c.send(text, self.cfg.timeout)
         if c.closed and not c.rejoin:
             raise _Fault("disconnected")
         # Only now does an answer count: nothing runs between the send and these lines, so
         # a message read from here on was sent after the question.
         c.pending = asyncio.get_running_loop().create_future()
-        c.index_range = msg["indexRange"]
+        c.index_range = index_range
         try:
             if self.cfg.timeout is None:
                 return await c.pending
@@ -297,48 +351,51 @@ class _Table:
             raise _Abandoned("every client left")
 
     # -- one decision -----------------------------------------------------------------------
-    def _public_info(self, stage: str, play_area) -> list:
-        g = self.game
-        if stage in ("tribute", "back"):
-            # The engine takes tributes (and returns) one after the other; the platform asks
-            # the players at once, so counts change only with the tribute / back notify.
-            rest = self.shown
-        else:
-            rest = [len(g.hand(q)) for q in range(4)]
-        return [{"rest": rest[q], "playArea": play_area[q]} for q in range(4)]
+    def _public_info(self, play_area) -> list:
+        # self.shown: the counts of the deal during the tribute acts and those after the
+        # tribute during the back acts (the engine takes tributes and returns one after the
+        # other; the platform asks the players at once, so counts change only with the
+        # tribute / back notify), then the live counts of the play, kept by _play_hand.
+        return [{"rest": self.shown[q], "playArea": play_area[q]} for q in range(4)]
 
-    async def _decide(self, seat: int, stage: str, trick: dict):
-        """Have ``seat`` make its move (a bot's or the client's answer); returns the Move."""
+    async def _decide(self, seat: int, stage: str, trick: dict, moves=None):
+        """Have ``seat`` make its move (a bot's or the client's answer); returns the Move.
+        ``moves``: the legal moves when the caller has them already."""
         g = self.game
         if seat in self.bots:
             seed = mix_seed(g.seed, g.hand_number, len(g.history), seat)
             move = bot_move(g, self.bots[seat], seed)
             g.play(move, seat=seat)
             return move
-        moves = g.legal_moves()
+        if moves is None:
+            moves = g.legal_moves()
         n = len(moves)
-        order = list(range(n))
-        if stage == "play" and trick["greater"] is not None and n > 1:
-            order = [n - 1] + list(range(n - 1))   # the engine lists PASS last; PASS first
-        actions = [moves[i].to_platform() for i in order]
+        # the action list is most of an act message: each move written by action_json
+        # (about 12x faster than json.dumps of its platform list)
+        actions = [P.action_json(m.type, m.rank, m.cards) for m in moves.to_list()]
+        following = stage == "play" and trick["greater"] is not None and n > 1
+        if following:   # the engine lists PASS last; the platform first
+            actions.insert(0, actions.pop())
         team = seat % 2
         levels = g.levels
         greater = trick["greater"]
-        msg = P.act(stage, hand_cards=g.hand(seat), public_info=self._public_info(stage, trick["area"]),
-                    self_rank=level_char(levels[team]), oppo_rank=level_char(levels[1 - team]),
-                    cur_rank=level_char(g.level),
-                    cur_pos=-1 if trick["last"] is None else trick["last"][0],
-                    cur_action=None if trick["last"] is None else trick["last"][1],
-                    greater_pos=-1 if greater is None else greater[0],
-                    greater_action=None if greater is None else greater[1],
-                    action_list=actions)
+        text = P.act_json(stage, actions_json=actions, hand_cards=g.hand(seat),
+                          public_info=self._public_info(trick["area"]),
+                          self_rank=level_char(levels[team]),
+                          oppo_rank=level_char(levels[1 - team]), cur_rank=level_char(g.level),
+                          cur_pos=-1 if trick["last"] is None else trick["last"][0],
+                          cur_action=None if trick["last"] is None else trick["last"][1],
+                          greater_pos=-1 if greater is None else greater[0],
+                          greater_action=None if greater is None else greater[1])
         try:
-            i = await self._ask(seat, msg)
+            i = await self._ask(seat, text, n - 1)
         except _Fault as exc:
             self._fault(seat, str(exc))
-            return await self._decide(seat, stage, trick)
-        move = moves[order[i]]
-        g.play_index(order[i])
+            return await self._decide(seat, stage, trick, moves)
+        if following:
+            i = n - 1 if i == 0 else i - 1
+        move = moves[i]
+        g.play_index(i)
         return move
 
     # -- a match ------------------------------------------------------------------------------
@@ -410,13 +467,17 @@ class _Table:
                 await self._decide(g.current_player, "back", trick)
             await self._notify_all(P.notify_exchange("back", self._exchange_result("back")))
         rest = None
+        counts = self.shown = [len(g.hand(q)) for q in range(4)]   # kept up to date below
         while g.hand_number == hand_no and not g.is_over:
             seat = g.current_player
-            top = g.observation(seat)["top"]
-            if top is None:      # a fresh lead: a new trick
+            moves = g.legal_moves()
+            if moves[-1] != PASS:  # PASS is legal exactly when following: a fresh lead
                 trick = self.trick = {"greater": None, "last": None, "area": [None] * 4}
-            before = [g.hand(q) for q in range(4)]
-            move = await self._decide(seat, "play", trick)
+            # The hand can end only when the mover plays out; the others' cards are then
+            # read before the engine deals the next hand.
+            before = [g.hand(q) for q in range(4)] if counts[seat] <= _MAX_MOVE_CARDS else None
+            move = await self._decide(seat, "play", trick, moves)
+            counts[seat] -= len(move.cards)
             if g.hand_number != hand_no or g.is_over:   # the hand ended: who holds what
                 left = list(before)
                 left[seat] = ()
@@ -533,7 +594,7 @@ class GameServer:
     def __init__(self, config: ServerConfig | None = None) -> None:
         self.cfg = config or ServerConfig()
         self.stats = {"games": 0, "refused": 0, "faults": 0, "abandoned": 0, "errors": 0,
-                      "tables": 0, "connections": 0}
+                      "tables": 0, "connections": 0, "turned_away": 0}
         self._lobby: list[_Client] = []
         self._tables: dict[int, asyncio.Task] = {}
         self._table_objects: dict[int, _Table] = {}
@@ -549,9 +610,13 @@ class GameServer:
         self._finished = asyncio.Event()
         self._server = await ws_serve(self._handler, self.cfg.host, self.cfg.port,
                                       process_request=self._check_path, max_size=2 ** 20,
-                                      compression=None)
-        # websockets' keepalive pings (every 20 s) find dead peers; no compression: the
-        # platform's ws4py clients do not negotiate it and it costs more than it saves here.
+                                      compression=None, ping_interval=self.cfg.ping_interval,
+                                      ping_timeout=None)
+        # Pings keep idle connections open through proxies, but an unanswered one must not
+        # drop a client: a bot thinking for a minute in the thread that reads its socket
+        # answers no ping meanwhile, and the platform waits for it (ping_timeout=None;
+        # --timeout is the only clock). No compression: the platform's ws4py clients do not
+        # negotiate it and it costs more than it saves here.
         self.port = self._server.sockets[0].getsockname()[1]
         log.info("listening on ws://%s:%d/game/{name}", self.cfg.host, self.port)
 
@@ -571,10 +636,20 @@ class GameServer:
             return connection.respond(HTTPStatus.NOT_FOUND, "use ws://HOST:PORT/game/{name}\n")
         return None
 
+    def _full(self) -> bool:
+        return bool(self.cfg.tables) and self._n_tables >= self.cfg.tables
+
     async def _handler(self, ws) -> None:
         name = PATH_RE.match(ws.request.path).group(1)
         self.stats["connections"] += 1
         if self.cfg.rejoin and await self._rejoin(ws, name):
+            return
+        if self._full():
+            # Turned away at once (not left waiting in a lobby that never fills).
+            self.stats["turned_away"] += 1
+            reason = f"server full: it plays only {self.cfg.tables} table(s), all started"
+            log.warning("lobby: %s turned away: %s", name, reason)
+            await ws.close(TRY_AGAIN_LATER, reason)
             return
         client = _Client(ws, name, self.cfg.handshake_pause)
         self._lobby.append(client)
@@ -587,8 +662,10 @@ class GameServer:
             # The connection lives until its table ends (or it leaves the lobby); returning
             # from the handler closes it.
             await client.done.wait()
-            if client.refusal is not None:
-                await ws.close(4000, client.refusal)
+            if not client.closed and client.ws is ws:
+                code, reason = client.close_with
+                client._gone(f"by the server ({code} {reason!r})")
+                await ws.close(code, reason)
         finally:
             reader.cancel()
 
@@ -600,7 +677,7 @@ class GameServer:
         pick = next((x for x in seats if x[2].name == name), None)
         pick = pick or next((x for x in seats if x[2].closed), None)
         if pick is None:
-            if self.cfg.tables and self._n_tables >= self.cfg.tables:
+            if self._full():
                 taken = ", ".join(str(s) for _, s, _ in seats)
                 log.warning("refused %s: every seat is taken", name)
                 await ws.close(4001, f"seat {taken} is taken: another page is playing it")
@@ -621,24 +698,29 @@ class GameServer:
             await client.send(client.question, self.cfg.timeout)
         try:
             await client.done.wait()
+            if not client.closed and client.ws is ws:
+                code, reason = client.close_with
+                client._gone(f"by the server ({code} {reason!r})")
+                await ws.close(code, reason)
         finally:
             reader.cancel()
         return True
 
     async def _read(self, client: _Client, ws=None) -> None:
         ws = client.ws if ws is None else ws
+        error = None
         try:
             async for data in ws:
                 self._received(client, data)
         except Exception as exc:  # a protocol error or a reset: the connection is over
-            log.info("connection %s: %r", client.name, exc)
+            error = exc
         finally:
             if client.table is None and client in self._lobby:
                 self._lobby.remove(client)
                 log.info("lobby: %s left before its table started", client.name)
                 client.done.set()
             if client.ws is ws:   # (a rejoined seat has a new connection by now)
-                client._gone("closed by the client")
+                client._gone(_close_story(ws, error))
 
     def _refuse(self, client: _Client, reason: str) -> None:
         self.stats["refused"] += 1
@@ -679,13 +761,6 @@ class GameServer:
         asyncio.ensure_future(client.send(json.dumps(answer), self.cfg.timeout))
 
     def _open_table(self, clients: list) -> None:
-        if self.cfg.tables and self._n_tables >= self.cfg.tables:
-            log.warning("lobby: %d client(s) turned away: the server plays only %d table(s)",
-                        len(clients), self.cfg.tables)
-            for c in clients:
-                c.refusal = f"the server plays only {self.cfg.tables} table(s): all are taken"
-                c.done.set()
-            return
         index = self._n_tables
         self._n_tables += 1
         self.stats["tables"] += 1

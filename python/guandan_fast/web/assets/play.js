@@ -49,7 +49,7 @@
       queue.push(msg); pump();
     };
     ws.onclose = ev => {
-      if (ev.code === 4001 || ev.code === 4000 || ev.code === 4002) {
+      if (ev.code === 4001 || ev.code === 4002 || ev.code === 1013) {   // refused: seat taken, taken over, server full
         refused = ev.reason || "the server refused this page";
         $("gf-conn").textContent = "not seated";
         message(refused, "error");
