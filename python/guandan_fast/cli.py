@@ -276,6 +276,7 @@ def _cmd_replay(args) -> int:
 
 def _cmd_serve(args) -> int:
     import asyncio
+    import gc
     import logging
     import signal
 
@@ -306,6 +307,10 @@ def _cmd_serve(args) -> int:
                         format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
 
     def ready(server):
+        # Everything loaded so far (modules, classes: ~100,000 objects) lives as long as the
+        # process: out of the cyclic GC's scans, which otherwise cost the server ~7 % of its
+        # instructions (callgrind). Only the CLI does this: the process is the server's own.
+        gc.freeze()
         print(f"listening on ws://{cfg.host}:{server.port}/game/{{name}} "
               f"({len(cfg.remote_seats)} client(s) per table, {cfg.games} game(s) each)",
               flush=True)
