@@ -150,6 +150,8 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--record", help="the record file (default: a temporary file)")
     ap.add_argument("--profile", metavar="FILE", help="run the server under cProfile, stats to FILE")
+    ap.add_argument("--server-prefix", default="",
+                    help="a command the server runs under, e.g. 'valgrind --tool=callgrind'")
     args = ap.parse_args(argv)
     tmp = None
     if args.record is None:
@@ -164,7 +166,7 @@ def main(argv=None) -> int:
             f"except SystemExit: pass\np.disable(); p.dump_stats({args.profile!r})"
             ] if args.profile else ["-m", "guandan_fast"]
     server = subprocess.Popen(
-        [sys.executable, *prof, "serve", "--port", "0", "--quiet",
+        [*args.server_prefix.split(), sys.executable, *prof, "serve", "--port", "0", "--quiet",
          "--tables", str(args.tables), "--games", str(args.games), "--rules", args.rules,
          "--seed", str(args.seed), "--handshake-pause", "0.01", "--record", args.record],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -226,7 +228,8 @@ def main(argv=None) -> int:
     print(f"elapsed {elapsed:.1f} s: {games / elapsed:.2f} games/s, {acts / elapsed:.0f} acts/s "
           f"({acts} act messages)")
     print(f"server CPU {cpu:.1f} s while serving: {1e6 * cpu / max(acts, 1):.0f} us per act "
-          f"(start-up {cpu0:.2f} s excluded)")
+          f"(start-up {cpu0:.2f} s excluded; whole run user {usage.ru_utime:.1f} s, "
+          f"system {usage.ru_stime:.1f} s)")
     print(f"latency answer -> next message: p50 {1e3 * pct(xs, 0.5):.2f} ms, "
           f"p99 {1e3 * pct(xs, 0.99):.2f} ms, max {1e3 * (xs[-1] if xs else 0):.1f} ms "
           f"({len(xs)} samples)")

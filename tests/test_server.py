@@ -908,3 +908,22 @@ def test_oversized_frame_closes_that_connection_only(tmp_path):
     ends = {h["server"]["table"]: h["server"]["end"] for h in headers}
     assert ends == {0: "abandoned", 1: "win"}
     assert games[[h["server"]["table"] for h in headers].index(1)].is_over
+
+
+def test_soak_with_faulty_clients_short(tmp_path):
+    """bench/bench_soak.py in short: 4 tables of clients that send garbage, malformed JSON and
+    binary frames, answer twice, stall and leave; every game is in the record and replays."""
+    import pathlib
+
+    rec = tmp_path / "soak.jsonl"
+    script = pathlib.Path(__file__).resolve().parent.parent / "bench" / "bench_soak.py"
+    out = subprocess.run([sys.executable, str(script), "--tables", "4", "--games", "1",
+                          "--fault-rate", "0.01", "--seed", "3", "--record", str(rec)],
+                         capture_output=True, text=True, timeout=LIMIT)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "record: 4 games" in out.stdout and "4 replay" in out.stdout, out.stdout
+    refused = int(out.stdout.split(" refused message(s)")[0].rsplit(" ", 1)[1])
+    assert refused > 0                      # the garbage was sent, refused, and survived
+    headers, games = replay_all(rec)
+    assert len(games) == 4
+    assert all(g.is_over for g, h in zip(games, headers) if h["server"]["end"] == "win")

@@ -27,7 +27,7 @@ from pettingzoo.utils import wrappers
 from ..game import Game
 from ..rules import Rules
 from . import _common
-from ._codec import Codec
+from ._spaces import Spaces
 
 __all__ = ["env", "raw_env"]
 
@@ -62,11 +62,11 @@ class raw_env(AECEnv):
         if render_mode not in (None, "ansi", "svg"):
             raise ValueError(f"render_mode must be None, 'ansi' or 'svg', got {render_mode!r}")
         self.render_mode = render_mode
-        self._codec = Codec(encoder)
-        n = self._codec.num_actions
+        self._spaces = Spaces(encoder)
+        n = self._spaces.num_actions
         self.possible_agents = list(_common.AGENTS)
         obs_space = gymnasium.spaces.Dict({
-            "observation": self._codec.observation_space(),
+            "observation": self._spaces.observation_space(),
             "action_mask": gymnasium.spaces.Box(0, 1, (n,), np.int8),
         })
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
@@ -102,20 +102,20 @@ class raw_env(AECEnv):
 
     def observe(self, agent):
         p = _common.AGENTS.index(agent)
-        mask = np.zeros(self._codec.num_actions, np.int8)
+        mask = np.zeros(self._spaces.num_actions, np.int8)
         if self.game.current_player == p:
-            mask[:] = self._codec.mask(self.game)
-        return {"observation": self._codec.obs(self.game, p), "action_mask": mask}
+            mask[:] = self._spaces.mask(self.game)
+        return {"observation": self._spaces.obs(self.game, p), "action_mask": mask}
 
     def step(self, action):
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        a = _common.check_action(action, self._codec.num_actions)
+        a = _common.check_action(action, self._spaces.num_actions)
         game = self.game
         n_results = len(game.results)
-        self._codec.play(game, a)       # raises before any change when not legal
+        self._spaces.play(game, a)       # raises before any change when not legal
         self._cumulative_rewards[agent] = 0.0
         r = _common.rewards(game.results[n_results:], game, self.reward_mode)
         for p, name in enumerate(_common.AGENTS):

@@ -20,12 +20,13 @@ import asyncio
 import json
 import logging
 import re
+import struct
 import time
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from typing import Callable
 
-from ..bots import agent_kind
+from ..agents import parse_agent
 from ..cards import level_char
 from ..game import Game
 from ..moves import PASS
@@ -33,7 +34,7 @@ from ..rules import Rules
 from . import protocol as P
 from .agents import bot_move, mix_seed
 
-__all__ = ["ServerConfig", "GameServer", "serve", "PATH_RE"]
+__all__ = ["ServerConfig", "GameServer", "serve", "PATH_RE", "text_frame"]
 
 log = logging.getLogger("guandan_fast.net.server")
 
@@ -51,7 +52,8 @@ class ServerConfig:
     """Settings of ``GameServer`` (the ``serve`` options, docs/server.md).
 
     ``games``: matches per table; ``tables``: stop after that many tables ended (0: serve
-    until stopped); ``bots``: ``{seat: agent}`` filled by built-in agents; ``seed``: base of
+    until stopped); ``bots``: ``{seat: agent}`` filled by agents (any spec of
+    ``guandan_fast.agents``); ``seed``: base of
     every table's and game's seed (None: random); ``timeout``: seconds a client may take per
     answer (None: wait forever, as the platform); ``on_fault``: what a timeout or a dropped
     connection leads to: ``'bot'`` (the ``takeover`` agent plays that seat for the rest of
@@ -109,12 +111,11 @@ class ServerConfig:
         for seat, agent in dict(self.bots).items():
             if isinstance(seat, bool) or seat not in (0, 1, 2, 3):
                 raise ValueError(f"bots: a seat is 0..3, got {seat!r}")
-            agent_kind(agent)
-            bots[seat] = agent
+            bots[seat] = parse_agent(agent)
         self.bots = bots
         if len(bots) == 4:
             raise ValueError("bots: at least one seat must be left for a client")
-        agent_kind(self.takeover)
+        self.takeover = parse_agent(self.takeover)
         if self.on_fault not in _FAULT_POLICIES:
             raise ValueError(f"on_fault must be one of {', '.join(_FAULT_POLICIES)}, "
                              f"got {self.on_fault!r}")
@@ -131,7 +132,7 @@ class ServerConfig:
         return tuple(s for s in range(4) if s not in self.bots)
 
 
-def _websockets(module: str):
+def websockets_module(module: str):
     """A ``websockets`` submodule, with a clear error when the extra is missing or too old
     (the asyncio API used here came with websockets 13)."""
     import importlib
@@ -141,6 +142,25 @@ def _websockets(module: str):
     except ImportError:
         raise ImportError("network play needs websockets >= 13: pip install "
                           "'guandan-fast[net]' (or 'websockets>=13')") from None
+
+
+def text_frame(text: str) -> bytes:
+    """``text`` as one unmasked, unfragmented WebSocket text frame (RFC 6455 section 5.2:
+    FIN + opcode 1, then the payload length in 7, 16 or 64 bits; a server never masks).
+    The server negotiates no extension (compression=None), so no RSV bit is ever set.
+
+    >>> text_frame('hi')
+    b'\\x81\\x02hi'
+    >>> text_frame('x' * 200)[:4]
+    b'\\x81~\\x00\\xc8'
+    """
+    data = text.encode()
+    n = len(data)
+    if n < 126:
+        return bytes((0x81, n)) + data
+    if n < 65536:
+        return struct.pack("!BBH", 0x81, 126, n) + data
+    return struct.pack("!BBQ", 0x81, 127, n) + data
 
 
 class _Fault(Exception):
@@ -175,29 +195,24 @@ class _Client:
         self.question: str | None = None    # the pending act message (re-sent on a rejoin)
         self.rejoin = False
 
-    def send_now(self, text: str) -> bool:
-        """Write a text frame at once when nothing stands in the way (the connection open,
-        started, nothing queued for it); False: use ``send``. websockets' ``send`` costs
-        about as much again as the rest of serving a decision (a context manager, a drain
-        check, a task switch); this writes the frame through its Sans-I/O protocol object,
-        the way ``send`` itself does. A queued client (a slow reader) goes through ``send``,
-        which waits for it (flow control)."""
+    def send_now(self, frame: bytes) -> bool:
+        """Write a whole text frame (``text_frame``) at once when nothing stands in the way
+        (the connection open, started, nothing queued for it); False: use ``send``.
+        websockets' ``send`` cost about as much as the rest of serving a decision (a context
+        manager, a drain check, the framing per client); a frame made once goes to every
+        client of a table. A queued client (a slow reader) goes through ``send``, which
+        waits for it (flow control)."""
         if not self.started or self.closed:
             return False
-        ws = self.ws
-        transport = ws.transport
-        if ws.protocol.state is not self.open_state or transport.is_closing() \
+        transport = self.ws.transport
+        if self.ws.protocol.state is not self.open_state or transport.is_closing() \
                 or transport.get_write_buffer_size():
             return False
-        ws.protocol.send_text(text.encode())
-        for data in ws.protocol.data_to_send():
-            transport.write(data)
+        transport.write(frame)
         return True
 
     async def send(self, text: str, timeout: float | None) -> None:
         if self.closed:
-            return
-        if self.send_now(text):
             return
         if not self.started:
             # ws4py clients can lose a frame that arrives with the handshake's answer.
@@ -272,9 +287,12 @@ class _Table:
 
     # -- sending ----------------------------------------------------------------------------
     async def _notify_all(self, msg: dict) -> None:
-        text = json.dumps(msg)
+        await self._notify_all_text(json.dumps(msg))
+
+    async def _notify_all_text(self, text: str) -> None:
+        frame = text_frame(text)
         for c in self.seats.values():   # one after the other: no task per send
-            if not c.send_now(text):
+            if not c.send_now(frame):
                 await c.send(text, self.cfg.timeout)
         if self.cfg.rejoin:
             await self._send_states()
@@ -318,7 +336,7 @@ class _Table:
         if c.closed and not c.rejoin:
             raise _Fault("disconnected")
         c.question = text
-        if not c.send_now(text):
+        if not c.send_now(text_frame(text)):
             await c.send(text, self.cfg.timeout)
         if c.closed and not c.rejoin:
             raise _Fault("disconnected")
@@ -487,8 +505,8 @@ class _Table:
                 trick["greater"] = (seat, action)
             trick["last"] = (seat, action)
             trick["area"][seat] = action
-            await self._notify_all(P.notify_play(seat, action, trick["greater"][0],
-                                                 trick["greater"][1]))
+            await self._notify_all_text(P.notify_play_json(seat, action, trick["greater"][0],
+                                                           trick["greater"][1]))
         res = g.results[hand_no]
         order = list(res["finish_order"])
         if len(order) == 2:   # a double-down: the other two by cards left, then seat
@@ -605,7 +623,7 @@ class GameServer:
         self.port = None
 
     async def start(self) -> None:
-        ws_serve = _websockets("asyncio.server").serve
+        ws_serve = websockets_module("asyncio.server").serve
 
         self._finished = asyncio.Event()
         self._server = await ws_serve(self._handler, self.cfg.host, self.cfg.port,
