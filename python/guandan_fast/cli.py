@@ -13,6 +13,7 @@ import json
 import os
 import sys
 import time
+import traceback
 
 from .rules import Rules
 
@@ -387,6 +388,7 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     from . import __version__
+    from .agents import SPEC_HELP, names as agent_names
 
     p = _Parser(prog="guandan-fast", description="Fast, exact Guandan (掼蛋) rules engine.")
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}",
@@ -402,9 +404,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--matches", type=_int_at_least(1),
                    help=f"matches to play (default {_DEFAULT_MATCHES})")
     s.add_argument("--hands", type=_int_at_least(1), help="hands to play instead of matches")
-    s.add_argument("--agents", help=f"default {_DEFAULT_AGENTS}: four agents by seat, "
-                                    f"comma-separated (random, random_compact, greedy, pimc, ismcts; search "
-                                     f"budgets as pimc:samples=8, docs/search.md)")
+    s.add_argument("--agents", help=f"default {_DEFAULT_AGENTS}: four compiled agents by "
+                                    f"seat, comma-separated ({', '.join(agent_names('compiled'))}; "
+                                    f"search budgets as pimc:samples=8, docs/search.md)")
     s.add_argument("--seed", type=int, default=0,
                    help="seed of the run (default 0); the same seed gives the same result")
     s.add_argument("--threads", type=_int_at_least(1), default=os.cpu_count() or 1,
@@ -429,7 +431,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     t = sub.add_parser("tournament", help="duplicate round robin between agents (docs/tournament.md)")
     t.add_argument("--agents", required=True,
-                   help="two or more agents, comma-separated: built-in names or module:function")
+                   help=f"two or more agents, comma-separated; {SPEC_HELP}")
     t.add_argument("--deals", type=int, required=True, help="deals per pair (each played twice)")
     t.add_argument("--seed", type=int, default=0,
                    help="seed of the deals (default 0); the same seed gives the same result")
@@ -482,13 +484,14 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--rules", choices=("platform", "default"), default="platform",
                    help="rules profile (platform: Rules.platform()); --rule overrides a switch")
     v.add_argument("--bots", action="append", default=[], metavar="SEATS=AGENT",
-                   help="built-in agents in seats, e.g. 1,2,3=greedy (random, random_compact, greedy)")
+                   help=f"agents in seats, e.g. 1,2,3=greedy (repeatable); {SPEC_HELP}")
     v.add_argument("--seed", type=int, help="fixed seed: the same deals every run")
     v.add_argument("--record", metavar="FILE", help="append every game's JSONL record")
     v.add_argument("--timeout", type=float, help="seconds per answer (default: wait forever)")
     v.add_argument("--on-fault", choices=("bot", "forfeit"), default="bot",
                    help="on a timeout or disconnect: a bot takes the seat over, or its team forfeits")
-    v.add_argument("--takeover", default="greedy", help="the agent that takes a seat over")
+    v.add_argument("--takeover", default="greedy",
+                   help="the agent that takes a seat over (default greedy; any agent of --bots)")
     v.add_argument("--draw-after", type=int, default=50,
                    help="A resets that make a game a draw (0: never)")
     v.add_argument("--handshake-pause", type=float, default=0.2,
@@ -503,7 +506,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     c = sub.add_parser("connect", help="play at a platform server with a built-in agent")
     c.add_argument("url", help="ws://HOST:PORT/game/NAME")
-    c.add_argument("--agent", default="greedy", help="random, random_compact or greedy")
+    c.add_argument("--agent", default="greedy",
+                   help=f"the agent answering the server (default greedy): "
+                        f"{', '.join(agent_names('platform'))} (the agents that decide from "
+                        f"a platform message alone)")
     c.add_argument("--seed", type=int, default=0, help="seed of the agent's own choices (default 0)")
     c.set_defaults(func=_cmd_connect)
     return p
@@ -516,6 +522,8 @@ def _one_line(exc: BaseException) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command; returns the exit status (0, 2 for bad input, 130 on Ctrl-C)."""
+    from .agents import AgentError
+
     args = build_parser().parse_args(argv)
     try:
         code = args.func(args)
@@ -532,6 +540,12 @@ def main(argv: list[str] | None = None) -> int:
         return 141  # 128 + SIGPIPE, as a process killed by it
     except KeyboardInterrupt:
         return 130
+    except AgentError as exc:
+        # Which agent failed at which decision, then the agent's own traceback.
+        print(f"guandan-fast: error: {_one_line(exc)}", file=sys.stderr)
+        if exc.__cause__ is not None:
+            traceback.print_exception(exc.__cause__, file=sys.stderr)
+        return 1
     except FileNotFoundError as exc:
         print(f"guandan-fast: error: no such file: {exc.filename}", file=sys.stderr)
         return 2

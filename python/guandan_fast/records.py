@@ -132,7 +132,7 @@ def check_output(target, name: str = "path") -> None:
                     f"writing, not {type(target).__name__}")
 
 
-class _Output:
+class LineWriter:
     """Writes lines to a path (gzip-compressed when it ends in ``.gz``) or to a file object
     given by the caller, which is written to but not closed."""
 
@@ -171,7 +171,7 @@ class _Output:
 def write(path, games, append: bool = False) -> None:
     """Write the records of some games (one after another) to ``path``: a file name (``.gz``:
     gzip-compressed) or a file object (written to, not closed)."""
-    with _Output(path, "path", append) as out:
+    with LineWriter(path, "path", append) as out:
         for g in games:
             for line in game_to_lines(g):
                 out.line(line)
@@ -183,7 +183,7 @@ def record_game(game, path=None) -> list[str]:
         check_output(path, "path")
     lines = game_to_lines(game)
     if path is not None:
-        with _Output(path, "path") as out:
+        with LineWriter(path, "path") as out:
             for line in lines:
                 out.line(line)
     return lines

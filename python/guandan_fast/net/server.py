@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from http import HTTPStatus
 from typing import Callable
 
-from ..bots import agent_kind
+from ..agents import parse_agent
 from ..cards import level_char
 from ..game import Game
 from ..moves import PASS
@@ -52,7 +52,8 @@ class ServerConfig:
     """Settings of ``GameServer`` (the ``serve`` options, docs/server.md).
 
     ``games``: matches per table; ``tables``: stop after that many tables ended (0: serve
-    until stopped); ``bots``: ``{seat: agent}`` filled by built-in agents; ``seed``: base of
+    until stopped); ``bots``: ``{seat: agent}`` filled by agents (any spec of
+    ``guandan_fast.agents``); ``seed``: base of
     every table's and game's seed (None: random); ``timeout``: seconds a client may take per
     answer (None: wait forever, as the platform); ``on_fault``: what a timeout or a dropped
     connection leads to: ``'bot'`` (the ``takeover`` agent plays that seat for the rest of
@@ -96,12 +97,11 @@ class ServerConfig:
         for seat, agent in dict(self.bots).items():
             if isinstance(seat, bool) or seat not in (0, 1, 2, 3):
                 raise ValueError(f"bots: a seat is 0..3, got {seat!r}")
-            agent_kind(agent)
-            bots[seat] = agent
+            bots[seat] = parse_agent(agent)
         self.bots = bots
         if len(bots) == 4:
             raise ValueError("bots: at least one seat must be left for a client")
-        agent_kind(self.takeover)
+        self.takeover = parse_agent(self.takeover)
         if self.on_fault not in _FAULT_POLICIES:
             raise ValueError(f"on_fault must be one of {', '.join(_FAULT_POLICIES)}, "
                              f"got {self.on_fault!r}")
@@ -118,7 +118,7 @@ class ServerConfig:
         return tuple(s for s in range(4) if s not in self.bots)
 
 
-def _websockets(module: str):
+def websockets_module(module: str):
     """A ``websockets`` submodule, with a clear error when the extra is missing or too old
     (the asyncio API used here came with websockets 13)."""
     import importlib
@@ -560,7 +560,7 @@ class GameServer:
         self.port = None
 
     async def start(self) -> None:
-        ws_serve = _websockets("asyncio.server").serve
+        ws_serve = websockets_module("asyncio.server").serve
 
         self._finished = asyncio.Event()
         self._server = await ws_serve(self._handler, self.cfg.host, self.cfg.port,
