@@ -782,6 +782,29 @@ def test_sigterm_stops_cleanly_with_a_valid_record(tmp_path):
     assert not game.is_over and json.loads(open(rec).readline())["server"]["end"] == "interrupted"
 
 
+def test_ctrl_c_says_how_far_it_got_and_exits_130(tmp_path):
+    import signal
+
+    rec = tmp_path / "int.jsonl"
+    proc, port = _start_cli_server("--bots", "1,2,3=greedy", "--record", str(rec))
+
+    async def stall():
+        async with connect(f"ws://127.0.0.1:{port}/game/staller", ping_interval=None) as ws:
+            async for data in ws:
+                if json.loads(data)["type"] == "act":
+                    proc.send_signal(signal.SIGINT)    # Ctrl-C while a client thinks
+            return ws.close_code
+
+    assert run(stall()) == 1001                       # going away: the server stops
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert out.splitlines()[-1].startswith(
+        "interrupted (Ctrl-C): 1 table(s), 0 game(s) finished, 0 refused message(s), 0 fault(s)")
+    assert "Traceback" not in err
+    game = Game.from_record(str(rec))        # the cut game's record is whole and replays
+    assert not game.is_over and json.loads(open(rec).readline())["server"]["end"] == "interrupted"
+
+
 def test_a_failing_table_does_not_stop_the_others(tmp_path, caplog):
     """A table whose game cannot even start (here: the factory raises in table 0's second
     game) ends alone, logged; the table beside it plays to the end."""

@@ -312,11 +312,14 @@ def _cmd_serve(args) -> int:
     logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO,
                         format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
 
+    running = {}
+
     def ready(server):
         # Everything loaded so far (modules, classes: ~100,000 objects) lives as long as the
         # process: out of the cyclic GC's scans, which otherwise cost the server ~7 % of its
         # instructions (callgrind). Only the CLI does this: the process is the server's own.
         gc.freeze()
+        running["server"] = server
         print(f"listening on ws://{cfg.host}:{server.port}/game/{{name}} "
               f"({len(cfg.remote_seats)} client(s) per table, {cfg.games} game(s) each)",
               flush=True)
@@ -325,18 +328,29 @@ def _cmd_serve(args) -> int:
         task = asyncio.ensure_future(serve(cfg, ready))
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, task.cancel)
+            loop.add_signal_handler(sig, lambda sig=sig: (running.setdefault("signal", sig),
+                                                          task.cancel()))
         try:
             return await task
         except asyncio.CancelledError:
             return None
 
+    def totals(st):
+        return (f"{st['tables']} table(s), {st['games']} game(s) finished, "
+                f"{st['refused']} refused message(s), {st['faults']} fault(s)")
+
     stats = asyncio.run(main())
     if stats is None:
-        print("stopped by a signal; running tables were cut short (their records written)")
-        return 0
-    print(f"done: {stats['tables']} table(s), {stats['games']} game(s), "
-          f"{stats['refused']} refused message(s), {stats['faults']} fault(s)")
+        sig = running.get("signal")
+        st = running["server"].stats if "server" in running else None
+        what = "interrupted (Ctrl-C)" if sig == signal.SIGINT else "stopped by SIGTERM"
+        print(f"{what}: " + (totals(st) if st else "before it was listening")
+              + "; running tables were cut short, each game's record written whole"
+              + (f" to {cfg.record}" if cfg.record else ""), flush=True)
+        # Ctrl-C exits as an interrupted command (130); SIGTERM is a service manager's
+        # ordinary stop (0)
+        return 130 if sig == signal.SIGINT else 0
+    print(f"done: {totals(stats)}")
     return 0
 
 
