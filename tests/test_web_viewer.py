@@ -29,12 +29,13 @@ def test_offsets_are_the_header_lines(record):
     assert match_offsets(record) == starts and len(starts) == 6
 
 
-def test_offsets_across_chunks(record, monkeypatch):
-    import guandan_fast.web.viewer as viewer
-    whole = viewer.match_offsets(record)
-    for chunk in (7, 1000, 4099):          # keys and lines straddle chunk borders
-        monkeypatch.setattr(viewer, "_CHUNK", chunk)
-        assert viewer.match_offsets(record) == whole
+def test_offsets_of_odd_files(tmp_path):
+    empty = tmp_path / "e.jsonl"
+    empty.write_bytes(b"")
+    assert match_offsets(empty) == []
+    one = tmp_path / "o.jsonl"
+    one.write_bytes(b'{"format": "guandan-fast"}')          # no final newline
+    assert match_offsets(one) == [0]
 
 
 def test_document_matches_the_record(record):
