@@ -402,7 +402,8 @@ def _cmd_play(args) -> int:
                         stream=sys.stderr)
     stats = run(cfg, args.delay, browser=not args.no_browser)
     if stats is None:
-        print("stopped" + (f"; the match so far is in {record}" if record else ""))
+        kept = record is not None and os.path.exists(record) and os.path.getsize(record) > 0
+        print("stopped" + (f"; the match so far is in {record}" if kept else ""))
     else:
         print(f"done: {stats['games']} match(es) played" + (f"; recorded in {record}" if record else ""))
     return 0
