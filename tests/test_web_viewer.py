@@ -88,3 +88,27 @@ def test_cli_view_html_is_self_contained(record, tmp_path, capsys):
     assert "wrote match 2" in capsys.readouterr().out
     assert main(["view", str(record), "--match", "9", "--html", str(out)]) == 2
     assert "holds 6 match" in capsys.readouterr().err
+
+
+def test_cli_view_serves_the_page_and_stops_on_a_signal(record):
+    import signal
+    import subprocess
+    import sys
+    import urllib.error
+    import urllib.request
+
+    proc = subprocess.Popen([sys.executable, "-m", "guandan_fast", "view", str(record), "--match",
+                             "1", "--no-browser"], stdout=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        url = re.search(r"http://\S+/", line).group(0)
+        body = urllib.request.urlopen(url, timeout=10).read().decode()
+        assert 'id="gf-config"' in body and '"match":1' in body
+        with pytest.raises(urllib.error.HTTPError):
+            urllib.request.urlopen(url + "elsewhere", timeout=10)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=10) == 0
+        assert "stopped" in proc.stdout.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()

@@ -186,6 +186,15 @@ def serve(doc: dict, port: int = 0, browser: bool = True, out=print) -> None:
         def log_message(self, *args):
             pass
 
+    import signal
+
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+
+    # Ctrl-C and SIGTERM stop it, even where SIGINT was ignored at start (a background job)
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, stop)
+        signal.signal(signal.SIGTERM, stop)
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler)
     url = f"http://127.0.0.1:{httpd.server_address[1]}/"
     out(f"viewing match {doc['match']} at {url}  (Ctrl-C stops)", flush=True)
