@@ -399,12 +399,14 @@ def _cmd_play(args) -> int:
     if args.delay < 0:
         raise ValueError(f"--delay must be seconds >= 0, got {args.delay}")
     rules = _profile_rules(args)
-    record, resume = args.record, None
+    record, resume, saved = args.record, None, None
     if args.resume:
         resume, offset = resume_game(args.resume)
         if record is None or os.path.abspath(record) == os.path.abspath(args.resume):
             record = args.resume
             with open(record, "r+b") as f:   # the match's record is rewritten from here
+                f.seek(offset)
+                saved = (offset, f.read())
                 f.truncate(offset)
         print(f"resuming: hand {resume.hand_number}, levels {resume.levels[0]}/{resume.levels[1]}")
     if record is not None and record.endswith(".gz"):
@@ -414,9 +416,15 @@ def _cmd_play(args) -> int:
                       port=args.port, games=args.games, record=record, resume=resume)
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(message)s",
                         stream=sys.stderr)
-    stats = run(cfg, args.delay, browser=not args.no_browser)
+    try:
+        stats = run(cfg, args.delay, browser=not args.no_browser)
+    finally:
+        if saved is not None and os.path.getsize(record) == saved[0]:
+            with open(record, "ab") as f:   # nothing was played: the old record goes back
+                f.write(saved[1])
     if stats is None:
-        print("stopped" + (f"; the match so far is in {record}" if record else ""))
+        kept = record is not None and os.path.exists(record) and os.path.getsize(record) > 0
+        print("stopped" + (f"; the match so far is in {record}" if kept else ""))
     else:
         print(f"done: {stats['games']} match(es) played" + (f"; recorded in {record}" if record else ""))
     return 0
