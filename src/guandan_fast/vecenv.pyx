@@ -539,7 +539,8 @@ cdef class VecEnv:
     # threads); every so often a probe of PROBE_STEPS steps on the other count decides.
     cdef bint _adapt
     cdef int _nt_mode, _probe_nt, _probe_left, _probe_count, _until_probe, _backoff
-    cdef int _mode_count
+    cdef int _mode_count, _slow_steps
+    cdef double _one_typical      # the median step on one thread when more were chosen
     cdef double _mode_times[MODE_SAMPLES]
     cdef double _probe_times[PROBE_STEPS]
     cdef object _obs, _mask, _offsets, _ids, _words, _cards, _env_id, _seat, _phase
@@ -789,16 +790,30 @@ cdef class VecEnv:
             best = _median(self._probe_times, self._probe_count) if self._probe_count < 3 \
                 else _second_best(self._probe_times, self._probe_count)
             if best < 0.9 * typical:    # the other count wins: switch
+                self._one_typical = typical if self._probe_nt != 1 else best
                 self._nt_mode = self._probe_nt
                 self._mode_count = 0
+                self._slow_steps = 0
                 self._backoff = FIRST_PROBE
             elif self._nt_mode == 1:
                 self._backoff = min(max(2 * self._backoff, MIN_BACKOFF), MAX_BACKOFF)
+            else:                       # one thread lost: its step as measured now
+                self._one_typical = best
             self._until_probe = self._backoff if self._nt_mode == 1 else CHECK_EVERY
             return
         k = self._mode_count % MODE_SAMPLES
         self._mode_times[k] = dt
         self._mode_count += 1
+        if self._nt_mode != 1:
+            # the machine got busy: two steps in a row slower than one thread's typical step
+            # go back to one thread at once (not at the next probe, up to CHECK_EVERY away)
+            self._slow_steps = self._slow_steps + 1 if dt > 1.5 * self._one_typical else 0
+            if self._slow_steps >= 2:
+                self._nt_mode = 1
+                self._mode_count = 0
+                self._slow_steps = 0
+                self._backoff = MIN_BACKOFF
+                self._until_probe = MIN_BACKOFF
 
     @property
     def threads_in_use(self):
