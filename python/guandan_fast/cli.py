@@ -314,6 +314,16 @@ def _cmd_replay(args) -> int:
     return 0
 
 
+def _profile_rules(args) -> Rules:
+    """``--rules platform|default`` and then the ``--rule`` switches (serve, play)."""
+    base = Rules.platform() if args.rules == "platform" else Rules()
+    if not args.rule:
+        return base
+    given = _rules_from(args.rule)   # only the switches given override the profile
+    keys = {p.split("=", 1)[0] for p in args.rule}
+    return Rules.from_dict({**base.to_dict(), **{k: getattr(given, k) for k in keys}})
+
+
 def _cmd_serve(args) -> int:
     import asyncio
     import gc
@@ -322,12 +332,7 @@ def _cmd_serve(args) -> int:
 
     from .net.server import ServerConfig, serve
 
-    base = Rules.platform() if args.rules == "platform" else Rules()
-    rules = base
-    if args.rule:  # only the switches given on the command line override the profile
-        given = _rules_from(args.rule)
-        keys = {p.split("=", 1)[0] for p in args.rule}
-        rules = Rules.from_dict({**base.to_dict(), **{k: getattr(given, k) for k in keys}})
+    rules = _profile_rules(args)
     bots = {}
     for spec in args.bots:
         seats, sep, agent = spec.partition("=")
@@ -399,6 +404,81 @@ def _cmd_connect(args) -> int:
           f"victoryNum {res.victory_num}, draws {res.draws}"
           + (f"; {len(res.problems)} protocol problem(s)" if res.problems else ""))
     return 0 if not res.problems else 1
+
+
+def _cmd_view(args) -> int:
+    from .web.viewer import match_document, serve, viewer_html
+
+    doc = match_document(args.file, args.match)   # checked before anything is written
+    if args.html:
+        with open(args.html, "w", encoding="utf-8") as f:
+            f.write(viewer_html(doc))
+        print(f"wrote match {args.match} ({len(doc['hands'])} hand(s)) to {args.html}")
+        return 0
+    serve(doc, port=args.port, browser=not args.no_browser)
+    return 0
+
+
+def _add_view(sub, int_at_least) -> None:
+    w = sub.add_parser("view", help="replay a recorded match in the browser (docs/web.md)")
+    w.add_argument("file", help="a JSON Lines record (simulate, tournament, serve, play); .gz too")
+    w.add_argument("--match", type=int_at_least(0), default=0,
+                   help="which match of the file (0-based, default 0)")
+    w.add_argument("--html", metavar="FILE", help="write one self-contained HTML file and exit")
+    w.add_argument("--port", type=int_at_least(0), default=0, help="port (default: a free one)")
+    w.add_argument("--no-browser", action="store_true", help="only print the URL")
+    w.set_defaults(func=_cmd_view)
+
+
+def _cmd_play(args) -> int:
+    import logging
+
+    from .web.play import play_config, resume_game, run
+
+    if args.delay < 0:
+        raise ValueError(f"--delay must be seconds >= 0, got {args.delay}")
+    rules = _profile_rules(args)
+    record, resume = args.record, None
+    if args.resume:
+        resume, offset = resume_game(args.resume)
+        if record is None or os.path.abspath(record) == os.path.abspath(args.resume):
+            record = args.resume
+            with open(record, "r+b") as f:   # the match's record is rewritten from here
+                f.truncate(offset)
+        print(f"resuming: hand {resume.hand_number}, levels {resume.levels[0]}/{resume.levels[1]}")
+    if record is not None and record.endswith(".gz"):
+        raise ValueError("--record: play rewrites the match's record after every hand; "
+                         "use a plain .jsonl file")
+    cfg = play_config(seat=args.seat, agents=args.agents, rules=rules, seed=args.seed,
+                      port=args.port, games=args.games, record=record, resume=resume)
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(message)s",
+                        stream=sys.stderr)
+    stats = run(cfg, args.delay, browser=not args.no_browser)
+    if stats is None:
+        print("stopped" + (f"; the match so far is in {record}" if record else ""))
+    else:
+        print(f"done: {stats['games']} match(es) played" + (f"; recorded in {record}" if record else ""))
+    return 0
+
+
+def _add_play(sub, int_at_least) -> None:
+    y = sub.add_parser("play", help="play against agents in the browser (docs/web.md)")
+    y.add_argument("--seat", type=int, choices=(0, 1, 2, 3), default=0, help="your seat (default 0)")
+    y.add_argument("--agents", default="greedy",
+                   help="the other seats' agents in seat order, one or three (default greedy)")
+    y.add_argument("--rules", choices=("platform", "default"), default="platform",
+                   help="rules profile (platform: Rules.platform()); --rule overrides a switch")
+    y.add_argument("--seed", type=int, help="fixed seed: the same deals every run")
+    y.add_argument("--games", type=int_at_least(1), default=1, help="matches to play (default 1)")
+    y.add_argument("--port", type=int_at_least(0), default=0, help="port (default: a free one)")
+    y.add_argument("--no-browser", action="store_true", help="only print the URL")
+    y.add_argument("--record", metavar="FILE", help="write the match's record after every hand")
+    y.add_argument("--delay", type=float, default=0.8,
+                   help="seconds the page pauses after each bot move (default 0.8)")
+    y.add_argument("--resume", metavar="FILE", help="continue the last (unfinished) match of a record")
+    y.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
+                   help="override one rules switch (docs/rules.md §12)")
+    y.set_defaults(func=_cmd_play)
 
 
 _DEFAULT_AGENTS = "greedy,random,greedy,random"
@@ -551,6 +631,8 @@ def build_parser() -> argparse.ArgumentParser:
                         f"a platform message alone)")
     c.add_argument("--seed", type=int, default=0, help="seed of the agent's own choices (default 0)")
     c.set_defaults(func=_cmd_connect)
+    _add_view(sub, _int_at_least)
+    _add_play(sub, _int_at_least)
     return p
 
 
