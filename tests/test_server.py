@@ -782,6 +782,29 @@ def test_sigterm_stops_cleanly_with_a_valid_record(tmp_path):
     assert not game.is_over and json.loads(open(rec).readline())["server"]["end"] == "interrupted"
 
 
+def test_ctrl_c_says_how_far_it_got_and_exits_130(tmp_path):
+    import signal
+
+    rec = tmp_path / "int.jsonl"
+    proc, port = _start_cli_server("--bots", "1,2,3=greedy", "--record", str(rec))
+
+    async def stall():
+        async with connect(f"ws://127.0.0.1:{port}/game/staller", ping_interval=None) as ws:
+            async for data in ws:
+                if json.loads(data)["type"] == "act":
+                    proc.send_signal(signal.SIGINT)    # Ctrl-C while a client thinks
+            return ws.close_code
+
+    assert run(stall()) == 1001                       # going away: the server stops
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert out.splitlines()[-1].startswith(
+        "interrupted (Ctrl-C): 1 table(s), 0 game(s) finished, 0 refused message(s), 0 fault(s)")
+    assert "Traceback" not in err
+    game = Game.from_record(str(rec))        # the cut game's record is whole and replays
+    assert not game.is_over and json.loads(open(rec).readline())["server"]["end"] == "interrupted"
+
+
 def test_a_failing_table_does_not_stop_the_others(tmp_path, caplog):
     """A table whose game cannot even start (here: the factory raises in table 0's second
     game) ends alone, logged; the table beside it plays to the end."""
@@ -908,3 +931,22 @@ def test_oversized_frame_closes_that_connection_only(tmp_path):
     ends = {h["server"]["table"]: h["server"]["end"] for h in headers}
     assert ends == {0: "abandoned", 1: "win"}
     assert games[[h["server"]["table"] for h in headers].index(1)].is_over
+
+
+def test_soak_with_faulty_clients_short(tmp_path):
+    """bench/bench_soak.py in short: 4 tables of clients that send garbage, malformed JSON and
+    binary frames, answer twice, stall and leave; every game is in the record and replays."""
+    import pathlib
+
+    rec = tmp_path / "soak.jsonl"
+    script = pathlib.Path(__file__).resolve().parent.parent / "bench" / "bench_soak.py"
+    out = subprocess.run([sys.executable, str(script), "--tables", "4", "--games", "1",
+                          "--fault-rate", "0.01", "--seed", "3", "--record", str(rec)],
+                         capture_output=True, text=True, timeout=LIMIT)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "record: 4 games" in out.stdout and "4 replay" in out.stdout, out.stdout
+    refused = int(out.stdout.split(" refused message(s)")[0].rsplit(" ", 1)[1])
+    assert refused > 0                      # the garbage was sent, refused, and survived
+    headers, games = replay_all(rec)
+    assert len(games) == 4
+    assert all(g.is_over for g, h in zip(games, headers) if h["server"]["end"] == "win")

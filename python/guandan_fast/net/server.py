@@ -20,6 +20,7 @@ import asyncio
 import json
 import logging
 import re
+import struct
 import time
 from dataclasses import dataclass, field
 from http import HTTPStatus
@@ -33,7 +34,7 @@ from ..rules import Rules
 from . import protocol as P
 from .agents import bot_move, mix_seed
 
-__all__ = ["ServerConfig", "GameServer", "serve", "PATH_RE"]
+__all__ = ["ServerConfig", "GameServer", "serve", "PATH_RE", "text_frame"]
 
 log = logging.getLogger("guandan_fast.net.server")
 
@@ -66,6 +67,17 @@ class ServerConfig:
     meanwhile): only ``timeout`` does;
     ``record``: a JSONL file every game's record is appended to; ``game_factory``:
     ``f(table, game, seed, rules) -> Game`` for rigged starts (tests).
+
+    For people at the table (``guandan-fast play``, docs/web.md): ``http``:
+    ``f(path) -> (status, content_type, body bytes) | None`` answers plain HTTP requests on
+    paths other than ``/game/{name}`` (the web page); ``rejoin``: a client's seat outlives its
+    connection (no fault, the table waits): a new connection takes a seat whose client is
+    gone (or whose client has the same name), gets a ``{"type": "state"}`` message with the
+    table as the seat sees it and the pending question again; such clients also get a
+    ``state`` message after every notification (counts as the rules disclose them) and may
+    ask ``{"hint": AGENT}`` while asked (answered ``{"type": "hint", "actIndex": i}``);
+    ``record_each_hand``: the game's record is (re)written at the end of every hand, not only
+    when the game ends.
     """
 
     host: str = "127.0.0.1"
@@ -84,6 +96,9 @@ class ServerConfig:
     ping_interval: float | None = 20.0
     record: str | None = None
     game_factory: Callable | None = None
+    http: Callable | None = None
+    rejoin: bool = False
+    record_each_hand: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.rules, Rules):
@@ -129,6 +144,25 @@ def websockets_module(module: str):
                           "'guandan-fast[net]' (or 'websockets>=13')") from None
 
 
+def text_frame(text: str) -> bytes:
+    """``text`` as one unmasked, unfragmented WebSocket text frame (RFC 6455 section 5.2:
+    FIN + opcode 1, then the payload length in 7, 16 or 64 bits; a server never masks).
+    The server negotiates no extension (compression=None), so no RSV bit is ever set.
+
+    >>> text_frame('hi')
+    b'\\x81\\x02hi'
+    >>> text_frame('x' * 200)[:4]
+    b'\\x81~\\x00\\xc8'
+    """
+    data = text.encode()
+    n = len(data)
+    if n < 126:
+        return bytes((0x81, n)) + data
+    if n < 65536:
+        return struct.pack("!BBH", 0x81, 126, n) + data
+    return struct.pack("!BBQ", 0x81, 127, n) + data
+
+
 class _Fault(Exception):
     """A client timed out or disconnected while it had to answer."""
 
@@ -158,30 +192,27 @@ class _Client:
         self.table: "_Table | None" = None
         self.seat = -1
         self.done = asyncio.Event()
+        self.question: str | None = None    # the pending act message (re-sent on a rejoin)
+        self.rejoin = False
 
-    def send_now(self, text: str) -> bool:
-        """Write a text frame at once when nothing stands in the way (the connection open,
-        started, nothing queued for it); False: use ``send``. websockets' ``send`` costs
-        about as much again as the rest of serving a decision (a context manager, a drain
-        check, a task switch); this writes the frame through its Sans-I/O protocol object,
-        the way ``send`` itself does. A queued client (a slow reader) goes through ``send``,
-        which waits for it (flow control)."""
+    def send_now(self, frame: bytes) -> bool:
+        """Write a whole text frame (``text_frame``) at once when nothing stands in the way
+        (the connection open, started, nothing queued for it); False: use ``send``.
+        websockets' ``send`` cost about as much as the rest of serving a decision (a context
+        manager, a drain check, the framing per client); a frame made once goes to every
+        client of a table. A queued client (a slow reader) goes through ``send``, which
+        waits for it (flow control)."""
         if not self.started or self.closed:
             return False
-        ws = self.ws
-        transport = ws.transport
-        if ws.protocol.state is not self.open_state or transport.is_closing() \
+        transport = self.ws.transport
+        if self.ws.protocol.state is not self.open_state or transport.is_closing() \
                 or transport.get_write_buffer_size():
             return False
-        ws.protocol.send_text(text.encode())
-        for data in ws.protocol.data_to_send():
-            transport.write(data)
+        transport.write(frame)
         return True
 
     async def send(self, text: str, timeout: float | None) -> None:
         if self.closed:
-            return
-        if self.send_now(text):
             return
         if not self.started:
             # ws4py clients can lose a frame that arrives with the handshake's answer.
@@ -201,6 +232,8 @@ class _Client:
         if not self.closed:
             self.closed = True
             log.info("%s (%s): connection closed: %s", self._where(), self.name, why)
+        if self.rejoin and self.table is not None:
+            return   # the seat waits for a new connection (ServerConfig.rejoin)
         if self.pending is not None and not self.pending.done():
             self.pending.set_exception(_Fault("disconnected"))
 
@@ -244,16 +277,50 @@ class _Table:
         self.faults: list = []
         self.game: Game | None = None
         self.seed = None if self.cfg.seed is None else mix_seed(self.cfg.seed, index)
+        self.trick = {"greater": None, "last": None, "area": [None] * 4}
+        self.record_offset: int | None = None   # where this game's record starts in the file
+        for client in self.seats.values():
+            client.rejoin = self.cfg.rejoin
 
     def _where(self, seat=None) -> str:
         return f"table {self.index}" + ("" if seat is None else f" seat {seat}")
 
     # -- sending ----------------------------------------------------------------------------
     async def _notify_all(self, msg: dict) -> None:
-        text = json.dumps(msg)
+        await self._notify_all_text(json.dumps(msg))
+
+    async def _notify_all_text(self, text: str) -> None:
+        frame = text_frame(text)
         for c in self.seats.values():   # one after the other: no task per send
-            if not c.send_now(text):
+            if not c.send_now(frame):
                 await c.send(text, self.cfg.timeout)
+        if self.cfg.rejoin:
+            await self._send_states()
+
+    def state_message(self, seat: int) -> dict:
+        """The table as ``seat`` sees it (the ``state`` message of ``ServerConfig.rejoin``)."""
+        g = self.game
+        info = {"type": "state", "myPos": seat, "game": self.games_done + 1,
+                "games": self.cfg.games, "victoryNum": list(self.victories)}
+        if g is None:
+            return info
+        obs = g.observation(seat)
+        t = self.trick
+        info.update({"handNumber": g.hand_number, "phase": g.phase,
+                     "handCards": list(g.hand(seat)), "counts": list(obs["counts"]),
+                     "levels": [level_char(v) for v in g.levels], "curRank": level_char(g.level),
+                     "declarer": g.declarer, "currentPlayer": g.current_player,
+                     "finishOrder": list(obs["finish_order"]), "playArea": list(t["area"]),
+                     "greaterPos": -1 if t["greater"] is None else t["greater"][0],
+                     "greaterAction": None if t["greater"] is None else t["greater"][1],
+                     "tribute": [list(r) for r in obs["tribute"]],
+                     "back": [list(r) for r in obs["back"]],
+                     "antiTribute": obs["anti_tribute"], "over": g.is_over})
+        return info
+
+    async def _send_states(self) -> None:
+        for s, c in self.seats.items():
+            await c.send(json.dumps(self.state_message(s)), self.cfg.timeout)
 
     async def _notify(self, seat: int, msg: dict) -> None:
         c = self.seats.get(seat)
@@ -261,16 +328,17 @@ class _Table:
             await c.send(json.dumps(msg), self.cfg.timeout)
 
     def _live(self) -> bool:
-        return any(not c.closed for c in self.seats.values())
+        return self.cfg.rejoin or any(not c.closed for c in self.seats.values())
 
     # -- asking -----------------------------------------------------------------------------
     async def _ask(self, seat: int, text: str, index_range: int) -> int:
         c = self.seats[seat]
-        if c.closed:
+        if c.closed and not c.rejoin:
             raise _Fault("disconnected")
-        if not c.send_now(text):
+        c.question = text
+        if not c.send_now(text_frame(text)):
             await c.send(text, self.cfg.timeout)
-        if c.closed:
+        if c.closed and not c.rejoin:
             raise _Fault("disconnected")
         # Only now does an answer count: nothing runs between the send and these lines, so
         # a message read from here on was sent after the question.
@@ -286,6 +354,7 @@ class _Table:
         finally:
             c.pending = None
             c.index_range = -1
+            c.question = None
 
     def _fault(self, seat: int, reason: str) -> None:
         self.faults.append({"game": self.games_done, "seat": seat, "reason": reason})
@@ -401,7 +470,9 @@ class _Table:
         self.shown = [len(g.hand(q)) for q in range(4)]
         for seat in range(4):
             await self._notify(seat, P.notify_beginning(g.hand(seat), seat))
-        trick = {"greater": None, "last": None, "area": [None] * 4}
+        trick = self.trick = {"greater": None, "last": None, "area": [None] * 4}
+        if self.cfg.rejoin:
+            await self._send_states()
         if g.phase == "play" and g.observation(0)["anti_tribute"]:
             await self._notify_all(P.notify_anti_tribute(self._anti_pos()))
         if g.phase == "tribute":
@@ -419,7 +490,7 @@ class _Table:
             seat = g.current_player
             moves = g.legal_moves()
             if moves[-1] != PASS:  # PASS is legal exactly when following: a fresh lead
-                trick = {"greater": None, "last": None, "area": [None] * 4}
+                trick = self.trick = {"greater": None, "last": None, "area": [None] * 4}
             # The hand can end only when the mover plays out; the others' cards are then
             # read before the engine deals the next hand.
             before = [g.hand(q) for q in range(4)] if counts[seat] <= _MAX_MOVE_CARDS else None
@@ -434,8 +505,8 @@ class _Table:
                 trick["greater"] = (seat, action)
             trick["last"] = (seat, action)
             trick["area"][seat] = action
-            await self._notify_all(P.notify_play(seat, action, trick["greater"][0],
-                                                 trick["greater"][1]))
+            await self._notify_all_text(P.notify_play_json(seat, action, trick["greater"][0],
+                                                           trick["greater"][1]))
         res = g.results[hand_no]
         order = list(res["finish_order"])
         if len(order) == 2:   # a double-down: the other two by cards left, then seat
@@ -444,6 +515,8 @@ class _Table:
         await self._notify_all(P.notify_episode_over(order, level_char(res["level"]), rest))
         d = res["declarer"]
         reset = d is not None and levels_before[d] == 14 and res["levels"][d] == 2
+        if self.cfg.record_each_hand and not g.is_over:
+            self._write_record("playing", self.games_done)
         return {"reset": reset}
 
     def _write_record(self, end: str, number: int) -> None:
@@ -458,7 +531,14 @@ class _Table:
                             "faults": [f for f in self.faults if f["game"] == number]}
         lines[0] = json.dumps(header)
         with open(self.cfg.record, "a", encoding="utf-8") as f:
+            if self.cfg.record_each_hand:
+                # the game's earlier (partial) record is replaced: it is the file's last one
+                if self.record_offset is None:
+                    self.record_offset = f.seek(0, 2)
+                f.truncate(self.record_offset)
             f.write("\n".join(lines) + "\n")
+        if end != "playing":
+            self.record_offset = None
 
     async def run(self) -> None:
         names = {s: c.name for s, c in self.seats.items()}
@@ -535,6 +615,7 @@ class GameServer:
                       "tables": 0, "connections": 0, "turned_away": 0}
         self._lobby: list[_Client] = []
         self._tables: dict[int, asyncio.Task] = {}
+        self._table_objects: dict[int, _Table] = {}
         self._n_tables = 0
         self._ended = 0
         self._server = None
@@ -558,6 +639,15 @@ class GameServer:
         log.info("listening on ws://%s:%d/game/{name}", self.cfg.host, self.port)
 
     def _check_path(self, connection, request):
+        if self.cfg.http is not None and PATH_RE.match(request.path) is None:
+            answer = self.cfg.http(request.path)
+            if answer is not None:
+                status, content_type, body = answer
+                headers = websockets_module("datastructures").Headers(
+                    [("Content-Type", content_type), ("Content-Length", str(len(body))),
+                     ("Cache-Control", "no-store"), ("Connection", "close")])
+                return websockets_module("http11").Response(status, HTTPStatus(status).phrase,
+                                                            headers, body)
         if PATH_RE.match(request.path) is None:
             self.stats["refused"] += 1
             log.warning("refused a connection on path %r (expected /game/{name})", request.path)
@@ -570,6 +660,8 @@ class GameServer:
     async def _handler(self, ws) -> None:
         name = PATH_RE.match(ws.request.path).group(1)
         self.stats["connections"] += 1
+        if self.cfg.rejoin and await self._rejoin(ws, name):
+            return
         if self._full():
             # Turned away at once (not left waiting in a lobby that never fills).
             self.stats["turned_away"] += 1
@@ -588,17 +680,55 @@ class GameServer:
             # The connection lives until its table ends (or it leaves the lobby); returning
             # from the handler closes it.
             await client.done.wait()
-            if not client.closed:
+            if not client.closed and client.ws is ws:
                 code, reason = client.close_with
                 client._gone(f"by the server ({code} {reason!r})")
                 await ws.close(code, reason)
         finally:
             reader.cancel()
 
-    async def _read(self, client: _Client) -> None:
+    async def _rejoin(self, ws, name: str) -> bool:
+        """``ServerConfig.rejoin``: seat a new connection in place of a gone client (or of a
+        client with the same name); refuse it with a close reason when every seat of every
+        table is connected and no more table can open. False: go to the lobby."""
+        seats = [(t, s, c) for t in self._table_objects.values() for s, c in t.seats.items()]
+        pick = next((x for x in seats if x[2].name == name), None)
+        pick = pick or next((x for x in seats if x[2].closed), None)
+        if pick is None:
+            if self._full():
+                taken = ", ".join(str(s) for _, s, _ in seats)
+                log.warning("refused %s: every seat is taken", name)
+                await ws.close(4001, f"seat {taken} is taken: another page is playing it")
+                return True
+            return False
+        table, seat, client = pick
+        old = client.ws
+        client.ws, client.name, client.closed, client.started = ws, name, False, True
+        if old is not ws:
+            try:
+                await old.close(4002, "this seat was taken over by a new connection")
+            except Exception:
+                pass
+        log.info("%s: %s rejoins", table._where(seat), name)
+        reader = asyncio.ensure_future(self._read(client, ws))
+        await client.send(json.dumps(table.state_message(seat)), self.cfg.timeout)
+        if client.question is not None:
+            await client.send(client.question, self.cfg.timeout)
+        try:
+            await client.done.wait()
+            if not client.closed and client.ws is ws:
+                code, reason = client.close_with
+                client._gone(f"by the server ({code} {reason!r})")
+                await ws.close(code, reason)
+        finally:
+            reader.cancel()
+        return True
+
+    async def _read(self, client: _Client, ws=None) -> None:
+        ws = client.ws if ws is None else ws
         error = None
         try:
-            async for data in client.ws:
+            async for data in ws:
                 self._received(client, data)
         except Exception as exc:  # a protocol error or a reset: the connection is over
             error = exc
@@ -607,7 +737,8 @@ class GameServer:
                 self._lobby.remove(client)
                 log.info("lobby: %s left before its table started", client.name)
                 client.done.set()
-            client._gone(_close_story(client.ws, error))
+            if client.ws is ws:   # (a rejoined seat has a new connection by now)
+                client._gone(_close_story(ws, error))
 
     def _refuse(self, client: _Client, reason: str) -> None:
         self.stats["refused"] += 1
@@ -618,6 +749,9 @@ class GameServer:
 
     def _received(self, client: _Client, data) -> None:
         fut = client.pending
+        if client.rejoin and isinstance(data, str) and '"hint"' in data:
+            self._hint(client, data)
+            return
         if fut is None or fut.done():
             what = "a binary frame" if isinstance(data, bytes) else repr(data[:80])
             self._refuse(client, f"message out of turn: {what}")
@@ -629,15 +763,38 @@ class GameServer:
             return
         fut.set_result(i)
 
+    def _hint(self, client: _Client, data: str) -> None:
+        """A ``{"hint": AGENT}`` request of a rejoin client: the index in the pending
+        question's ``actionList`` of the move AGENT (any spec of ``guandan_fast.agents``)
+        would make in the client's seat."""
+        try:
+            spec = json.loads(data)["hint"]
+            table = client.table
+            if client.question is None or table is None or table.game is None:
+                raise ValueError("no question is pending")
+            g = table.game
+            move = parse_agent(spec).move(g, mix_seed(g.seed, g.hand_number, len(g.history),
+                                                      client.seat))
+            def key(a):
+                return (a[0], a[1], sorted(a[2]))
+            actions = [key(a) for a in json.loads(client.question)["actionList"]]
+            i = actions.index(key(move.to_platform()))
+            answer = {"type": "hint", "agent": str(spec), "actIndex": i}
+        except (ValueError, TypeError, KeyError) as exc:
+            answer = {"type": "error", "message": f"hint: {exc}"}
+        asyncio.ensure_future(client.send(json.dumps(answer), self.cfg.timeout))
+
     def _open_table(self, clients: list) -> None:
         index = self._n_tables
         self._n_tables += 1
         self.stats["tables"] += 1
         table = _Table(self, index, clients)
+        self._table_objects[index] = table
         self._tables[index] = asyncio.ensure_future(table.run())
 
     def _table_ended(self, table: _Table) -> None:
         self._tables.pop(table.index, None)
+        self._table_objects.pop(table.index, None)
         self._ended += 1
         if self.cfg.tables and self._ended >= self.cfg.tables:
             self._finished.set()
