@@ -249,22 +249,33 @@ def _numbered_lines(source, name: str = "path_or_lines"):
     return lines()
 
 
-def _with_last(numbered):
-    """``(n, text, last)`` for each ``(n, text)``: ``last`` on the source's final line."""
-    it = iter(numbered)
-    prev = next(it, None)
-    for item in it:
-        yield prev[0], prev[1], False
-        prev = item
-    if prev is not None:
-        yield prev[0], prev[1], True
+class _Lines:
+    """``(n, text)`` lines that can tell, when asked, whether the one just read was the
+    last (peeking one line ahead only then: reading stays lazy)."""
+
+    def __init__(self, numbered) -> None:
+        self.it, self.ahead = iter(numbered), []
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return self.ahead.pop() if self.ahead else next(self.it)
+
+    def at_end(self) -> bool:
+        if not self.ahead:
+            item = next(self.it, None)
+            if item is None:
+                return True
+            self.ahead.append(item)
+        return False
 
 
-def _parse(n: int, text: str, last: bool = False):
+def _parse(n: int, text: str, lines: "_Lines | None" = None):
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as exc:
-        if last and not text.rstrip().endswith("}"):
+        if not text.rstrip().endswith("}") and lines is not None and lines.at_end():
             # every whole record line is a JSON object: the file stops inside its last one
             # (a writer stopped in the middle of the line)
             raise ValueError(f"record line {n}: cut short (the line ends in the middle of its "
@@ -299,10 +310,11 @@ def _scan(source, name: str = "path_or_lines"):
     matches, see ``_scan_match``.
     """
     seen_header = False
-    for n, text, last in _with_last(_numbered_lines(source, name)):
+    lines = _Lines(_numbered_lines(source, name))
+    for n, text in lines:
         if not text.strip():
             continue
-        obj = _parse(n, text, last)
+        obj = _parse(n, text, lines)
         if "format" in obj:
             seen_header = True
             yield "header", n, _check_header(n, obj)
@@ -332,15 +344,15 @@ def _scan_match(source, match: int, name: str = "path_or_lines"):
     ``(n, obj)``; the lines of earlier matches are skipped without being parsed (only the
     possible headers among them are), reading stops at the next header."""
     match = _check_match(match)
-    lines = _with_last(_numbered_lines(source, name))
+    lines = _Lines(_numbered_lines(source, name))
     index = -1
     found = None
-    for n, text, last in lines:
+    for n, text in lines:
         if not text.strip():
             continue
         if 0 <= index < match and '"format"' not in text:
             continue  # a hand line of an earlier match: not parsed, not checked
-        obj = _parse(n, text, last)
+        obj = _parse(n, text, lines)
         if "format" in obj:
             _check_header(n, obj)
             index += 1
@@ -355,10 +367,10 @@ def _scan_match(source, match: int, name: str = "path_or_lines"):
         raise ValueError(f"the record holds {index + 1} match(es); no match {match}")
 
     def hands():
-        for n, text, last in lines:
+        for n, text in lines:
             if not text.strip():
                 continue
-            obj = _parse(n, text, last)
+            obj = _parse(n, text, lines)
             if "format" in obj:
                 return
             yield n, obj
