@@ -12,11 +12,10 @@
 
 docs/rules.md §13 items 1-26 run on this engine through the ``engine`` fixture (tests/conftest.py).
 
-The default run takes about a minute. ``GF_LONG=1`` multiplies every case count by 20; the
+The default run takes about a minute. ``--long`` multiplies every case count by 20; the
 million-case differential run is ``bench/diff_long.py`` (see bench/RESULTS.md).
 """
 
-import os
 import random
 from collections import Counter
 from itertools import product
@@ -32,9 +31,9 @@ from guandan_fast import reference as ref
 from guandan_fast.cards import CARD_CODES, FULL_DECK, RANKS, sort_cards
 from guandan_fast.moves import cards_to_words
 from guandan_fast.reference.combos import beats_unchecked, bomb_tier, readings
-from helpers import compact_definition, wild_of
+from helpers import LONG, compact_definition, wild_of
 
-LONG = os.environ.get("GF_LONG") == "1"
+pytestmark = pytest.mark.reference
 SCALE = 20 if LONG else 1
 
 ALL_RULES = [Rules(), Rules(sf_as_straight=False), Rules(fullhouse_joker_pair=False),

@@ -5,18 +5,16 @@ The pins were checked against the reference engine when they were made; these te
 cheap ones against it again: the complete trees to depth 2 through ``perft_reference``, and the
 compact trees to depth 3 (depth 4 in long mode) through the reference's complete lists pruned by
 the compact definition (docs/design.md). Rows marked ``long`` (seconds to a minute each) run
-only with ``GF_LONG=1``.
+only with ``--long``.
 """
-
-import os
 
 import pytest
 
 from guandan_fast.perft import count_leaves, perft, perft_reference
 from guandan_fast.reference.game import Game as RefGame
-from helpers import compact_definition, perft_pins
+from helpers import LONG, compact_definition, perft_pins
 
-LONG = os.environ.get("GF_LONG") == "1"
+pytestmark = pytest.mark.reference
 
 
 PINS = perft_pins()

@@ -29,7 +29,7 @@ __all__ = ["Move", "PASS", "IllegalMoveError", "Rules", "parse_cards", "parse_le
 __all__ += ["solve", "Solution"]  # search backend (docs/search.md)
 __all__ += ["tournament", "TournamentResult"]  # duplicate tournament (docs/tournament.md)
 __all__ += ["VecEnv"]  # learning interface (docs/learning.md)
-__version__ = "0.1.0"
+__version__ = "0.1.0"  # the one version number: pyproject.toml reads it from here
 
 
 def __getattr__(name):

@@ -22,6 +22,8 @@ from __future__ import annotations
 import contextlib
 import os
 
+from .validate import check_callable, check_count
+
 __all__ = ["connected", "simulate_on_ray", "tournament_on_ray", "RolloutWorker", "LinearPolicy",
            "hand_returns", "rollout_actors", "collect"]
 
@@ -198,9 +200,9 @@ def simulate_on_ray(matches, hands, kinds, seed, rules, threads, record, progres
                 raise ValueError(f"threads={threads} per task, but the largest node of the Ray "
                                  f"cluster has {node_cpus:g} CPUs")
             if record is not None:  # opened (truncated) only once the run can start
-                from .records import _Output
+                from .records import RecordWriter
 
-                out = _Output(record, "record")
+                out = RecordWriter(record, "record")
             slots = max(1, int(ray.cluster_resources().get("CPU", 1) // threads))
             if task_matches is None:
                 # Hands mode: a match has 4 hands or more (4-2-1 upgrades), so hands // 4 + 1
@@ -400,8 +402,7 @@ class RolloutWorker:
 
         from . import VecEnv
 
-        if not callable(policy):
-            raise TypeError(f"policy must be callable, not {type(policy).__name__}")
+        check_callable(policy, "policy")
         if env_kwargs.get("action_mode", "abstract") != "abstract":
             raise ValueError("RolloutWorker plays the abstract action space: action_mode must "
                              f"be 'abstract', got {env_kwargs['action_mode']!r}")
@@ -412,16 +413,13 @@ class RolloutWorker:
 
     def set_policy(self, policy) -> None:
         """Replace the policy (new weights); the environments go on as they are."""
-        if not callable(policy):
-            raise TypeError(f"policy must be callable, not {type(policy).__name__}")
+        check_callable(policy, "policy")
         self.policy = policy
 
     def rollout(self, steps: int) -> dict:
         import numpy as np
 
-        from .simulate import _check_count
-
-        _check_count("steps", steps)
+        check_count(steps, "steps", 1)
         b = self.batch
         n, d = b.obs.shape
         out = {
@@ -490,13 +488,11 @@ def rollout_actors(n: int, policy, num_envs: int, seed: int = 0, **env_kwargs) -
     Collect with ``collect(actors, steps)``; update the policy with
     ``actor.set_policy.remote(ref)`` (``ref = ray.put(new_policy)``: shipped once).
     """
-    from .simulate import _check_count
     from .simulate_core import match_seed
 
     ray = _import_ray()
-    _check_count("n", n)
-    if not callable(policy):
-        raise TypeError(f"policy must be callable, not {type(policy).__name__}")
+    check_count(n, "n", 1)
+    check_callable(policy, "policy")
     if not ray.is_initialized():
         raise RuntimeError("rollout_actors needs a Ray connection: call ray.init() first")
     cls = ray.remote(RolloutWorker).options(num_cpus=env_kwargs.get("threads", 1))

@@ -28,7 +28,6 @@ both modes.
 
 from __future__ import annotations
 
-import operator
 import os
 import threading
 import time
@@ -36,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from .rules import Rules
+from .validate import check_callable, check_count, check_rules, check_seed
 
 __all__ = ["simulate", "SimulationResult", "AGENTS"]
 
@@ -98,6 +98,52 @@ class SimulationResult:
             raise ValueError(f"team must be 0 or 1, got {team!r}")
         return self.team_wins[team] / self.matches if self.matches else 0.0
 
+    def to_dict(self) -> dict:
+        """The result as data (``--json``): every counter, and per team the match and hand
+        win rates with their 95% Wilson intervals, as the tournament gives them
+        (``ci_wilson``; None without a finished match or hand). Rates rounded to 6 decimals.
+
+        >>> d = simulate(matches=20, seed=1, agents="greedy,random,greedy,random").to_dict()
+        >>> d["teams"][0]["agents"], d["teams"][0]["match_wins"] + d["teams"][1]["match_wins"]
+        (['greedy', 'greedy'], 20)
+        >>> rate = d["teams"][0]["match_win_rate"]
+        >>> rate["ci_wilson"][0] <= rate["value"] <= rate["ci_wilson"][1]
+        True
+        """
+        from .tournament import wilson_interval
+
+        def rate(k: int, n: int) -> dict:
+            if n == 0:
+                return {"value": None, "ci_wilson": None}
+            return {"value": round(k / n, 6),
+                    "ci_wilson": [round(x, 6) for x in wilson_interval(k, n)]}
+
+        return {
+            "format": "guandan-fast-simulation", "version": 1,
+            "agents": list(self.agents), "seed": self.seed, "rules": self.rules.to_dict(),
+            "threads": self.threads, "elapsed": round(self.elapsed, 6), "confidence": 0.95,
+            "matches": self.matches, "hands": self.hands, "truncated": self.truncated,
+            "teams": [{"team": t, "seats": [t, t + 2],
+                       "agents": [self.agents[t], self.agents[t + 2]],
+                       "match_wins": self.team_wins[t],
+                       "match_win_rate": rate(self.team_wins[t], self.matches),
+                       "hand_wins": self.hand_wins[t],
+                       "hand_win_rate": rate(self.hand_wins[t], self.hands)} for t in (0, 1)],
+            "agent_wins": dict(self.agent_wins), "finishes": dict(self.finishes),
+            "plays": self.plays, "passes": self.passes, "cards": self.cards,
+            "bombs": self.bombs, "longest_match": self.longest_match,
+        }
+
+    def to_json(self, path=None) -> str:
+        """``to_dict`` as JSON text, also written to ``path`` when given."""
+        import json
+
+        text = json.dumps(self.to_dict(), indent=2) + "\n"
+        if path is not None:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+        return text
+
     def summary(self) -> str:
         """A readable table of the counters."""
         threads = f"{self.threads} thread" + ("s" if self.threads != 1 else "")
@@ -131,17 +177,6 @@ class SimulationResult:
                      + (f"; {self.truncated} match(es) cut short by the hand count"
                         if self.truncated else ""))
         return "\n".join(lines)
-
-
-def _check_count(name: str, value) -> int:
-    if isinstance(value, bool) or not hasattr(type(value), "__index__"):
-        raise TypeError(f"{name} must be an int, not {type(value).__name__}")
-    value = operator.index(value)   # numpy integers too
-    if value < 1:
-        raise ValueError(f"{name} must be >= 1, got {value}")
-    if value > 1 << 62:
-        raise ValueError(f"{name} must be at most 2**62, got {value}")
-    return value
 
 
 def _check_agents(agents) -> tuple[str, ...]:
@@ -285,27 +320,21 @@ def simulate(matches: int | None = None, hands: int | None = None,
     if matches is None and hands is None:
         raise ValueError("give exactly one of matches= and hands= (e.g. matches=1000)")
     if matches is not None:
-        matches = _check_count("matches", matches)
+        matches = check_count(matches, "matches", 1)
     else:
-        hands = _check_count("hands", hands)
+        hands = check_count(hands, "hands", 1)
     names = _check_agents(agents)
-    if isinstance(seed, bool) or not hasattr(type(seed), "__index__"):
-        raise TypeError(f"seed must be an int, not {type(seed).__name__}")
-    seed = operator.index(seed)
-    if not isinstance(rules, Rules):
-        raise TypeError(f"rules must be a guandan_fast.Rules, not {type(rules).__name__}")
-    threads = _check_count("threads", threads)
-    if threads > MAX_THREADS:
-        raise ValueError(f"threads must be 1..{MAX_THREADS}, got {threads}")
+    seed = check_seed(seed)
+    check_rules(rules)
+    threads = check_count(threads, "threads", 1, MAX_THREADS)
     if record is not None:
         from .records import check_output
 
         check_output(record, "record")
-    if progress is not None and not callable(progress):
-        raise TypeError(f"progress must be callable, not {type(progress).__name__}")
+    check_callable(progress, "progress", optional=True)
     check_cluster(cluster, address)
     if task_matches is not None:
-        _check_count("task_matches", task_matches)
+        check_count(task_matches, "task_matches", 1)
         if cluster is None:
             raise ValueError("task_matches= needs cluster='ray'")
     kinds = tuple(core.AGENT_CODES[n.split(":", 1)[0]] for n in names)
@@ -435,7 +464,21 @@ def _record_one(core, seed, i, kinds, rules, left, search) -> tuple[list[str], d
         if game.current_player != seat:
             raise RuntimeError(f"match {i}: seat {seat} recorded out of turn")
         game.play_words(lo, hi)
-    return records.game_to_lines(game), stats
+    return records.game_to_lines(game, _agent_names(core, kinds, search)), stats
+
+
+def _agent_names(core, kinds, search) -> list[str]:
+    """The agents by seat as a record's header names them: the built-in name, with every
+    search parameter spelled out for a search agent (``pimc:samples=8,...``)."""
+    by_code = {code: name for name, code in core.AGENT_CODES.items()}
+    names = []
+    for kind, spec in zip(kinds, search):
+        if spec is None:
+            names.append(by_code[kind])
+        else:
+            base, params = spec
+            names.append(base + ":" + ",".join(f"{k}={v}" for k, v in sorted(params.items())))
+    return names
 
 
 def _record_range(core, start, stop, seed, kinds, rules, hand_budget, search, cancel=None):
@@ -459,16 +502,15 @@ def _record_range(core, start, stop, seed, kinds, rules, hand_budget, search, ca
 
 
 def _run_recorded(core, matches, hands, kinds, seed, rules, path, progress, search) -> dict:
-    from .records import _Output
+    from .records import RecordWriter
 
     total = _empty()
     left = hands
     i = 0
-    with _Output(path, "record") as out:
+    with RecordWriter(path, "record") as out:
         while (matches is not None and i < matches) or (hands is not None and left > 0):
             lines, stats = _record_one(core, seed, i, kinds, rules, left, search)
-            for line in lines:
-                out.line(line)
+            out.lines(lines)
             _add(total, stats)
             i += 1
             if left is not None:

@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from .rules import Rules
+from .validate import check_callable, check_count, check_rules, check_seed
 
 __all__ = ["tournament", "TournamentResult", "PairResult", "wilson_interval",
            "clustered_wilson_interval", "t_quantile", "mean_interval"]
@@ -611,17 +612,14 @@ def tournament(agents, deals: int, seed: int = 0, rules: Rules = Rules(), worker
     ...
     ValueError: unknown agent 'smart'; known agents: random, random_compact, greedy, ...
     """
-    from .simulate import _check_count, check_cluster
+    from .simulate import check_cluster
 
     roster = _check_agents(agents)
-    _check_count("deals", deals)
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise TypeError(f"seed must be an int, not {type(seed).__name__}")
-    if not isinstance(rules, Rules):
-        raise TypeError(f"rules must be a guandan_fast.Rules, not {type(rules).__name__}")
-    _check_count("workers", workers)
-    if progress is not None and not callable(progress):
-        raise TypeError(f"progress must be callable, not {type(progress).__name__}")
+    deals = check_count(deals, "deals", 1)
+    seed = check_seed(seed)
+    check_rules(rules)
+    workers = check_count(workers, "workers", 1)
+    check_callable(progress, "progress", optional=True)
     check_cluster(cluster, address)
     if cluster is not None and record is not None:
         raise ValueError("record= is not available with cluster='ray' (record on one machine)")
@@ -727,7 +725,7 @@ def _run_recorded(col, pairs, seed, rules, path) -> None:
     from .game import Game
     from .simulate_core import record_match
 
-    with open(path, "w", encoding="utf-8") as out:
+    with records.RecordWriter(path, "record") as out:
         for j, (pi, d0, d1) in enumerate(col.jobs):
             pair = pairs[pi]
             rows = []
@@ -742,11 +740,7 @@ def _run_recorded(col, pairs, seed, rules, path) -> None:
                             game.play_words(lo, hi)
                     else:
                         game = _play_python(_deal_seed(seed, d), seats, rules)
-                    lines = records.game_to_lines(game)
-                    header = json.loads(lines[0])
-                    header["tournament"] = {"seed": seed, "deal": d, "seating": s,
-                                            "agents": [a.name for a in seats]}
-                    lines[0] = json.dumps(header)
-                    out.write("\n".join(lines) + "\n")
+                    out.write(game, [a.name for a in seats],
+                              tournament={"seed": seed, "deal": d, "seating": s})
                     rows.append(_outcome_of(game))
             col.put(j, rows)

@@ -30,6 +30,8 @@ from ..cards import level_char
 from ..game import Game
 from ..moves import PASS
 from ..rules import Rules
+from ..records import RecordWriter
+from ..validate import check_count, check_rules
 from . import protocol as P
 from .agents import bot_move, mix_seed
 
@@ -76,12 +78,9 @@ class ServerConfig:
     game_factory: Callable | None = None
 
     def __post_init__(self) -> None:
-        if not isinstance(self.rules, Rules):
-            raise TypeError(f"rules must be a Rules instance, not {type(self.rules).__name__}")
+        check_rules(self.rules)
         for name in ("games", "tables", "draw_after", "port"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int) or v < (1 if name == "games" else 0):
-                raise ValueError(f"{name} must be an int >= {1 if name == 'games' else 0}, got {v!r}")
+            setattr(self, name, check_count(getattr(self, name), name, 1 if name == "games" else 0))
         bots = {}
         for seat, agent in dict(self.bots).items():
             if isinstance(seat, bool) or seat not in (0, 1, 2, 3):
@@ -387,16 +386,12 @@ class _Table:
     def _write_record(self, end: str, number: int) -> None:
         if self.cfg.record is None or self.game is None:
             return
-        lines = self.game.to_record()
-        header = json.loads(lines[0])
         names = [f"bot:{self.cfg.bots[s]}" if s in self.cfg.bots else self.seats[s].name
                  for s in range(4)]
-        header["server"] = {"table": self.index, "game": number, "players": names,
-                            "end": end,
-                            "faults": [f for f in self.faults if f["game"] == number]}
-        lines[0] = json.dumps(header)
-        with open(self.cfg.record, "a", encoding="utf-8") as f:
-            f.write("\n".join(lines) + "\n")
+        with RecordWriter(self.cfg.record, "record", append=True) as out:
+            out.write(self.game, names,
+                      server={"table": self.index, "game": number, "players": names, "end": end,
+                              "faults": [f for f in self.faults if f["game"] == number]})
 
     async def run(self) -> None:
         names = {s: c.name for s, c in self.seats.items()}

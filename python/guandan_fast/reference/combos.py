@@ -26,6 +26,7 @@ from typing import Iterable, Sequence
 from ..cards import RANKS, is_wild, natural_value, parse_cards, parse_level, sort_cards
 from ..moves import PASS, SEQUENCE_TYPES, Move
 from ..rules import Rules
+from ..validate import check_rules
 
 __all__ = ["classify", "beats", "key", "bomb_tier", "check_play", "check_last"]
 
@@ -61,13 +62,8 @@ def classify(cards: str | Iterable[str], level: int | str, rules: Rules = Rules(
     """
     codes = sort_cards(parse_cards(cards))
     lv = parse_level(level)
-    _check_rules(rules)
+    check_rules(rules)
     return list(readings(codes, lv, rules.sf_as_straight, rules.fullhouse_joker_pair))
-
-
-def _check_rules(rules) -> None:
-    if not isinstance(rules, Rules):
-        raise TypeError(f"rules must be a Rules instance, not {type(rules).__name__}")
 
 
 @lru_cache(maxsize=1 << 16)
@@ -285,7 +281,7 @@ def beats(move: Move | Sequence, last: Move | Sequence | None, level: int | str,
     ValueError: move: cards D9 SB do not make Pair 9 at level 7
     """
     lv = parse_level(level)
-    _check_rules(rules)
+    check_rules(rules)
     m = check_play(move, lv, rules)
     prev = check_last(last, lv, rules)
     return beats_unchecked(m, prev, lv)
