@@ -348,3 +348,100 @@ def test_simulate_json_writes_the_result_as_data(tmp_path, capsys):
     data = json.loads(out.read_text())
     assert data["format"] == "guandan-fast-simulation" and data["matches"] == 3
     assert sum(t["match_wins"] for t in data["teams"]) == 3
+
+
+def test_replay_of_a_record_cut_mid_line_or_mid_match_says_so(files, tmp_path):
+    text = (files / "good.jsonl").read_text()
+    lines = text.splitlines(keepends=True)
+    second = next(i for i in range(1, len(lines)) if '"format"' in lines[i])
+    mid_line = tmp_path / "midline.jsonl"
+    mid_line.write_text("".join(lines[:second + 2]) + lines[second + 2][:100])
+    proc = gf_run("replay", str(mid_line), "--match", "1")
+    assert_clean_error(proc, f"record line {second + 3}: cut short")
+    mid_match = tmp_path / "midmatch.jsonl"
+    mid_match.write_text("".join(lines[:second + 2]))
+    proc = gf_run("replay", str(mid_match), "--match", "1")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.rstrip().splitlines()[-1] == (
+        "(the record of this match ends after 1 hand(s), before the match is over: a run "
+        "stopped or cut short)")
+    assert "before the match is over" not in gf_run("replay", str(files / "good.jsonl")).stdout
+
+
+@pytest.mark.parametrize("command", [
+    ["simulate", "--matches", "100000", "--seed", "3", "--no-progress", "--yes"],
+    ["tournament", "--agents", "random,greedy", "--deals", "100000", "--seed", "3",
+     "--no-progress"],
+])
+def test_records_survive_sigkill(tmp_path, command):
+    """A writer killed (SIGKILL) in the middle: every match before the cut replays, and a
+    replay of the cut one is whole or says it is cut short."""
+    import signal
+    import time
+
+    rec = tmp_path / "killed.jsonl"
+    proc = subprocess.Popen(CMD + command + ["--record", str(rec)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and proc.poll() is None:
+            if rec.exists() and rec.read_bytes().count(b'"format"') >= 3:
+                break
+            time.sleep(0.05)
+        assert proc.poll() is None, proc.stderr.read()
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        proc.kill()
+    n = rec.read_bytes().count(b'"format"')
+    assert n >= 3
+    for i in range(n - 1):
+        Game.from_record(str(rec), match=i)       # every earlier match replays
+    try:
+        Game.from_record(str(rec), match=n - 1)
+    except ValueError as exc:
+        assert "cut short" in str(exc), exc
+
+
+def test_ctrl_c_on_simulate_says_how_far_it_got_and_keeps_whole_matches(tmp_path):
+    import signal
+    import time
+
+    rec = tmp_path / "int.jsonl"
+    proc = subprocess.Popen(CMD + ["simulate", "--matches", "100000", "--seed", "2", "--yes",
+                                   "--record", str(rec)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        if rec.exists() and rec.read_bytes().count(b'"format"') >= 2:
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    first = out.splitlines()[0]
+    assert first.startswith("interrupted after ") and " of 100000 match(es)" in first, out
+    done = int(first.split()[2])
+    assert done >= 2 and f"{done} matches" in out     # the totals so far follow
+    assert rec.read_bytes().count(b'"format"') == done  # the record ends on a whole match
+    Game.from_record(str(rec), match=done - 1)
+
+
+def test_simulate_interrupted_from_python_carries_the_partial_result():
+    import threading
+    import _thread
+
+    seen = []
+    timer = threading.Timer(1.0, _thread.interrupt_main)
+    timer.start()
+    try:
+        gf.simulate(matches=10_000_000, seed=1, progress=seen.append)
+        raise AssertionError("not interrupted")
+    except KeyboardInterrupt as exc:
+        part = exc.partial
+    finally:
+        timer.cancel()
+    assert isinstance(part, gf.SimulationResult) and 0 < part.matches < 10_000_000
+    assert part.hands > part.matches and sum(part.team_wins) == part.matches
+    assert seen and max(seen) >= part.matches   # progress came along the way

@@ -289,10 +289,27 @@ def _numbered_lines(source, name: str = "path_or_lines"):
     return lines()
 
 
-def _parse(n: int, text: str):
+def _with_last(numbered):
+    """``(n, text, last)`` for each ``(n, text)``: ``last`` on the source's final line."""
+    it = iter(numbered)
+    prev = next(it, None)
+    for item in it:
+        yield prev[0], prev[1], False
+        prev = item
+    if prev is not None:
+        yield prev[0], prev[1], True
+
+
+def _parse(n: int, text: str, last: bool = False):
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as exc:
+        if last and not text.rstrip().endswith("}"):
+            # every whole record line is a JSON object: the file stops inside its last one
+            # (a writer stopped in the middle of the line)
+            raise ValueError(f"record line {n}: cut short (the line ends in the middle of its "
+                             f"JSON: was the writer stopped? the matches before it are whole)"
+                             ) from None
         raise ValueError(f"record line {n}: not JSON ({exc.msg})") from None
     except ValueError as exc:  # e.g. an integer of more digits than Python converts
         raise ValueError(f"record line {n}: not a record line ({exc})"[:300]) from None
@@ -327,10 +344,10 @@ def _scan(source, name: str = "path_or_lines"):
     matches, see ``_scan_match``.
     """
     seen_header = False
-    for n, text in _numbered_lines(source, name):
+    for n, text, last in _with_last(_numbered_lines(source, name)):
         if not text.strip():
             continue
-        obj = _parse(n, text)
+        obj = _parse(n, text, last)
         if "format" in obj:
             seen_header = True
             yield "header", n, _check_header(n, obj)
@@ -352,15 +369,15 @@ def _scan_match(source, match: int, name: str = "path_or_lines"):
     ``(n, obj)``; the lines of earlier matches are skipped without being parsed (only the
     possible headers among them are), reading stops at the next header."""
     match = _check_match(match)
-    lines = iter(_numbered_lines(source, name))
+    lines = _with_last(_numbered_lines(source, name))
     index = -1
     found = None
-    for n, text in lines:
+    for n, text, last in lines:
         if not text.strip():
             continue
         if 0 <= index < match and '"format"' not in text:
             continue  # a hand line of an earlier match: not parsed, not checked
-        obj = _parse(n, text)
+        obj = _parse(n, text, last)
         if "format" in obj:
             _check_header(n, obj)
             index += 1
@@ -375,10 +392,10 @@ def _scan_match(source, match: int, name: str = "path_or_lines"):
         raise ValueError(f"the record holds {index + 1} match(es); no match {match}")
 
     def hands():
-        for n, text in lines:
+        for n, text, last in lines:
             if not text.strip():
                 continue
-            obj = _parse(n, text)
+            obj = _parse(n, text, last)
             if "format" in obj:
                 return
             yield n, obj
@@ -594,11 +611,12 @@ def render(path_or_lines, hand: int | None = None, match: int = 0) -> str:
     from .game import Game
 
     out: list[str] = []
+    game = None
+    hands = 0
     showing = False
     shown = False
     trick = 0
     lv = 2
-    game = None
     agents = None
     for event in _walk(path_or_lines, Game, match):
         kind = event[0]
@@ -613,6 +631,7 @@ def render(path_or_lines, hand: int | None = None, match: int = 0) -> str:
                 out.append("started from a constructed deal")
         elif kind == "hand":
             h = event[2]
+            hands += 1
             showing = hand is None or h["hand"] == hand
             if not showing:
                 continue
@@ -656,14 +675,16 @@ def render(path_or_lines, hand: int | None = None, match: int = 0) -> str:
                 out.append("  (hand in progress)")
     if hand is not None and not shown:
         raise ValueError(f"the record has no hand {hand} in match {match}")
-    out.append("")
-    if game.is_over:
+    if game is not None and game.is_over:
         t = game.winner
         who = f" ({agents[t]} / {agents[t + 2]})" if agents else ""
+        out.append("")
         out.append(f"winner: team {t}, seats {t},{t + 2}{who}, after {len(game.results)} "
                    f"hands")
-    else:
-        out.append(f"match not finished: {len(game.results)} hand(s) finished")
+    elif hand is None and game is not None:
+        out.append("")
+        out.append(f"(the record of this match ends after {hands} hand(s), before the match "
+                   f"is over: a run stopped or cut short)")
     return "\n".join(out)
 
 

@@ -19,12 +19,14 @@ from libc.string cimport memset, memcpy
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t
 
 from guandan_fast.types cimport u64
-from guandan_fast.rng cimport sm_next
+from guandan_fast.rng cimport sm_next, match_seed_of
 from guandan_fast.movegen_core cimport MAX_MOVES
-from guandan_fast.game_core cimport (GameState, GameRulesC, game_init, game_legal, game_apply,
-                                     STEP_CONTINUE, STEP_MATCH_OVER, PH_PLAY, PH_OVER)
-from guandan_fast.game cimport rules_to_c
-from guandan_fast.bots cimport Bot, bot_init, bot_choose, agent_compact
+from guandan_fast.game_core cimport (GameState, GameRulesC, STEP_CONTINUE, STEP_MATCH_OVER,
+                                     PH_PLAY, PH_OVER, last_partner_place)
+from guandan_fast.rules_core cimport rules_to_c
+from guandan_fast.bots cimport Bot
+from guandan_fast.driver cimport (Seating, seating_init, match_start, match_apply, drive,
+                                  DRIVE_DECIDE)
 from guandan_fast.actions cimport fill_legal_actions, N_ACTIONS, ACT_SCRATCH
 from guandan_fast.observe cimport (Track, track_reset, track_play, encode_obs, encode_info,
                                    encode_danzero, cards_u8, cards_u8_danzero, OBS_SIZE,
@@ -93,6 +95,15 @@ cdef extern from *:
 
 
 cdef enum:
+    # The thread count's choice (VecEnv._choose_threads, docs/learning.md "Threads").
+    MODE_SAMPLES = 8          # region times kept of the current count (their median)
+    PROBE_STEPS = 4           # steps a probe of the other count runs (their 2nd best)
+    FIRST_PROBE = 8           # steps before the first probe of more threads
+    MIN_BACKOFF = 64          # steps before the next one, after a probe that lost
+    CHECK_EVERY = 512         # steps between 1-thread probes while more threads win
+    MAX_BACKOFF = 16384       # most steps between probes of more threads while 1 wins
+
+cdef enum:
     ENC_NONE = 0
     ENC_DEFAULT = 1
     ENC_INFO = 2
@@ -119,8 +130,7 @@ cdef struct Row:                   # one row of drain_results
 
 cdef struct Config:
     GameRulesC rules
-    int8_t learner[4]
-    int kinds[4]
+    Seating seating        # the opponents' kinds; the learners are its listed seats
     int encoder
     int dim
     int mode
@@ -192,19 +202,16 @@ cdef struct Job:
 # ------------------------------------------------------------------------------------------
 
 cdef void new_match(Table* tb, const Config* cfg) noexcept nogil:
-    cdef int p
     tb.mseed = sm_next(&tb.stream)
     tb.match += 1
-    game_init(&tb.s, tb.mseed, &cfg.rules)
-    for p in range(4):
-        bot_init(&tb.bots[p], cfg.kinds[p], tb.mseed, p)
+    match_start(&tb.s, tb.bots, &cfg.seating, tb.mseed, &cfg.rules)
     track_reset(&tb.t)
 
 
 cdef void record(Table* tb, const Config* cfg, int r) noexcept nogil:
     cdef GameState* s = &tb.s
     cdef Result* out
-    cdef int i, f0, place, u, w
+    cdef int i, u, w
     if tb.n_res >= MAX_RES:
         tb.error = 2
         return
@@ -218,49 +225,43 @@ cdef void record(Table* tb, const Config* cfg, int r) noexcept nogil:
         out.finish[i] = s.last_finish[i] if i < s.last_n_finished or s.last_n_finished == 3 else -1
     out.levels[0] = s.levels[0]
     out.levels[1] = s.levels[1]
-    f0 = s.last_finish[0]
-    place = 3
-    for i in range(1, s.last_n_finished):
-        if s.last_finish[i] == (f0 ^ 2):
-            place = i
-    u = cfg.rules.up[place - 1]
-    w = f0 & 1
+    u = cfg.rules.up[last_partner_place(s) - 1]
+    w = s.last_finish[0] & 1
     for i in range(4):
         out.reward[i] = <float>(u if (i & 1) == w else -u)
     out.match_over = r == STEP_MATCH_OVER
     out.match_winner = s.winner if r == STEP_MATCH_OVER else -1
 
 
-cdef void apply_move(Table* tb, const Config* cfg, u64 lo, u64 hi) noexcept nogil:
-    cdef int seat = tb.s.current
-    cdef int phase = tb.s.phase
-    cdef int r = game_apply(&tb.s, lo, hi)
-    if r == STEP_CONTINUE:
-        if phase == PH_PLAY:
-            track_play(&tb.t, seat, lo, hi)
-        return
+cdef int track_move(void* ctx, const GameState* s, u64 lo, u64 hi) noexcept nogil:
+    """The driver's hook: the public history the encoders read (a hand's last move is
+    tracked too, then cleared with the hand)."""
+    if s.phase == PH_PLAY:
+        track_play(&(<Table*>ctx).t, s.current, lo, hi)
+    return 0
+
+
+cdef void hand_over(Table* tb, const Config* cfg, int r) noexcept nogil:
     record(tb, cfg, r)
     track_reset(&tb.t)
 
 
 cdef void advance(Table* tb, const Config* cfg, u64* scratch) noexcept nogil:
     """Play bot seats (and start new matches) until a learner must act; list its actions."""
-    cdef int p, n, i
+    cdef int r
     while True:
         if tb.s.phase == PH_OVER:
             new_match(tb, cfg)
-        p = tb.s.current
-        if cfg.learner[p]:
+        r = drive(&tb.s, tb.bots, &cfg.seating, scratch, NULL, track_move, tb)
+        if r == DRIVE_DECIDE:
             tb.n_legal = fill_legal_actions(&tb.s, scratch, tb.ids, tb.words)
             if tb.n_legal <= 0:
                 tb.error = 1
             return
-        n = game_legal(&tb.s, agent_compact(cfg.kinds[p]), scratch, MAX_MOVES)
-        if n <= 0:
+        if r < 0:
             tb.error = 1
             return
-        i = bot_choose(&tb.bots[p], &tb.s, scratch, n)
-        apply_move(tb, cfg, scratch[2 * i], scratch[2 * i + 1])
+        hand_over(tb, cfg, r)
 
 
 cdef void encode(Table* tb, const Config* cfg, float* obs, uint8_t* mask) noexcept nogil:
@@ -281,9 +282,16 @@ cdef void encode(Table* tb, const Config* cfg, float* obs, uint8_t* mask) noexce
 cdef void table_step(Table* tb, const Config* cfg, int choice, u64* scratch, float* obs,
                      uint8_t* mask) noexcept nogil:
     """choice >= 0: apply the table's choice-th legal action; -1: (re)start, no move."""
+    cdef u64 lo, hi
+    cdef int r
     tb.n_res = 0
     if choice >= 0:
-        apply_move(tb, cfg, tb.words[2 * choice], tb.words[2 * choice + 1])
+        lo = tb.words[2 * choice]
+        hi = tb.words[2 * choice + 1]
+        track_move(tb, &tb.s, lo, hi)
+        r = match_apply(&tb.s, &cfg.seating, lo, hi)
+        if r != STEP_CONTINUE:
+            hand_over(tb, cfg, r)
     advance(tb, cfg, scratch)
     encode(tb, cfg, obs, mask)
 
@@ -464,9 +472,35 @@ _RESULT_FIELDS = ("env_id", "match", "hand_number", "level", "declarer", "finish
                   "reward", "match_over", "match_winner")
 
 
-def _table_stream(seed, long long i):
-    from .simulate_core import match_seed
-    return match_seed(seed, i)
+cdef double _median(double* xs, int n) noexcept nogil:
+    """The median of n <= MODE_SAMPLES values (the upper one of an even count)."""
+    cdef double buf[MODE_SAMPLES]
+    cdef double v
+    cdef int i, k
+    for i in range(n):                 # insertion sort of a copy: n is at most 8
+        v = xs[i]
+        k = i
+        while k > 0 and buf[k - 1] > v:
+            buf[k] = buf[k - 1]
+            k -= 1
+        buf[k] = v
+    return buf[n // 2]
+
+
+cdef double _second_best(double* xs, int n) noexcept nogil:
+    """The second smallest of n >= 2 values (a probe's first step may pay the threads'
+    wake-up)."""
+    cdef double a = xs[0], b = xs[1], v
+    cdef int i
+    if b < a:
+        a, b = b, a
+    for i in range(2, n):
+        v = xs[i]
+        if v < a:
+            a, b = v, a
+        elif v < b:
+            b = v
+    return b
 
 
 cdef inline cnp.ndarray _empty(int nd, Py_ssize_t m, Py_ssize_t w, int typenum):
@@ -502,6 +536,14 @@ cdef class VecEnv:
     cdef bint _pending
     cdef int _last_nt             # threads of the last parallel step (Job.prev_nt)
     cdef double _region_s         # wall time of the last step's compiled region
+    # The thread count's choice (_choose_threads): steps run on _nt_mode threads (1 or
+    # threads); every so often a probe of PROBE_STEPS steps on the other count decides.
+    cdef bint _adapt
+    cdef int _nt_mode, _probe_nt, _probe_left, _probe_count, _until_probe, _backoff
+    cdef int _mode_count, _slow_steps
+    cdef double _one_typical      # the median step on one thread when more were chosen
+    cdef double _mode_times[MODE_SAMPLES]
+    cdef double _probe_times[PROBE_STEPS]
     cdef object _obs, _mask, _offsets, _ids, _words, _cards, _env_id, _seat, _phase
     cdef Py_ssize_t _cap
     cdef int32_t* _choice
@@ -534,13 +576,18 @@ cdef class VecEnv:
         free(self._rows)
 
     def __init__(self, num_envs, *, seed, rules=Rules(), threads=1, learners=(0, 1, 2, 3),
-                 opponents="greedy", encoder="default", action_mode="abstract"):
-        from .bots import agent_kind
+                 opponents="greedy", encoder="default", action_mode="abstract",
+                 adapt_threads=True):
+        from .agents import parse_agents
         cdef int p
+        cdef int ks[4]
+        cdef int8_t listed[4]
         num_envs = _validate.check_count(num_envs, "num_envs", 1)
         seed = _validate.check_seed(seed)
         threads = _validate.check_count(threads, "threads", 1)
         _validate.check_rules(rules)
+        if not isinstance(adapt_threads, bool):
+            raise TypeError(f"adapt_threads must be a bool, not {type(adapt_threads).__name__}")
         try:
             ls = tuple(learners)
         except TypeError:
@@ -548,19 +595,27 @@ cdef class VecEnv:
         if not ls or any(isinstance(q, bool) or not hasattr(type(q), "__index__")
                          or not 0 <= q <= 3 for q in ls) or len(set(ls)) != len(ls):
             raise ValueError(f"learners must be distinct seats 0..3 (at least one), got {learners!r}")
-        if isinstance(opponents, str):
-            opp = (opponents,) * 4
-        else:
-            opp = tuple(opponents)
-            if len(opp) != 4:
-                raise ValueError(f"opponents must be a bot name or 4 names, got {opponents!r}")
-        kinds = [agent_kind(name) for name in opp]      # every name checked, learners' unused
+        if isinstance(opponents, str) and "," not in opponents:
+            opponents = (opponents,) * 4
+        # Every seat's agent checked (the learners' are unused): compiled bots only.
+        parsed = parse_agents(opponents, 4, what="opponents", where="bot",
+                              place="VecEnv (opponents)")
+        opp = tuple(a.name for a in parsed)
+        kinds = [a.code for a in parsed]
         if encoder not in _ENCODERS:
             raise ValueError(f"encoder must be 'default', 'info', 'danzero' or None, got {encoder!r}")
         if action_mode not in _MODES:
             raise ValueError(f"action_mode must be 'abstract' or 'candidates', got {action_mode!r}")
         self.num_envs = num_envs
         self.threads = threads
+        self._adapt = adapt_threads and threads > 1
+        # Start on one thread: on a busy machine a step on more threads can take
+        # milliseconds, on an idle one the first probe (after FIRST_PROBE steps) switches.
+        self._nt_mode = 1 if self._adapt else threads
+        self._probe_left = 0
+        self._mode_count = 0
+        self._until_probe = FIRST_PROBE
+        self._backoff = FIRST_PROBE
         self._seed = seed
         self._rules = rules
         self._learners = ls
@@ -569,8 +624,9 @@ cdef class VecEnv:
         self._mode = action_mode
         self.cfg.rules = rules_to_c(rules)
         for p in range(4):
-            self.cfg.learner[p] = p in ls
-            self.cfg.kinds[p] = kinds[p]
+            ks[p] = kinds[p]
+            listed[p] = p in ls
+        seating_init(&self.cfg.seating, ks, NULL, listed)
         self.cfg.encoder = _ENCODERS[encoder]
         self.cfg.mode = _MODES[action_mode]
         self.obs_size = {ENC_NONE: 0, ENC_DEFAULT: OBS_SIZE, ENC_INFO: INFO_SIZE,
@@ -648,7 +704,7 @@ cdef class VecEnv:
     cdef int _run(self, Job* j) except -2:
         """Run one step (j.fresh: start every table) over the env's threads. Returns the first
         table with an invalid action (nothing moved), or -1 when every table stepped."""
-        cdef int i, t, nt = self.threads, bad = -1
+        cdef int i, t, nt = self._choose_threads(), bad = -1
         cdef int64_t need = self._nrows + <int64_t>MAX_RES * self.num_envs
         cdef Row* rows
         cdef timespec t0, t1
@@ -676,6 +732,8 @@ cdef class VecEnv:
                 bad = self.lanes[t].bad
         if bad >= 0:
             return bad
+        if not j.fresh:                  # a reset's region deals too: not a typical step
+            self._record_time(nt, self._region_s)
         self._last_nt = j.nt_seen
         for t in range(j.nt_seen):
             if self.lanes[t].err:
@@ -687,6 +745,78 @@ cdef class VecEnv:
             self._grow(j.total)
             self._emit_all(j)
         return -1
+
+    # -- the thread count ----------------------------------------------------------------------
+    # More threads are faster only while the machine has a core for each: with one or two
+    # other busy processes on 2 cores, a step's threads wait for each other at every barrier
+    # (libgomp's default policy spins meanwhile: 0.01-0.02x of one thread's rate; PASSIVE
+    # sleeps: 0.87-0.90x, and 0.88x on an idle machine). So the env measures: it runs the
+    # steps on one thread first, and now and then a short probe on the other count (1 or
+    # `threads`); it switches when the probe's steps are at least 10 % faster than the
+    # median of the last steps. While 1 thread wins, probes of more threads come ever more
+    # rarely (doubling up to MAX_BACKOFF steps) and stop at the first step that is clearly
+    # slower, so a busy machine costs a few slow steps a probe. Results do not depend on
+    # the thread count (every table is stepped the same on any thread).
+    cdef int _choose_threads(self) noexcept:
+        if not self._adapt:
+            return self.threads
+        if self._probe_left > 0:
+            return self._probe_nt
+        self._until_probe -= 1
+        if self._until_probe <= 0 and self._mode_count >= MODE_SAMPLES:
+            self._probe_nt = 1 if self._nt_mode != 1 else self.threads
+            self._probe_left = PROBE_STEPS
+            self._probe_count = 0
+            return self._probe_nt
+        return self._nt_mode
+
+    cdef void _record_time(self, int nt, double dt) noexcept:
+        cdef double typical, best
+        cdef int k
+        if not self._adapt:
+            return
+        if self._probe_left > 0 and nt == self._probe_nt:
+            self._probe_times[self._probe_count] = dt
+            self._probe_count += 1
+            self._probe_left -= 1
+            typical = _median(self._mode_times, MODE_SAMPLES)
+            if dt > 4 * typical:         # clearly slower: stop the probe here
+                self._probe_left = 0
+            if self._probe_left > 0:
+                return
+            best = _median(self._probe_times, self._probe_count) if self._probe_count < 3 \
+                else _second_best(self._probe_times, self._probe_count)
+            if best < 0.9 * typical:    # the other count wins: switch
+                self._one_typical = typical if self._probe_nt != 1 else best
+                self._nt_mode = self._probe_nt
+                self._mode_count = 0
+                self._slow_steps = 0
+                self._backoff = FIRST_PROBE
+            elif self._nt_mode == 1:
+                self._backoff = min(max(2 * self._backoff, MIN_BACKOFF), MAX_BACKOFF)
+            else:                       # one thread lost: its step as measured now
+                self._one_typical = best
+            self._until_probe = self._backoff if self._nt_mode == 1 else CHECK_EVERY
+            return
+        k = self._mode_count % MODE_SAMPLES
+        self._mode_times[k] = dt
+        self._mode_count += 1
+        if self._nt_mode != 1:
+            # the machine got busy: two steps in a row slower than one thread's typical step
+            # go back to one thread at once (not at the next probe, up to CHECK_EVERY away)
+            self._slow_steps = self._slow_steps + 1 if dt > 1.5 * self._one_typical else 0
+            if self._slow_steps >= 2:
+                self._nt_mode = 1
+                self._mode_count = 0
+                self._slow_steps = 0
+                self._backoff = MIN_BACKOFF
+                self._until_probe = MIN_BACKOFF
+
+    @property
+    def threads_in_use(self):
+        """Threads the steps run on now: ``threads``, or 1 while one thread is faster (the
+        machine busy; ``adapt_threads=False`` keeps ``threads``)."""
+        return self._nt_mode if self._adapt else self.threads
 
     cdef _emit_all(self, Job* j):
         """The batch's candidate lists (and seats, phases), on the calling thread."""
@@ -710,7 +840,7 @@ cdef class VecEnv:
         cdef Job j
         for i in range(self.num_envs):
             memset(&self.tables[i], 0, sizeof(Table))
-            self.tables[i].stream = <u64>_table_stream(self._seed, i)
+            self.tables[i].stream = match_seed_of(<u64>(self._seed & 0xFFFFFFFFFFFFFFFF), i)
             self.tables[i].match = -1
             self.tables[i].s.phase = PH_OVER
         self._nrows = 0
@@ -847,7 +977,8 @@ cdef class VecEnv:
         n = _validate.check_count(n, "n", 1)
         out = VecEnv(n, seed=self._seed, rules=self._rules, threads=self.threads,
                      learners=self._learners, opponents=self._opponents,
-                     encoder=self._encoder, action_mode=self._mode)
+                     encoder=self._encoder, action_mode=self._mode,
+                     adapt_threads=bool(self._adapt) or self.threads == 1)
         for i in range(n):
             memcpy(&out.tables[i], &self.tables[src], sizeof(Table))
         out._started = True
