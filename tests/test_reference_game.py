@@ -174,7 +174,7 @@ RANDOM_RULES = [
     Rules(ace_rule="any_win", tribute_on_first_fourth="none", ace_fail_reset=2,
           ace_reset_on_natural_aces=True, count_disclosure="always"),
 ]
-N_MATCHES = 60 if LONG else 16
+N_MATCHES = 60 if LONG else 8
 
 
 @pytest.mark.parametrize("i", range(N_MATCHES))
