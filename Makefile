@@ -24,8 +24,9 @@ $(VENV)/.installed: $(BIN)/python $(SOURCES)
 run: $(VENV)/.installed-core
 	$(BIN)/guandan-fast simulate
 
+# Parallel workers (pytest-xdist); the Ray tests form one group, so one worker starts Ray once.
 test: $(VENV)/.installed browser
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto --dist loadgroup
 
 # The browser tests drive the system's Chromium (never a downloaded one): installed here when
 # we are root with apt-get, otherwise the one command that does it is named.
@@ -42,7 +43,7 @@ bench: $(VENV)/.installed
 # Developer build: editable install (Python files are used from python/, compiled modules are
 # rebuilt by running `make dev` again).
 dev: $(BIN)/python
-	$(BIN)/pip install -q scikit-build-core cython numpy pytest hypothesis pytest-benchmark selenium
+	$(BIN)/pip install -q scikit-build-core cython numpy pytest pytest-xdist hypothesis pytest-benchmark selenium
 	flock /tmp/guandan-fast-build.lock $(BIN)/pip install -q --no-build-isolation -e ".[test,all]"
 
 clean:

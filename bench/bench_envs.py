@@ -75,7 +75,7 @@ def raw_game_obs(matches):
 
 
 def pettingzoo_aec(matches, wrapped=True):
-    from guandan_fast.envs.pettingzoo import env, raw_env
+    from guandan_fast.envs.pettingzoo.guandan_v0 import env, raw_env
     e = env() if wrapped else raw_env()
     pick = _Pick()
     steps = 0

@@ -1,12 +1,18 @@
-"""Small builders shared by the test modules."""
+"""Small builders shared by the test modules, and ``LONG``: True under ``pytest --long``
+(set by conftest.py before the test modules are imported)."""
 
 import csv
+import random
 from collections import Counter
 from pathlib import Path
 
 from guandan_fast import PASS, Move, Rules
 from guandan_fast.cards import FULL_DECK, RANKS, card_sort_key, sort_cards
+from guandan_fast.game import Game
+from guandan_fast.reference import Game as RefGame
 from guandan_fast.reference.combos import key
+
+LONG = False
 
 
 def M(type_name, rank, cards):
@@ -133,3 +139,31 @@ def hand_with_finish(game_cls, order, levels, declarer, rules=Rules(), cards=("S
                           levels=levels, declarer=declarer, leader=order[0], rules=rules, **setup)
     go_out(game, order, cards)
     return game
+
+
+def played(seed, rules=Rules(), steps=None):
+    """A compiled ``Game(seed, rules)`` after ``steps`` random moves (a seeded chooser), or
+    played to its end (``steps`` None)."""
+    g = Game(seed, rules)
+    rng = random.Random(seed)
+    n = 0
+    while not g.is_over and (steps is None or n < steps):
+        g.play_index(rng.randrange(g.num_legal()))
+        n += 1
+    return g
+
+
+# The two Game implementations, for tests parametrized over both without the fixture.
+ENGINES = [RefGame, Game]
+ENGINE_IDS = ["reference", "compiled"]
+
+# A 72-card seat: one of every card, the second copies of spades and hearts 2..10, two jokers.
+# It has about 81,000 legal moves on lead, far beyond the 32,768 of a dealt hand's buffer.
+BIG = ([s + r for s in "SHCD" for r in "23456789TJQKA"]
+       + [s + r for s in "SH" for r in "23456789T"] + ["SB", "HR"])
+
+
+def big_hands():
+    """A legal set-up deal whose seat 3 holds ``BIG`` and the others 12 cards each."""
+    rest = sorted((Counter(FULL_DECK) - Counter(BIG)).elements())
+    return [rest[0:12], rest[12:24], rest[24:36], list(BIG)]

@@ -20,6 +20,7 @@ import guandan_fast as gf
 from guandan_fast import actions as A
 from guandan_fast.cards import RANKS, card_sort_key, sort_cards
 from guandan_fast.moves import IllegalMoveError
+from helpers import sf_usable
 
 ALL_RULES = [gf.Rules(), gf.Rules(sf_as_straight=False), gf.Rules(fullhouse_joker_pair=False),
              gf.Rules(sf_as_straight=False, fullhouse_joker_pair=False,
@@ -66,20 +67,6 @@ def plain_id(m, level):
     else:
         key = (m.type, m.rank, None, None, None, None)
     return _ID_OF[key]
-
-
-def sf_usable(hand, level):
-    w = "H" + RANKS[level - 2]
-    wilds = hand.count(w)
-    naturals = {c for c in hand if c not in ("SB", "HR") and c != w}
-    usable = set()
-    for suit in "SHCD":
-        for low in range(1, 11):
-            codes = [suit + ("A" if p in (1, 14) else RANKS[p - 2]) for p in range(low, low + 5)]
-            held = [c for c in codes if c in naturals]
-            if 5 - len(held) <= wilds:
-                usable.update(held)
-    return usable
 
 
 def preference(m, hand, level):

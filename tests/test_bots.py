@@ -2,12 +2,11 @@
 positions, the random bots' reproducibility, and greedy's strength against random.
 
 Expected moves come from the policy as documented and the rules (docs/rules.md), not from runs of
-the implementation. The strength test plays 240 matches (about 10 s); ``GF_LONG=1`` plays
+the implementation. The strength test plays 240 matches (about 10 s); ``--long`` plays
 2000 and prints the rate.
 """
 
 import math
-import os
 
 import pytest
 
@@ -15,7 +14,7 @@ from guandan_fast import PASS, Move
 from guandan_fast.bots import choose
 from guandan_fast.simulate import simulate
 
-LONG = bool(os.environ.get("GF_LONG"))
+from helpers import LONG
 
 
 def greedy(hand, level=2, **kw):

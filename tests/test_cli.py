@@ -1,14 +1,233 @@
-"""The ``guandan-fast`` command: each sub-command runs, prints what it says, and rejects bad
-input with a clear message and exit status 2."""
+"""The ``guandan-fast`` command: each sub-command runs and prints what it says; bad input or bad
+files give one line on stderr and exit status 2, never a traceback; ``| head`` ends quietly;
+every option is documented; large record output is a confirmed choice; the progress bar
+follows stderr."""
 
+import argparse
+import gzip
 import json
+import os
+import pty
+import select
 import subprocess
 import sys
 
 import pytest
 
+import guandan_fast as gf
+from guandan_fast import cli
 from guandan_fast.cli import main
+from guandan_fast.game import Game
 from helpers import perft_pins
+
+pytestmark = pytest.mark.cli
+
+CMD = [sys.executable, "-m", "guandan_fast"]
+
+
+def gf_run(*argv, cwd=None, **kw):
+    return subprocess.run(CMD + list(argv), capture_output=True, text=True, cwd=cwd, **kw)
+
+
+def assert_clean_error(proc, fragment):
+    assert proc.returncode == 2, (proc.returncode, proc.stderr)
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert fragment in lines[0], lines[0]
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("cli")
+    good = d / "good.jsonl"
+    assert subprocess.run(CMD + ["simulate", "--matches", "3", "--seed", "4", "--record",
+                                 str(good), "--no-progress"], capture_output=True).returncode == 0
+    lines = good.read_text().splitlines()
+    h = json.loads(lines[1])
+    h["moves"][0][0] = None
+    (d / "nullseat.jsonl").write_text("\n".join([lines[0], json.dumps(h)] + lines[2:]) + "\n")
+    h = json.loads(lines[1])
+    del h["moves"]
+    (d / "nomoves.jsonl").write_text("\n".join([lines[0], json.dumps(h)] + lines[2:]) + "\n")
+    h = json.loads(lines[1])
+    h["level"] = 9
+    (d / "level.jsonl").write_text("\n".join([lines[0], json.dumps(h)] + lines[2:]) + "\n")
+    (d / "binary.dat").write_bytes(bytes(range(255, -1, -1)) * 40)
+    (d / "nested.jsonl").write_text("[" * 200_000 + "\n")
+    header = json.loads(lines[0])
+    huge = json.dumps(header).replace(f'"seed": {header["seed"]}', '"seed": ' + "7" * 6000)
+    assert huge != json.dumps(header)
+    (d / "hugeint.jsonl").write_text(huge + "\n")
+    (d / "empty.jsonl").write_text("")
+    (d / "gz.jsonl.gz").write_bytes(gzip.compress(good.read_bytes()))
+    (d / "broken.gz").write_bytes(gzip.compress(good.read_bytes())[:300])
+    return d
+
+
+BAD_FILES = [
+    ("nope.jsonl", "no such file: "),
+    ("binary.dat", "not UTF-8 text"),
+    ("nested.jsonl", "record line 1: not a record line"),
+    ("hugeint.jsonl", "record line 1: not a record line"),
+    ("empty.jsonl", "empty record"),
+    ("nullseat.jsonl", "record line 2: move 0: field 'moves': seat None"),
+    ("nomoves.jsonl", "record line 2: field 'moves': missing"),
+    ("level.jsonl", "record line 2: level 9"),
+    ("broken.gz", "damaged gzip file"),
+    (".", "Is a directory"),
+]
+
+
+@pytest.mark.parametrize("name, fragment", BAD_FILES, ids=[b[0] for b in BAD_FILES])
+def test_replay_of_bad_files_is_one_line_and_status_2(files, name, fragment):
+    proc = gf_run("replay", str(files / name))
+    assert_clean_error(proc, fragment)
+    assert proc.stdout == ""  # a bad record prints nothing
+
+
+BAD_ARGS = [
+    (["moves", "S9 X9"], "unknown card code 'X9'"),
+    (["moves", "S9 С9"], "unknown card code 'С9'"),
+    (["moves", "S9", "--level", "99999999999999999999"], "level must be"),
+    (["moves", "S9", "--limit", "-1"], "argument --limit: must be >= 0"),
+    (["moves", "S9", "--last", "[[[["], "--last is not valid JSON"),
+    (["moves", "S9", "--last", "[" * 100_000], "--last"),
+    (["moves", "S9", "--last", '{"a": 1}'], "--last"),
+    (["moves", "S9", "--last", "Foo 9 S9"], "--last: unknown move type 'Foo'"),
+    (["moves", "S9", "--last", '["Foo", "9", "S9"]'], "unknown move type 'Foo'"),
+    (["moves", "S9", "--last", "Pair 9 S9"], "--last: a Pair has 2 cards, not 1"),
+    (["moves", "S9", "--last", "Bomb 9 S9 S9"], "--last: a Bomb has 4 to 10 cards, not 2"),
+    (["simulate", "--agents", "", "--matches", "1"], "--agents is empty"),
+    (["simulate", "--agents", " , ", "--matches", "1"], "agents must name exactly 4"),
+    (["simulate", "--matches", "0"], "argument --matches: must be >= 1"),
+    (["simulate", "--matches", "-5"], "argument --matches: must be >= 1"),
+    (["simulate", "--hands", "0"], "argument --hands: must be >= 1"),
+    (["simulate", "--threads", "0", "--matches", "1"], "argument --threads: must be >= 1"),
+    (["simulate", "--engine", "reference", "--threads", "0"], "argument --threads"),
+    (["simulate", "--engine", "reference", "--matches", "0"], "argument --matches"),
+    (["simulate", "--threads", "100000", "--matches", "1"], "threads must be at most 1024"),
+    (["simulate", "--matches", "9" * 5000], "argument --matches"),
+    (["simulate", "--matches", "1", "--rule", "ace_fail_reset=0"], "ace_fail_reset"),
+    (["simulate", "--matches", "1", "--rule", "nonsense"], "--rule takes key=value"),
+    (["perft", "--depth", "-1"], "argument --depth"),
+    (["replay", "x.jsonl", "--match", "-1"], "argument --match: must be >= 0"),
+    (["simulate", "--matches", "1", "--record", "no/such/dir/x.jsonl"],
+     "no such folder: no/such/dir (for no/such/dir/x.jsonl)"),
+    (["tournament", "--agents", "greedy,random", "--deals", "1", "--json", "no/dir/r.json"],
+     "no such folder: no/dir"),
+    (["nosuchcommand"], "invalid choice"),
+]
+
+
+@pytest.mark.parametrize("argv, fragment", BAD_ARGS)
+def test_bad_arguments_are_one_line_and_status_2(argv, fragment):
+    assert_clean_error(gf_run(*argv), fragment)
+
+
+def test_replay_chooses_a_match_and_reads_gzip(files):
+    from guandan_fast.simulate_core import match_seed
+
+    proc = gf_run("replay", str(files / "good.jsonl"), "--match", "2", "--hand", "0")
+    assert proc.returncode == 0
+    assert proc.stdout.startswith(f"match: seed {match_seed(4, 2)},")
+    assert proc.stdout.count("== hand ") == 1
+    gz = gf_run("replay", str(files / "gz.jsonl.gz"), "--match", "2", "--hand", "0")
+    assert gz.returncode == 0 and gz.stdout == proc.stdout
+    assert_clean_error(gf_run("replay", str(files / "good.jsonl"), "--match", "3"),
+                       "the record holds 3 match(es); no match 3")
+
+
+def test_closed_pipe_ends_quietly():
+    # Four suits of 3..J: about 200 KB of moves, well past a pipe's 64 KB buffer, so the
+    # command is still writing when the reader goes away.
+    hand = " ".join(s + r for s in "SHCD" for r in "3456789TJ")
+    proc = subprocess.Popen(CMD + ["moves", hand, "--all"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    first = proc.stdout.readline()  # like `| head -1`
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    code = proc.wait(timeout=60)
+    assert b"legal moves" in first
+    assert err == "", err
+    assert code in (0, 141)  # 141: cut short by the closed pipe (128 + SIGPIPE)
+
+
+def test_version_option():
+    proc = gf_run("--version")
+    assert proc.returncode == 0 and proc.stdout.strip() == f"guandan-fast {gf.__version__}"
+
+
+def test_every_option_of_every_command_has_help():
+    parser = cli.build_parser()
+    subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    assert subs
+    checked = 0
+    for name, sp in [("", parser)] + list(subs[0].choices.items()):
+        for action in sp._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                continue
+            assert action.help and action.help != argparse.SUPPRESS, (name, action.dest)
+            checked += 1
+    assert checked > 25
+
+
+def test_large_record_output_needs_confirmation(tmp_path, monkeypatch, capsys):
+    path = tmp_path / "big.jsonl"
+    # The default run (250,000 matches) would write gigabytes: refused, nothing written.
+    proc = gf_run("simulate", "--record", str(path))
+    assert_clean_error(proc, "--record would write at least")
+    assert "--yes" in proc.stderr and not path.exists()
+    # The threshold is a setting; below it no flag is needed, above it --yes confirms.
+    assert cli.record_estimate("x.jsonl", 1000, None) == 10 * cli.record_estimate("x.gz", 1000, None)
+    monkeypatch.setattr(cli, "RECORD_CONFIRM_BYTES", 20_000)
+    assert cli.main(["simulate", "--matches", "2", "--record", str(path), "--no-progress"]) == 2
+    assert "--yes" in capsys.readouterr().err and not path.exists()
+    assert cli.main(["simulate", "--matches", "2", "--record", str(path), "--no-progress",
+                     "--yes"]) == 0
+    assert Game.from_record(path, match=1).is_over
+    gz = tmp_path / "small.jsonl.gz"
+    assert cli.main(["simulate", "--matches", "2", "--record", str(gz), "--no-progress"]) == 0
+    assert gz.read_bytes()[:2] == b"\x1f\x8b"
+
+
+def _run_with_tty(stderr_tty: bool):
+    """simulate with stderr (or stdout) on a pseudo-terminal; returns (stdout, stderr) text."""
+    master, slave = pty.openpty()
+    argv = CMD + ["simulate", "--matches", "40", "--threads", "1"]
+    if stderr_tty:
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=slave)
+    else:
+        proc = subprocess.Popen(argv, stdout=slave, stderr=subprocess.PIPE)
+    os.close(slave)
+    tty = b""
+    while True:
+        ready, _, _ = select.select([master], [], [], 60)
+        if not ready:
+            break
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # the other side closed
+            break
+        if not chunk:
+            break
+        tty += chunk
+    piped = (proc.stdout if stderr_tty else proc.stderr).read()
+    proc.wait(timeout=60)
+    os.close(master)
+    return tty.decode(errors="replace"), piped.decode(errors="replace")
+
+
+def test_progress_bar_is_drawn_when_stderr_is_a_terminal():
+    tty, out = _run_with_tty(stderr_tty=True)
+    assert "matches [" in tty and "40/40" in tty
+    assert "40 matches" in out and "[" not in out.splitlines()[0]
+
+
+def test_no_progress_bar_when_stderr_is_not_a_terminal():
+    tty, err = _run_with_tty(stderr_tty=False)
+    assert "40 matches" in tty  # the summary went to the terminal
+    assert "matches [" not in tty and err == ""
 
 
 def run(capsys, *argv):
@@ -103,7 +322,7 @@ def test_perft_warns_before_a_run_of_minutes(capsys, monkeypatch):
 
     calls = []
     monkeypatch.setattr(perft, "estimate_seconds", lambda *a: calls.append(a) or 300.0)
-    monkeypatch.setattr(perft, "perft_report", lambda **kw: "report")
+    monkeypatch.setattr(perft, "perft_report", lambda emit, **kw: emit("report"))
     code, out, err = run(capsys, "perft", "--seed", "1", "--depth", "3", "--per-move")
     assert code == 0 and out.strip() == "report"
     assert "about 5 minutes (mostly the reference engine" in err
@@ -119,3 +338,110 @@ def test_perft_estimate_is_the_right_order_of_magnitude():
     fast = perft.estimate_seconds(1, 2, reference=False)
     both = perft.estimate_seconds(1, 2)
     assert 0 < fast < both < 60  # the reference dominates; depth 2 takes seconds
+
+
+def test_simulate_json_writes_the_result_as_data(tmp_path, capsys):
+    out = tmp_path / "r.json"
+    code, text, err = run(capsys, "simulate", "--matches", "3", "--seed", "5", "--json", str(out),
+                          "--no-progress")
+    assert code == 0 and "simulation: 3 matches" in text
+    data = json.loads(out.read_text())
+    assert data["format"] == "guandan-fast-simulation" and data["matches"] == 3
+    assert sum(t["match_wins"] for t in data["teams"]) == 3
+
+
+def test_replay_of_a_record_cut_mid_line_or_mid_match_says_so(files, tmp_path):
+    text = (files / "good.jsonl").read_text()
+    lines = text.splitlines(keepends=True)
+    second = next(i for i in range(1, len(lines)) if '"format"' in lines[i])
+    mid_line = tmp_path / "midline.jsonl"
+    mid_line.write_text("".join(lines[:second + 2]) + lines[second + 2][:100])
+    proc = gf_run("replay", str(mid_line), "--match", "1")
+    assert_clean_error(proc, f"record line {second + 3}: cut short")
+    mid_match = tmp_path / "midmatch.jsonl"
+    mid_match.write_text("".join(lines[:second + 2]))
+    proc = gf_run("replay", str(mid_match), "--match", "1")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.rstrip().splitlines()[-1] == (
+        "(the record of this match ends after 1 hand(s), before the match is over: a run "
+        "stopped or cut short)")
+    assert "before the match is over" not in gf_run("replay", str(files / "good.jsonl")).stdout
+
+
+@pytest.mark.parametrize("command", [
+    ["simulate", "--matches", "100000", "--seed", "3", "--no-progress", "--yes"],
+    ["tournament", "--agents", "random,greedy", "--deals", "100000", "--seed", "3",
+     "--no-progress"],
+])
+def test_records_survive_sigkill(tmp_path, command):
+    """A writer killed (SIGKILL) in the middle: every match before the cut replays, and a
+    replay of the cut one is whole or says it is cut short."""
+    import signal
+    import time
+
+    rec = tmp_path / "killed.jsonl"
+    proc = subprocess.Popen(CMD + command + ["--record", str(rec)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and proc.poll() is None:
+            if rec.exists() and rec.read_bytes().count(b'"format"') >= 3:
+                break
+            time.sleep(0.05)
+        assert proc.poll() is None, proc.stderr.read()
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        proc.kill()
+    n = rec.read_bytes().count(b'"format"')
+    assert n >= 3
+    for i in range(n - 1):
+        Game.from_record(str(rec), match=i)       # every earlier match replays
+    try:
+        Game.from_record(str(rec), match=n - 1)
+    except ValueError as exc:
+        assert "cut short" in str(exc), exc
+
+
+def test_ctrl_c_on_simulate_says_how_far_it_got_and_keeps_whole_matches(tmp_path):
+    import signal
+    import time
+
+    rec = tmp_path / "int.jsonl"
+    proc = subprocess.Popen(CMD + ["simulate", "--matches", "100000", "--seed", "2", "--yes",
+                                   "--record", str(rec)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        if rec.exists() and rec.read_bytes().count(b'"format"') >= 2:
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    first = out.splitlines()[0]
+    assert first.startswith("interrupted after ") and " of 100000 match(es)" in first, out
+    done = int(first.split()[2])
+    assert done >= 2 and f"{done} matches" in out     # the totals so far follow
+    assert rec.read_bytes().count(b'"format"') == done  # the record ends on a whole match
+    Game.from_record(str(rec), match=done - 1)
+
+
+def test_simulate_interrupted_from_python_carries_the_partial_result():
+    import threading
+    import _thread
+
+    seen = []
+    timer = threading.Timer(1.0, _thread.interrupt_main)
+    timer.start()
+    try:
+        gf.simulate(matches=10_000_000, seed=1, progress=seen.append)
+        raise AssertionError("not interrupted")
+    except KeyboardInterrupt as exc:
+        part = exc.partial
+    finally:
+        timer.cancel()
+    assert isinstance(part, gf.SimulationResult) and 0 < part.matches < 10_000_000
+    assert part.hands > part.matches and sum(part.team_wins) == part.matches
+    assert seen and max(seen) >= part.matches   # progress came along the way

@@ -22,6 +22,8 @@ import guandan_fast as gf
 from guandan_fast.cli import main
 from guandan_fast.simulate_core import match_seed
 
+pytestmark = [pytest.mark.ray, pytest.mark.xdist_group("ray")]  # one cluster per run
+
 TESTS = pathlib.Path(__file__).resolve().parent
 RANDOM = ("random",) * 4
 

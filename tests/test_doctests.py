@@ -21,6 +21,7 @@ def test_module_docstrings(name):
     assert result.failed == 0
 
 
+@pytest.mark.xdist_group("ray")     # its Ray example runs beside the other Ray tests
 def test_readme_examples():
     readme = pathlib.Path(__file__).resolve().parent.parent / "README.md"
     result = doctest.testfile(str(readme), module_relative=False, optionflags=FLAGS)

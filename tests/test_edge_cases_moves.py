@@ -6,7 +6,6 @@ output. Only ``engine.classify``, ``engine.beats``, ``engine.legal_moves`` and `
 are used, so the compiled engine can be checked with the same tests.
 """
 
-
 from guandan_fast import PASS, Move, Rules
 from helpers import M, readings
 

@@ -210,3 +210,19 @@ def test_vector_env_under_gymnasium_wrappers():
             episodes += int(done.sum())
             assert set(infos["episode"]["r"][done]) <= {-1.0, 1.0}
     assert episodes >= 4
+
+
+def test_registered_for_gymnasium_make_and_make_vec():
+    import gymnasium
+
+    from guandan_fast.envs import gymnasium as adapter
+
+    env = gymnasium.make(adapter.ENV_ID, seat=2, opponents="random")
+    assert isinstance(env.unwrapped, GuandanEnv) and env.unwrapped.seat == 2
+    obs, info = env.reset(seed=5)
+    assert obs.shape == env.observation_space.shape and info["action_mask"].any()
+    vec = gymnasium.make_vec(adapter.ENV_ID, num_envs=3, vectorization_mode="vector_entry_point",
+                             opponents="random")
+    assert isinstance(vec, GuandanVectorEnv) and vec.num_envs == 3
+    vec.close()
+    env.close()

@@ -7,7 +7,8 @@ from pettingzoo.test import api_test, seed_test
 
 import guandan_fast as gf
 from guandan_fast.envs import _common
-from guandan_fast.envs.pettingzoo import env, raw_env
+from guandan_fast.envs.pettingzoo import guandan_v0
+from guandan_fast.envs.pettingzoo.guandan_v0 import env, raw_env
 
 
 def play_match(e, seed, rng, on_step=None):
@@ -181,3 +182,11 @@ def test_observations_are_the_learning_interface_tensors(encoder, fn):
 
 def test_api_test_danzero_encoder():
     api_test(env(encoder="danzero"), num_cycles=300)
+
+
+def test_versioned_module_as_pettingzoo_names_its_environments():
+    import guandan_fast.envs.pettingzoo as unversioned
+
+    assert guandan_v0.raw_env.metadata["name"] == "guandan_v0" == guandan_v0.__name__.rsplit(".", 1)[1]
+    # the unversioned import is the current version's
+    assert unversioned.env is guandan_v0.env and unversioned.raw_env is guandan_v0.raw_env

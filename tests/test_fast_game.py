@@ -16,19 +16,16 @@ default run asserts that tribute, returns, anti-tribute, double-downs, 1st-and-4
 finishes, 接风, the winners' choice, every kind of hand end and every A-rule outcome
 occurred.
 
-Long mode: ``GF_LONG=1 .venv/bin/python -m pytest -q tests/test_fast_game.py -k long``
-plays 10,000 lockstep matches (``GF_LONG_MATCHES`` to change the count; ``GF_LONG_WORKER``
-=i/n to run one of n slices in parallel). Result and timing: bench/RESULTS.md.
+Long mode: ``.venv/bin/python -m pytest -q -n auto --long tests/test_fast_game.py -k long``
+plays 10,000 lockstep matches in 20 slices (parallel workers take a slice each; ``-k
+'long_lockstep and 3-'`` picks one). Result and timing: bench/RESULTS.md.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import random
-import sys
-import time
 from collections import Counter
 
 import pytest
@@ -39,6 +36,9 @@ from guandan_fast.moves import PASS, IllegalMoveError, Move
 from guandan_fast.perft import perft, perft_reference
 from guandan_fast.reference.game import Game as Ref
 from guandan_fast.rules import Rules
+from helpers import played
+
+pytestmark = pytest.mark.reference
 
 # Rules variants cycled over the matches: together they switch every §12 option.
 RULESETS = [
@@ -243,20 +243,21 @@ ENDGAME_MATCHES = 60
 @pytest.fixture(scope="module")
 def battery():
     stats = Stats()
-    t = time.perf_counter()
     for seed in range(FULL_MATCHES):
         full_match(seed, stats)
     for seed in range(ENDGAME_MATCHES):
         endgame_match(1000 + seed, stats)
-    stats["seconds"] = round(time.perf_counter() - t)
     return stats
 
 
+# One worker builds the battery (a module fixture would be built again in each xdist worker).
+@pytest.mark.xdist_group("lockstep")
 def test_lockstep_matches_agree(battery):
     assert battery["matches"] == FULL_MATCHES + ENDGAME_MATCHES
     assert battery["hands"] > FULL_MATCHES * 5
 
 
+@pytest.mark.xdist_group("lockstep")
 @pytest.mark.parametrize("event", [
     "tribute_phase", "back_phase", "anti_tribute_steps", "winners_choose", "jiefeng",
     "end_double_down", "end_three_out", "first_and_fourth", "ace_not_enough",
@@ -269,29 +270,43 @@ def test_lockstep_covered(battery, event):
     assert battery[event] > 0, f"{event} never occurred: {dict(battery)}"
 
 
-def test_long_lockstep():
-    """GF_LONG=1: 10,000 matches (a default run plays the first 10 of the same schedule): 1 in 100 from Game(seed), the rest endgame matches with
-    both teams at A (two in three of them under ace_rule='any_win'), which end within a
-    few hands. Progress goes to stderr every 100 matches."""
-    n = int(os.environ.get("GF_LONG_MATCHES", "10000" if os.environ.get("GF_LONG") else "10"))
-    worker, workers = (int(x) for x in os.environ.get("GF_LONG_WORKER", "0/1").split("/"))
+LONG_MATCHES = 10_000
+LONG_SLICES = 20
+
+
+def long_schedule(indices) -> Stats:
+    """Lockstep matches ``indices`` of the long schedule: 1 in 100 from Game(seed), the rest
+    endgame matches with both teams at A (two in three of them under ace_rule='any_win'), which
+    end within a few hands."""
     stats = Stats()
-    t = time.perf_counter()
-    for i in range(worker, n, workers):
-        # Rulesets and the any_win switch vary with i // 2 and i // 6, so that every worker
-        # slice (i mod n) meets every ruleset, with and without any_win.
+    for i in indices:
+        # Rulesets and the any_win switch vary with i // 2 and i // 6, so that every slice
+        # (i mod LONG_SLICES) meets every ruleset, with and without any_win.
         rules = RULESETS[(i // 2) % len(RULESETS)]
         if i % 100 == 0:
             full_match(100_000 + i, stats, RULESETS[(i // 100) % len(RULESETS)])
         else:
             endgame_match(200_000 + i, stats, both_at_ace=True, any_win=(i // 12) % 3 != 0,
                           rules=rules)
-        if stats["matches"] % 100 == 0:
-            print(f"{stats['matches']} matches, {stats['hands']} hands, "
-                  f"{time.perf_counter() - t:.0f} s", file=sys.stderr, flush=True)
-    stats["seconds"] = round(time.perf_counter() - t)
+    return stats
+
+
+def test_long_schedule_start():
+    """Five matches of the long schedule at both teams' A (its full matches, 1 in 100, are
+    what the battery above plays; --long plays them all)."""
+    stats = long_schedule(range(1, 6))
+    assert stats["matches"] == 5
+    assert stats["hands"] >= 5
+
+
+@pytest.mark.long
+@pytest.mark.parametrize("part", range(LONG_SLICES), ids=lambda k: f"{k}-of-{LONG_SLICES}")
+def test_long_lockstep(part):
+    """--long: the 10,000 matches of the long schedule, one slice per test."""
+    indices = range(part, LONG_MATCHES, LONG_SLICES)
+    stats = long_schedule(indices)
     print(json.dumps(dict(stats), sort_keys=True))
-    assert stats["matches"] == len(range(worker, n, workers))
+    assert stats["matches"] == len(indices)
 
 
 def test_first_deals_and_leaders_match_reference():
@@ -398,7 +413,7 @@ def test_pickle_and_deepcopy_round_trip():
     import copy
     import pickle
 
-    g = _played(31, steps=500)
+    g = played(31, steps=500)
     for other in (pickle.loads(pickle.dumps(g)), copy.deepcopy(g), copy.copy(g)):
         assert other == g and snapshot(other) == snapshot(g)
         other.play_index(0)
@@ -550,18 +565,8 @@ def test_constructor_rejects_bad_arguments():
 # Records
 # ---------------------------------------------------------------------------------------------
 
-def _played(seed, rules=Rules(), steps=None):
-    g = Fast(seed, rules)
-    rng = random.Random(seed)
-    n = 0
-    while not g.is_over and (steps is None or n < steps):
-        g.play_index(rng.randrange(g.num_legal()))
-        n += 1
-    return g
-
-
 def test_record_round_trip_whole_match(tmp_path):
-    g = _played(21, RULESETS[3])
+    g = played(21, RULESETS[3])
     path = tmp_path / "match.jsonl"
     lines = g.to_record(path)
     assert path.read_text().splitlines() == lines
@@ -576,7 +581,7 @@ def test_record_round_trip_whole_match(tmp_path):
 
 
 def test_record_round_trip_mid_hand_and_setup(tmp_path):
-    g = _played(22, steps=700)
+    g = played(22, steps=700)
     assert not g.is_over
     assert Fast.from_record(g.to_record()) == g
     args = endgame_setup(5)
@@ -595,7 +600,7 @@ def test_record_round_trip_mid_hand_and_setup(tmp_path):
 def test_record_file_with_two_matches(tmp_path):
     from guandan_fast import records
 
-    a, b = _played(25, steps=150), _played(26, steps=90)
+    a, b = played(25, steps=150), played(26, steps=90)
     path = tmp_path / "two.jsonl"
     records.write(path, [a, b])
     assert Fast.from_record(path) == a
@@ -613,7 +618,7 @@ def _corrupt(lines, line_no, edit):
 
 
 def test_corrupted_records_name_the_line():
-    g = _played(23, steps=400)
+    g = played(23, steps=400)
     lines = g.to_record()
     assert g.hand_number >= 1
     play_at = next(i for i, (s, a) in enumerate(json.loads(lines[1])["moves"])
@@ -650,7 +655,7 @@ def test_corrupted_records_name_the_line():
 def test_render_shows_every_hand(tmp_path):
     from guandan_fast.records import render
 
-    g = _played(24)
+    g = played(24)
     path = tmp_path / "r.jsonl"
     g.to_record(path)
     text = render(str(path))
@@ -665,7 +670,10 @@ def test_render_shows_every_hand(tmp_path):
 # perft
 # ---------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("seed,depth", [(0, 1), (1, 2), (2, 2), (7, 2)])
+# Seeds 2 and 7 at depth 2 prove what tests/test_perft_pinned.py proves with their pins
+# (compiled == pin == reference): --long only.
+@pytest.mark.parametrize("seed,depth", [(0, 1), (1, 2), pytest.param(2, 2, marks=pytest.mark.long),
+                                        pytest.param(7, 2, marks=pytest.mark.long)])
 def test_perft_fast_equals_reference(seed, depth):
     assert perft(seed, depth) == perft_reference(seed, depth)
 

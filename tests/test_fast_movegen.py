@@ -12,11 +12,10 @@
 
 docs/rules.md §13 items 1-26 run on this engine through the ``engine`` fixture (tests/conftest.py).
 
-The default run takes about a minute. ``GF_LONG=1`` multiplies every case count by 20; the
+The default run takes about a minute. ``--long`` multiplies every case count by 20; the
 million-case differential run is ``bench/diff_long.py`` (see bench/RESULTS.md).
 """
 
-import os
 import random
 from collections import Counter
 from itertools import product
@@ -32,10 +31,12 @@ from guandan_fast import reference as ref
 from guandan_fast.cards import CARD_CODES, FULL_DECK, RANKS, sort_cards
 from guandan_fast.moves import cards_to_words
 from guandan_fast.reference.combos import beats_unchecked, bomb_tier, readings
-from helpers import compact_definition, wild_of
+from helpers import LONG, compact_definition, wild_of
 
-LONG = os.environ.get("GF_LONG") == "1"
+pytestmark = pytest.mark.reference
 SCALE = 20 if LONG else 1
+# The heaviest comparisons run half their cases by default (--long: 20 times the full count).
+HALF = 20 if LONG else 0.5
 
 ALL_RULES = [Rules(), Rules(sf_as_straight=False), Rules(fullhouse_joker_pair=False),
              Rules(sf_as_straight=False, fullhouse_joker_pair=False)]
@@ -121,7 +122,7 @@ def test_leads_27_cards(wilds):
 def test_follows_27_cards():
     """Follows of every type and bomb tier on 27-card hands (the reference's own follow path)."""
     rng = random.Random(2000)
-    for i in range(400 * SCALE):
+    for i in range(int(400 * HALF)):
         level = 2 + i % 13
         hand = deal(rng, 27, level, i % 3, ranks=None if i % 4 else rng.sample(RANKS, 8))
         rules = ALL_RULES[i % 4]
@@ -204,7 +205,7 @@ def check_compact(hand, level, last, rules, complete):
 
 def test_compact_against_definition_on_reference_lists():
     rng = random.Random(5000)
-    for i in range(300 * SCALE):
+    for i in range(int(300 * HALF)):
         level = 2 + i % 13
         size = 27 if i % 10 == 0 else rng.randint(5, 16)
         hand = deal(rng, size, level, i % 3, ranks=rng.sample(RANKS, rng.randint(4, 13)))
@@ -217,7 +218,7 @@ def test_compact_against_definition_on_27_card_hands():
     """Many 27-card hands: the definition applied to the complete list (which the tests above
     check against the reference on the same kind of hands)."""
     rng = random.Random(5500)
-    for i in range(400 * SCALE):
+    for i in range(int(400 * HALF)):
         level = 2 + i % 13
         hand = deal(rng, 27, level, i % 3, ranks=None if i % 2 else rng.sample(RANKS, 9))
         rules = ALL_RULES[i % 4]

@@ -5,18 +5,16 @@ The pins were checked against the reference engine when they were made; these te
 cheap ones against it again: the complete trees to depth 2 through ``perft_reference``, and the
 compact trees to depth 3 (depth 4 in long mode) through the reference's complete lists pruned by
 the compact definition (docs/design.md). Rows marked ``long`` (seconds to a minute each) run
-only with ``GF_LONG=1``.
+only with ``--long``.
 """
-
-import os
 
 import pytest
 
 from guandan_fast.perft import count_leaves, perft, perft_reference
 from guandan_fast.reference.game import Game as RefGame
-from helpers import compact_definition, perft_pins
+from helpers import LONG, compact_definition, perft_pins
 
-LONG = os.environ.get("GF_LONG") == "1"
+pytestmark = pytest.mark.reference
 
 
 PINS = perft_pins()
@@ -35,10 +33,20 @@ def test_pinned_count(seed, depth, mode, leaves):
     assert perft(seed, depth, compact=(mode == "compact")) == leaves
 
 
-@pytest.mark.parametrize("seed", sorted({p[0] for p in PINS}))
-def test_complete_pins_equal_the_reference(seed):
+SEEDS = sorted({p[0] for p in PINS})
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_complete_pins_equal_the_reference_at_depth_1(seed):
     pin = {d: n for s, d, mode, n, _ in PINS if s == seed and mode == "complete"}
     assert perft_reference(seed, 1) == pin[1]
+
+
+# Depth 2 (the reference's slow part): two deals by default, every deal with --long.
+@pytest.mark.parametrize("seed", [s if k < 2 else pytest.param(s, marks=pytest.mark.long)
+                                  for k, s in enumerate(SEEDS)])
+def test_complete_pins_equal_the_reference(seed):
+    pin = {d: n for s, d, mode, n, _ in PINS if s == seed and mode == "complete"}
     assert perft_reference(seed, 2) == pin[2]
 
 

@@ -5,12 +5,11 @@ step, levels re-derived from the results), and constructed deals (``Game.setup``
 rule: hand ends, 接风, tribute/anti-tribute/return and their switches, the A rule, card-count
 disclosure, observation visibility, bad input.
 
-Environment: ``GF_LONG=1`` plays many more random matches (minutes).
+Environment: ``--long`` plays many more random matches (minutes).
 """
 
 from __future__ import annotations
 
-import os
 import random
 from collections import Counter
 
@@ -21,9 +20,9 @@ from guandan_fast.moves import PASS, IllegalMoveError, Move
 from guandan_fast.reference.game import Game
 from guandan_fast.reference.rng import SplitMix64
 from guandan_fast.rules import Rules
-from helpers import back, hand_with_finish, make_hands, single, tribute
+from helpers import LONG, back, hand_with_finish, make_hands, single, tribute
 
-LONG = os.environ.get("GF_LONG") == "1"
+pytestmark = pytest.mark.reference
 
 
 # -- helpers ----------------------------------------------------------------------------------
@@ -175,7 +174,7 @@ RANDOM_RULES = [
     Rules(ace_rule="any_win", tribute_on_first_fourth="none", ace_fail_reset=2,
           ace_reset_on_natural_aces=True, count_disclosure="always"),
 ]
-N_MATCHES = 60 if LONG else 16
+N_MATCHES = 60 if LONG else 8
 
 
 @pytest.mark.parametrize("i", range(N_MATCHES))

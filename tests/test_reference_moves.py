@@ -9,11 +9,10 @@ Two independent oracles live in this module:
   reading the wild-free result with a small classifier written here from docs/rules.md §4, so
   ``classify`` itself is checked by a second, differently built implementation.
 
-Default runs take a few seconds. ``GF_LONG=1`` multiplies the hypothesis examples (several
+Default runs take a few seconds. ``--long`` multiplies the hypothesis examples (several
 minutes) for a deeper search.
 """
 
-import os
 import random
 import time
 from collections import Counter
@@ -28,7 +27,9 @@ from guandan_fast.cards import FULL_DECK, RANKS, natural_value
 from guandan_fast.reference import beats, classify, legal_moves
 from guandan_fast.reference.combos import bomb_tier, key, readings
 
-LONG = bool(os.environ.get("GF_LONG"))
+from helpers import LONG, wild_of
+
+pytestmark = pytest.mark.reference
 
 
 def examples(n):
@@ -38,10 +39,6 @@ def examples(n):
 
 RULESETS = [Rules(), Rules(sf_as_straight=False), Rules(fullhouse_joker_pair=False)]
 SUITED = [c for c in FULL_DECK[::2] if c not in ("SB", "HR")]  # the 52 suited codes
-
-
-def wild_of(level):
-    return "H" + RANKS[level - 2]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -8,7 +8,6 @@ require the same samples and keys.
 
 import itertools
 import math
-import os
 import random
 from collections import Counter
 
@@ -20,7 +19,7 @@ from guandan_fast.cards import FULL_DECK, KIND_OF
 from guandan_fast.perft_core import random_playout
 from guandan_fast.sample import known_cards, sample_world
 
-LONG = os.environ.get("GF_LONG") == "1"
+from helpers import LONG
 
 
 def hidden(g, p):

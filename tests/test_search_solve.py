@@ -2,10 +2,9 @@
 
 Default run: about 3,500 small endgames (1 to 3 cards per seat, 0 to 2 seats already out, on
 lead and after one move; plain minimax of 3 cards in each of four seats is the slow part);
-``GF_LONG=1``: ten times as many.
+``--long``: ten times as many.
 """
 
-import os
 import random
 from collections import Counter
 
@@ -14,7 +13,7 @@ import pytest
 import guandan_fast as gf
 from guandan_fast.solve import minimax, random_endgame, solve
 
-LONG = os.environ.get("GF_LONG") == "1"
+from helpers import LONG
 SCALE = 10 if LONG else 1
 
 

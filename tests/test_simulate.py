@@ -3,19 +3,18 @@
 Reproducibility (seed, thread count), the counters' consistency with the rules, argument
 checking, progress reporting, and legality: matches played by the compiled loop are replayed
 move by move through the reference ``Game`` (which checks every move) and must end the same.
-About 10 s; ``GF_LONG=1`` replays 40 matches per agent mix instead of 10.
+About 10 s; ``--long`` replays 40 matches per agent mix instead of 10.
 """
-
-import os
 
 import pytest
 
 from guandan_fast import Move, Rules
 from guandan_fast import simulate_core as core
 from guandan_fast.reference.rng import SplitMix64
+from guandan_fast.reference.simulate import simulate_reference
 from guandan_fast.simulate import AGENTS, simulate
 
-LONG = bool(os.environ.get("GF_LONG"))
+from helpers import LONG
 MIXES = [
     ("greedy", "random", "greedy", "random"),
     ("random", "random", "random", "random"),
@@ -256,3 +255,43 @@ def test_record_in_hands_mode_ends_mid_match(tmp_path):
     assert len(matches) == res.matches + res.truncated
     finished = sum(1 for _, lines in matches for _, h in lines if h["finish_order"] is not None)
     assert finished == 12
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"matches": 0}, "matches must be >= 1"),
+    ({"matches": -3}, "matches must be >= 1"),
+    ({"hands": 0}, "hands must be >= 1"),
+    ({"matches": 1, "threads": 0}, "threads must be >= 1"),
+    ({"matches": 1, "threads": 10_000}, "threads must be at most 1024"),
+])
+def test_simulate_refuses_empty_and_absurd_counts(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        simulate(**kwargs)
+
+
+@pytest.mark.parametrize("matches", [0, -1])
+def test_reference_simulate_refuses_counts_the_fast_one_refuses(matches):
+    with pytest.raises(ValueError, match="matches must be >= 1"):
+        simulate_reference(matches=matches)
+    with pytest.raises(ValueError, match="matches must be >= 1"):
+        simulate(matches=matches)
+    with pytest.raises(TypeError, match="matches must be an int"):
+        simulate_reference(matches=1.0)
+
+
+def test_result_as_data_with_the_tournament_intervals(tmp_path):
+    import json
+
+    from guandan_fast.tournament import wilson_interval
+
+    r = simulate(matches=30, seed=2, agents=("greedy", "random", "greedy", "random"))
+    d = r.to_dict()
+    assert d["matches"] == 30 and d["agents"] == list(r.agents)
+    assert [t["match_wins"] for t in d["teams"]] == list(r.team_wins)
+    assert [t["hand_wins"] for t in d["teams"]] == list(r.hand_wins)
+    lo, hi = wilson_interval(r.team_wins[0], 30)
+    assert d["teams"][0]["match_win_rate"] == {"value": round(r.win_rate(0), 6),
+                                               "ci_wilson": [round(lo, 6), round(hi, 6)]}
+    assert Rules.from_dict(d["rules"]) == r.rules
+    assert json.loads(r.to_json(tmp_path / "r.json")) == d
+    assert json.loads((tmp_path / "r.json").read_text()) == d

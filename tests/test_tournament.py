@@ -121,8 +121,8 @@ def test_every_deal_is_played_twice_with_the_teams_swapped(tmp_path):
         wins_a = 0
         for d in range(3):
             (h0, hands0), (h1, hands1) = matches[6 * i + 2 * d], matches[6 * i + 2 * d + 1]
-            assert h0["tournament"]["agents"] == [a, b, a, b]
-            assert h1["tournament"]["agents"] == [b, a, b, a]
+            assert h0["agents"] == [a, b, a, b]
+            assert h1["agents"] == [b, a, b, a]
             assert h0["tournament"]["deal"] == h1["tournament"]["deal"] == d
             # The same deal seed, so the same cards: hand by hand while both matches last.
             assert h0["seed"] == h1["seed"] == match_seed(11, d)

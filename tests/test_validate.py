@@ -69,7 +69,7 @@ def test_checks():
         validate.check_seat(10**30, "huge")                     # no OverflowError
     with pytest.raises(TypeError, match="seat must be an int 0..3, not float"):
         validate.check_seat(1.0)
-    with pytest.raises(TypeError, match="rules must be a Rules instance, not dict"):
+    with pytest.raises(TypeError, match="rules must be a guandan_fast.Rules, not dict"):
         validate.check_rules({})
     assert validate.check_rules(Rules()) == Rules()
     with pytest.raises(ValueError, match="last: a platform action is"):
@@ -77,3 +77,47 @@ def test_checks():
     with pytest.raises(ValueError, match="cards of a platform action are a list"):
         validate.check_platform_form(["Pair", "9", "S9 C9"])
     validate.check_platform_form(["PASS", "PASS", "PASS"])      # PASS: Move.from_platform's
+
+
+def test_numpy_integers_are_ints_everywhere(tmp_path):
+    """Every entry that takes an int takes a numpy integer too (validate.as_int and friends)."""
+    import guandan_fast as gf
+    from guandan_fast import perft, records, search
+    from guandan_fast.sample import sample_world
+    from guandan_fast.solve import random_endgame, solve
+
+    i = np.int64
+    assert gf.simulate(matches=i(2), seed=i(3), threads=np.int8(1)) == gf.simulate(matches=2, seed=3)
+    t = gf.tournament(["greedy", "random"], deals=i(2), seed=np.uint32(1), workers=i(1))
+    assert t.to_dict() == gf.tournament(["greedy", "random"], deals=2, seed=1).to_dict()
+    env = gf.VecEnv(i(2), seed=i(5), threads=i(1), learners=(i(0), np.int8(2)))
+    assert env.reset().obs.shape[0] == 2
+    g = random_endgame(i(4), np.int16(3))
+    assert g == random_endgame(4, 3)
+    assert solve(g, max_nodes=i(10**6), tt_bits=i(12)).value == solve(g).value
+    assert sample_world(Fast(seed=1), i(2), seed=i(9)) == sample_world(Fast(seed=1), 2, seed=9)
+    assert search.choose(Fast(seed=1), "pimc:samples=2", seed=i(3)) == \
+        search.choose(Fast(seed=1), "pimc:samples=2", seed=3)
+    assert perft.perft(i(1), i(2)) == perft.perft(1, 2)
+    lines = Fast(seed=2).to_record()
+    assert records.replay(lines, Fast, match=i(0), step=i(0)) == Fast(seed=2)
+    assert gf.parse_level(i(9)) == 9
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: __import__("guandan_fast").simulate(matches=1, seed=1.5), "seed must be an int, not float"),
+    (lambda: __import__("guandan_fast").tournament(["greedy", "random"], 1, seed="1"),
+     "seed must be an int, not str"),
+    (lambda: __import__("guandan_fast").VecEnv(2, seed=None), "seed must be an int, not NoneType"),
+    (lambda: __import__("guandan_fast").simulate(matches=1, rules={}),
+     "rules must be a guandan_fast.Rules, not dict"),
+    (lambda: __import__("guandan_fast").tournament(["greedy", "random"], 1, rules=None),
+     "rules must be a guandan_fast.Rules, not NoneType"),
+    (lambda: __import__("guandan_fast").VecEnv(2, seed=0, rules="x"),
+     "rules must be a guandan_fast.Rules, not str"),
+    (lambda: Ref(seed=0, rules=1), "rules must be a guandan_fast.Rules, not int"),
+    (lambda: Fast(seed=0, rules=1), "rules must be a guandan_fast.Rules, not int"),
+])
+def test_one_wording_for_each_check(call, message):
+    with pytest.raises(TypeError, match=message):
+        call()

@@ -32,7 +32,7 @@ __all__ += ["solve", "Solution"]  # search backend (docs/search.md)
 __all__ += ["tournament", "TournamentResult"]  # duplicate tournament (docs/tournament.md)
 __all__ += ["VecEnv"]  # learning interface (docs/learning.md)
 __all__ += ["parse_agent"]  # agent specs (guandan_fast.agents)
-__version__ = "0.1.0"
+__version__ = "0.1.0"  # the one version number: pyproject.toml reads it from here
 
 
 def __getattr__(name):

@@ -140,7 +140,8 @@ def parse_level(level: int | str) -> int:
     """
     if isinstance(level, bool):
         raise TypeError("level must be an int 2..14 or a rank character, not bool")
-    if isinstance(level, int):
+    if hasattr(type(level), "__index__"):          # int, numpy integers
+        level = level.__index__()
         if 2 <= level <= 14:
             return level
     elif isinstance(level, str):

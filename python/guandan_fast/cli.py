@@ -116,8 +116,8 @@ def _cmd_simulate(args) -> int:
     if args.engine == "reference":
         from .reference.simulate import simulate_reference
 
-        if args.record is not None:
-            raise ValueError("--record is not available with --engine reference")
+        if args.record is not None or args.json is not None:
+            raise ValueError("--record and --json are not available with --engine reference")
         if args.ray is not None:
             raise ValueError("--ray runs the fast engine only (drop --engine reference)")
         if args.hands is not None or (args.agents and set(agents) != {"random"}):
@@ -154,6 +154,10 @@ def _cmd_simulate(args) -> int:
                                            task_matches=args.task_matches)
     if args.task_matches is not None and args.ray is None:
         raise ValueError("--task-matches needs --ray")
+    if args.json:
+        from .records import check_output
+
+        check_output(args.json, "--json")     # a missing folder, before the run
     try:
         res = simulate(matches=args.matches, hands=args.hands, agents=agents, seed=args.seed,
                        rules=rules, threads=args.threads, record=args.record, progress=bar,
@@ -172,6 +176,8 @@ def _cmd_simulate(args) -> int:
         return 130
     bar.close()
     print(res.summary())
+    if args.json:
+        res.to_json(args.json)
     return 0
 
 
@@ -183,6 +189,11 @@ def _cmd_tournament(args) -> int:
     rules = _rules_from(args.rule)
     if args.plot and not args.plot.lower().endswith(".svg"):
         raise ValueError(f"--plot must name an .svg file, got {args.plot!r}")
+    from .records import check_output
+
+    for option, target in (("--json", args.json), ("--plot", args.plot)):
+        if target:
+            check_output(target, option)       # a missing folder, before the run
     agents = [a.strip() for a in args.agents.split(",")]
     n_pairs = len(agents) * (len(agents) - 1) // 2
     tty = sys.stderr.isatty() and not args.no_progress
@@ -241,7 +252,10 @@ def _parse_last(text: str | None, level: int):
         if len(parts) < 3:
             raise ValueError(f"--last is 'TYPE RANK CARD...', got {text!r}")
         action = [parts[0], parts[1], parts[2:]]
-    return Move.from_platform(action, level)
+    try:
+        return Move.from_platform(action, level)
+    except ValueError as exc:
+        raise ValueError(f"--last: {exc}") from None
 
 
 def _cmd_moves(args) -> int:
@@ -278,16 +292,24 @@ def _cmd_perft(args) -> int:
         where = " (mostly the reference engine; --fast-only skips it)" if reference else ""
         print(f"perft: this will take about {_duration(guess)}{where}; Ctrl-C stops it",
               file=sys.stderr, flush=True)
+    bar = _Progress(0, "reference: first moves", _show_progress(args))
+
+    def progress(done: int, total: int) -> None:
+        bar.total = total
+        bar(done)
+
     t0 = time.perf_counter()
     try:
-        report = perft.perft_report(seed=args.seed, depth=args.depth, rules=rules,
-                                    per_move=args.per_move, reference=reference)
+        perft.perft_report(seed=args.seed, depth=args.depth, rules=rules, per_move=args.per_move,
+                           reference=reference, progress=progress,
+                           emit=lambda line: print(line, flush=True))
     except KeyboardInterrupt:
+        bar.close()
         print(f"perft interrupted after {time.perf_counter() - t0:.1f} s (seed {args.seed}, "
-              f"depth {args.depth}): a count is the whole tree's, so none is printed",
-              flush=True)
+              f"depth {args.depth}): the lines above are complete counts; the count in "
+              f"progress is not printed", flush=True)
         return 130
-    print(report)
+    bar.close()
     return 0
 
 
@@ -506,8 +528,26 @@ def _int_at_least(low: int):
     return convert
 
 
+class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Keeps the line breaks of descriptions and examples; adds an option's default to its help
+    unless the help states it (or there is none to state: None, False, an empty list)."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        d = action.default
+        if (action.option_strings and "default" not in text and d is not None and d is not False
+                and d != [] and d is not argparse.SUPPRESS):
+            text += " (default: %(default)s)"
+        return text
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse with its errors on one line (status 2, as argparse does)."""
+    """argparse with its errors on one line (status 2, as argparse does) and the help layout
+    of ``_HelpFormatter``."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str):
         self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
@@ -541,6 +581,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--record", metavar="FILE",
                    help="write JSON Lines game records (about 5 KB per hand; FILE.gz: "
                         "gzip-compressed); large outputs need --yes")
+    s.add_argument("--json", metavar="FILE",
+                   help="also write the result as JSON (SimulationResult.to_dict: counters, "
+                        "win rates with 95%% intervals)")
     s.add_argument("--yes", action="store_true",
                    help=f"confirm a --record estimated above {RECORD_CONFIRM_BYTES >> 20} MB")
     s.add_argument("--engine", choices=("fast", "reference"), default="fast",
@@ -549,8 +592,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="run as Ray tasks (--threads each) on the cluster at ADDRESS (auto, "
                         "HOST:PORT, ray://...); without ADDRESS: $RAY_ADDRESS, else a local "
                         "cluster for this run. Same result as one process")
+    from .distributed import MIN_TASK_MATCHES, TASKS_PER_SLOT
+
     s.add_argument("--task-matches", type=_int_at_least(1), metavar="N",
-                   help="with --ray: matches per Ray task (default: about 4 tasks per slot)")
+                   help=f"with --ray: matches per Ray task (default: about {TASKS_PER_SLOT} "
+                        f"tasks per worker slot, at least {MIN_TASK_MATCHES} matches each)")
     s.add_argument("--no-progress", action="store_true",
                    help="no progress bar (it is drawn only when stderr is a terminal)")
     rule_opt(s)
@@ -592,6 +638,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="plies to count (default 2)")
     f.add_argument("--per-move", action="store_true", help="break the count down by first move")
     f.add_argument("--fast-only", action="store_true", help="skip the reference engine")
+    f.add_argument("--no-progress", action="store_true",
+                   help="no progress bar (it is drawn only when stderr is a terminal)")
     rule_opt(f)
     f.set_defaults(func=_cmd_perft)
 
@@ -641,12 +689,61 @@ def build_parser() -> argparse.ArgumentParser:
     c.set_defaults(func=_cmd_connect)
     _add_view(sub, _int_at_least)
     _add_play(sub, _int_at_least)
+    for name, sp in sub.choices.items():
+        sp.description, example = _ABOUT[name]
+        sp.epilog = f"example:\n  {example}"
     return p
+
+
+#: Each command's --help: what it does (its description) and one example.
+_ABOUT = {
+    "simulate": ("Play whole matches between built-in agents and print the counters: match and "
+                 "hand wins per team,\nthe places of the winner's partner, plays and bombs per "
+                 "hand. The same seed gives the same result\nat any thread count.",
+                 "guandan-fast simulate --matches 1000 --agents greedy,random,greedy,random"),
+    "tournament": ("A duplicate round robin: every pair of agents plays each deal twice, the "
+                   "teams swapped; win rates\nwith 95% intervals and the stronger agent of "
+                   "each pair (docs/tournament.md).",
+                   "guandan-fast tournament --agents greedy,random --deals 200 --json out.json"),
+    "moves": ("List the legal moves of a hand at a level, on lead or following a play, grouped "
+              "by type.",
+              'guandan-fast moves "S9 S9 D9 H7 SB" --level 7 --last "Pair 8 S8 C8"'),
+    "perft": ("Count the leaves of the move tree of a fixed deal to a depth with the compiled "
+              "engine and the\nreference engine, and say whether they agree (as a chess "
+              "engine's perft). Depth 2 takes seconds,\ndepth 3 minutes (the reference is the "
+              "slow part; --fast-only skips it).",
+              "guandan-fast perft --seed 1 --depth 2 --per-move"),
+    "replay": ("Check a recorded match move by move against the rules and print it readably: "
+               "every\nhand's deal, exchange, plays and outcome.",
+               "guandan-fast replay games.jsonl --match 0 --hand 0"),
+    "serve": ("Serve the AI-competition platform's WebSocket protocol: platform bots connect "
+              "and play tables of\nfour, seats not taken by --bots (docs/server.md).",
+              "guandan-fast serve --bots 1,2,3=greedy --games 10 --record games.jsonl"),
+    "view": ("Replay a recorded match in the browser: the table, every hand's deal, exchange "
+             "and plays, step by\nstep (a local page; --html writes one self-contained file).",
+             "guandan-fast view games.jsonl --match 0"),
+    "play": ("Play against agents in the browser: a local page at your seat, the other seats "
+             "played by agents\n(docs/web.md).",
+             "guandan-fast play --seat 0 --agents greedy"),
+    "connect": ("Play at a platform server with a built-in agent (one seat; the agent answers "
+                "every request).",
+                "guandan-fast connect ws://127.0.0.1:23456/game/client1 --agent greedy"),
+}
 
 
 def _one_line(exc: BaseException) -> str:
     text = " ".join(str(exc).split()) or type(exc).__name__
     return text if len(text) <= 500 else text[:497] + "..."
+
+
+def _missing(filename) -> str:
+    """A FileNotFoundError in words: a missing folder of an output file is named as such."""
+    if filename is None:
+        return "no such file"
+    folder = os.path.dirname(os.fspath(filename))
+    if folder and not os.path.isdir(folder):
+        return f"no such folder: {folder} (for {filename})"
+    return f"no such file: {filename}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -676,7 +773,7 @@ def main(argv: list[str] | None = None) -> int:
             traceback.print_exception(exc.__cause__, file=sys.stderr)
         return 1
     except FileNotFoundError as exc:
-        print(f"guandan-fast: error: no such file: {exc.filename}", file=sys.stderr)
+        print(f"guandan-fast: error: {_missing(exc.filename)}", file=sys.stderr)
         return 2
     except OSError as exc:
         where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""

@@ -39,6 +39,13 @@ _SIZES = {"Single": (1,), "Pair": (2,), "Trips": (3,), "ThreeWithTwo": (5,), "St
           "StraightFlush": (5,), "tribute": (1,), "back": (1,)}
 _RANK_LABELS = frozenset(RANKS) | {"B", "R", "JOKER"}
 
+
+def _size_error(type: str, n: int) -> str:
+    """``a Pair has 2 cards, not 1`` (a Bomb: 4 to 10 cards)."""
+    sizes = _SIZES.get(type, (0,))
+    allowed = str(sizes[0]) if len(sizes) == 1 else f"{sizes[0]} to {sizes[-1]}"
+    return f"a {type} has {allowed} card{'s' if sizes[-1] != 1 else ''}, not {n}"
+
 _TYPE_SHIFT = 56
 _RANK_SHIFT = 60
 
@@ -112,7 +119,7 @@ class Move:
                 raise ValueError(f"unknown rank label {rank!r} for a {type}")
             rank = rank.upper()
         if len(codes) not in _SIZES.get(type, (0,)):
-            raise ValueError(f"a {type} cannot have {len(codes)} cards")
+            raise ValueError(_size_error(type, len(codes)))
         object.__setattr__(self, "type", type)
         object.__setattr__(self, "rank", rank)
         object.__setattr__(self, "cards", sort_cards(codes))
@@ -188,7 +195,7 @@ class Move:
                 raise ValueError(f"move words: card {CARD_CODES[k]} has count 3 (at most 2)")
         cards = words_to_cards(lo, hi & ((1 << 56) - 1))
         if len(cards) not in _SIZES[name]:
-            raise ValueError(f"move words: a {name} cannot have {len(cards)} cards")
+            raise ValueError(f"move words: {_size_error(name, len(cards))}")
         if name in ("tribute", "back"):
             if rc:
                 raise ValueError(f"move words: a {name} move has rank code 0, not {rc}")
@@ -288,25 +295,34 @@ class Move:
         """A total order: by type code, rank code, then cards (used to sort move lists)."""
         return (TYPE_CODE[self.type], rank_code(self.type, self.rank), self.cards)
 
-    def __lt__(self, other: "Move") -> bool:
+    def _ordering_key(self, other, op: str) -> tuple:
+        """``other``'s sort key; a TypeError that says what the order is for anything else."""
         if not isinstance(other, Move):
-            return NotImplemented
-        return self.sort_key() < other.sort_key()
+            raise TypeError(
+                f"'{op}' compares two Moves by Move.sort_key (type, rank, cards), not a Move "
+                f"with {type(other).__name__}; which play wins is beats(move, last, level)")
+        return other.sort_key()
+
+    def __lt__(self, other: "Move") -> bool:
+        """The sort order of move lists (``Move.sort_key``); not which play wins.
+
+        >>> Move("Single", "3", ["S3"]) < Move("Pair", "3", ["S3", "H3"])
+        True
+        >>> Move("Single", "3", ["S3"]) < 3
+        Traceback (most recent call last):
+        ...
+        TypeError: '<' compares two Moves by Move.sort_key (type, rank, cards), not a Move with int; which play wins is beats(move, last, level)
+        """
+        return self.sort_key() < self._ordering_key(other, "<")
 
     def __le__(self, other: "Move") -> bool:
-        if not isinstance(other, Move):
-            return NotImplemented
-        return self.sort_key() <= other.sort_key()
+        return self.sort_key() <= self._ordering_key(other, "<=")
 
     def __gt__(self, other: "Move") -> bool:
-        if not isinstance(other, Move):
-            return NotImplemented
-        return self.sort_key() > other.sort_key()
+        return self.sort_key() > self._ordering_key(other, ">")
 
     def __ge__(self, other: "Move") -> bool:
-        if not isinstance(other, Move):
-            return NotImplemented
-        return self.sort_key() >= other.sort_key()
+        return self.sort_key() >= self._ordering_key(other, ">=")
 
     def __repr__(self) -> str:
         if self.type == "PASS":

@@ -1,5 +1,6 @@
-"""Type stubs of the compiled module src/guandan_fast/observe.pyx (generated from its signatures;
-see the module docstrings for what each takes and returns)."""
+"""Type stubs of the compiled module src/guandan_fast/observe.pyx,
+written by hand from its signatures (tests/test_package.py checks that they name every public
+name of the module); the module docstrings say what each takes and returns."""
 
 from typing import Any, NamedTuple
 

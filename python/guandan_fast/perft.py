@@ -19,16 +19,13 @@ from __future__ import annotations
 import time
 
 from .rules import Rules
+from .validate import check_callable, check_count
 
 __all__ = ["perft", "perft_reference", "perft_report", "count_leaves", "estimate_seconds"]
 
 
 def _check(depth) -> int:
-    if isinstance(depth, bool) or not isinstance(depth, int):
-        raise TypeError(f"depth must be an int, not {type(depth).__name__}")
-    if depth < 0:
-        raise ValueError(f"depth must be >= 0, got {depth}")
-    return depth
+    return check_count(depth, "depth", 0)
 
 
 def perft(seed: int, depth: int, rules: Rules = Rules(), per_move: bool = False,
@@ -61,22 +58,33 @@ def count_leaves(game, depth: int, children=None) -> int:
     return total
 
 
-def perft_reference(seed: int, depth: int, rules: Rules = Rules(), per_move: bool = False):
-    """The same count over the reference ``Game`` (clone + play; slow: depth <= 2 or 3)."""
+def perft_reference(seed: int, depth: int, rules: Rules = Rules(), per_move: bool = False,
+                    progress=None):
+    """The same count over the reference ``Game`` (clone + play; slow: depth <= 2 or 3).
+    ``progress(done, total)`` is called after each first move's subtree.
+
+    >>> seen = []
+    >>> perft_reference(1, 1, progress=lambda done, total: seen.append((done, total)))
+    268
+    >>> seen[0], seen[-1], len(seen)
+    ((1, 268), (268, 268), 268)
+    """
     from .reference.game import Game as _Ref
 
     _check(depth)
+    check_callable(progress, "progress", optional=True)
     root = _Ref(seed, rules)
-    if not per_move:
-        return count_leaves(root, depth)
-    out = {}
     if depth == 0 or root.is_over:
-        return out
-    for m in root.legal_moves():
+        return {} if per_move else 1
+    out = {}
+    moves = root.legal_moves()
+    for k, m in enumerate(moves):
         child = root.clone()
         child.play(m)
         out[m] = count_leaves(child, depth - 1)
-    return out
+        if progress is not None:
+            progress(k + 1, len(moves))
+    return out if per_move else sum(out.values())
 
 
 def estimate_seconds(seed: int, depth: int, rules: Rules = Rules(), per_move: bool = False,
@@ -144,35 +152,45 @@ def estimate_seconds(seed: int, depth: int, rules: Rules = Rules(), per_move: bo
 
 
 def perft_report(seed: int = 0, depth: int = 2, rules: Rules = Rules(), per_move: bool = False,
-                 reference: bool = True) -> str:
+                 reference: bool = True, progress=None, emit=None) -> str:
     """The text of ``guandan-fast perft``: counts and times of both engines, and whether
-    they agree.
+    they agree. ``emit(line)`` receives each line as soon as it is known (the compiled count
+    before the slow reference starts); ``progress`` is ``perft_reference``'s.
 
     >>> print(perft_report(0, 1, reference=False).splitlines()[0])
     perft seed 0, depth 1, rules Rules()
     """
-    lines = [f"perft seed {seed}, depth {depth}, rules {rules!r}"]
+    check_callable(emit, "emit", optional=True)
+
+    lines = []
+
+    def add(line: str) -> None:
+        lines.append(line)
+        if emit is not None:
+            emit(line)
+
+    add(f"perft seed {seed}, depth {depth}, rules {rules!r}")
     t = time.perf_counter()
     fast = perft(seed, depth, rules, per_move)
     tf = time.perf_counter() - t
     total_fast = sum(fast.values()) if per_move else fast
-    lines.append(f"compiled   {total_fast:>14,} leaves  {tf:9.3f} s")
+    add(f"compiled   {total_fast:>14,} leaves  {tf:9.3f} s")
     ref = None
     if reference:
         t = time.perf_counter()
-        ref = perft_reference(seed, depth, rules, per_move)
+        ref = perft_reference(seed, depth, rules, per_move, progress)
         tr = time.perf_counter() - t
         total_ref = sum(ref.values()) if per_move else ref
-        lines.append(f"reference  {total_ref:>14,} leaves  {tr:9.3f} s")
-        lines.append("agree" if ref == fast else "DISAGREE")
+        add(f"reference  {total_ref:>14,} leaves  {tr:9.3f} s")
+        add("agree" if ref == fast else "DISAGREE")
     if per_move:
         for m in sorted(fast, key=lambda m: m.sort_key()):
             extra = ""
             if ref is not None and ref.get(m) != fast[m]:
                 extra = f"   reference {ref.get(m)}"
-            lines.append(f"  {fast[m]:>12,}  {m}{extra}")
+            add(f"  {fast[m]:>12,}  {m}{extra}")
         if ref is not None:
             for m in sorted(set(ref) - set(fast), key=lambda m: m.sort_key()):
-                lines.append(f"  {'-':>12}  {m}   reference {ref[m]}")
+                add(f"  {'-':>12}  {m}   reference {ref[m]}")
     return "\n".join(lines)
 

@@ -3,8 +3,10 @@
 A record is a header line and then one line per hand (docs/design.md deals and moves):
 
 * header: ``{"format": "guandan-fast", "version": 1, "rules": {...}, "seed": S,
-  "setup": null | {...}}`` (``setup`` holds the ``Game.setup`` arguments of a match that
-  started from a constructed hand; null for ``Game(seed)``);
+  "setup": null | {...}, "agents": [4 names by seat]}`` (``setup`` holds the ``Game.setup``
+  arguments of a match that started from a constructed hand; null for ``Game(seed)``;
+  ``agents`` when the writer knows who played; a writer may add its own object, e.g.
+  ``"tournament"`` or ``"server"``);
 * hand: ``{"hand": i, "level": L, "declarer": team | null, "levels_before": [a, b],
   "deal": [[codes of seat 0], ...], "anti_tribute": bool,
   "tribute": [[payer, receiver, card], ...], "back": [[receiver, payer, card], ...],
@@ -36,22 +38,23 @@ ValueError: record line 2: hand number 3, expected 0
 
 from __future__ import annotations
 
+import errno
 import gzip
 import io
 import json
-import operator
 import os
 import zlib
 
 from .cards import level_char, sort_cards
 from .moves import Move
 from .rules import Rules
+from .validate import check_count
 
 FORMAT = "guandan-fast"
 VERSION = 1
 
 __all__ = ["FORMAT", "VERSION", "game_to_lines", "write", "read", "replay", "render",
-           "check_output", "record_game"]
+           "check_output", "record_game", "RecordWriter"]
 
 
 def _origin_game(game_cls, seed, rules, setup):
@@ -70,14 +73,21 @@ def _exchange(game) -> tuple[list, list, bool]:
             obs["anti_tribute"])
 
 
-def game_to_lines(game) -> list[str]:
-    """The record of a compiled ``Game`` (its whole match so far) as JSON strings.
+def game_to_lines(game, agents=None, **extra) -> list[str]:
+    """The record of a compiled ``Game`` (its whole match so far) as JSON strings; the header
+    names the ``agents`` by seat when given and carries the ``extra`` header fields.
 
     The match is replayed from its start to recover each hand's deal and exchange.
     """
     setup = game._origin_info()
     header = {"format": FORMAT, "version": VERSION, "rules": game.rules.to_dict(),
               "seed": game.seed, "setup": setup}
+    if agents is not None:
+        header["agents"] = _check_agent_names(agents)
+    for key, value in extra.items():
+        if key in header:
+            raise ValueError(f"{key!r} is a header field of its own, not an extra one")
+        header[key] = value
     lines = [json.dumps(header)]
     replica = _origin_game(type(game), game.seed, game.rules, setup)
     results = game.results
@@ -106,13 +116,21 @@ def game_to_lines(game) -> list[str]:
 MAX_LINE = 16 << 20
 
 
+def _check_agent_names(agents) -> list[str]:
+    if isinstance(agents, str) or not isinstance(agents, (list, tuple)) or len(agents) != 4 \
+            or not all(isinstance(a, str) for a in agents):
+        raise ValueError(f"agents must be four names by seat, got {agents!r}"[:300])
+    return list(agents)
+
+
 def _is_path(obj) -> bool:
     return isinstance(obj, (str, os.PathLike))
 
 
 def check_output(target, name: str = "path") -> None:
     """Raise ``TypeError`` naming ``name`` unless ``target`` is a path or a file object
-    (``ValueError`` if that file is closed or not writable).
+    (``ValueError`` if that file is closed or not writable; ``FileNotFoundError`` if the folder
+    of the path does not exist, before any work is done).
 
     An ``int`` is refused: ``open()`` would take it for a file descriptor (and close it).
 
@@ -122,6 +140,10 @@ def check_output(target, name: str = "path") -> None:
     TypeError: record must be a path (str or os.PathLike) or a file object open for writing, not int
     """
     if _is_path(target):
+        folder = os.path.dirname(os.fsdecode(target))
+        if folder and not os.path.isdir(folder):
+            raise FileNotFoundError(errno.ENOENT, f"{name}: no such folder: {folder}",
+                                    os.fsdecode(target))
         return
     if not isinstance(target, (int, float, bytes, bytearray)) and callable(getattr(target, "write", None)):
         writable = getattr(target, "writable", None)
@@ -132,11 +154,21 @@ def check_output(target, name: str = "path") -> None:
                     f"writing, not {type(target).__name__}")
 
 
-class LineWriter:
-    """Writes lines to a path (gzip-compressed when it ends in ``.gz``) or to a file object
-    given by the caller, which is written to but not closed."""
+class RecordWriter:
+    """The one writer of records: matches streamed to a path (gzip-compressed when it ends in
+    ``.gz``) or to a file object given by the caller (written to, not closed), one match at a
+    time as they end. Used by ``simulate``, ``tournament``, the server and ``Game.to_record``.
 
-    def __init__(self, target, name: str, append: bool = False) -> None:
+    >>> import io
+    >>> from guandan_fast.game import Game
+    >>> buf = io.StringIO()
+    >>> with RecordWriter(buf) as w:
+    ...     w.write(Game(seed=3), agents=["greedy", "random", "greedy", "random"])
+    >>> json.loads(buf.getvalue().splitlines()[0])["agents"]
+    ['greedy', 'random', 'greedy', 'random']
+    """
+
+    def __init__(self, target, name: str = "path", append: bool = False) -> None:
         check_output(target, name)
         self.close_it = _is_path(target)
         if self.close_it:
@@ -152,7 +184,17 @@ class LineWriter:
                            or "b" in str(getattr(target, "mode", "")))
 
     def line(self, text: str) -> None:
+        """One line of a record, already JSON (as ``game_to_lines`` gives them)."""
         self.f.write((text + "\n").encode("utf-8") if self.binary else text + "\n")
+
+    def lines(self, lines) -> None:
+        """A match's lines, already JSON (records made elsewhere, e.g. by a worker)."""
+        for text in lines:
+            self.line(text)
+
+    def write(self, game, agents=None, **extra) -> None:
+        """The record of ``game`` (``game_to_lines``: its agents and extra header fields)."""
+        self.lines(game_to_lines(game, agents, **extra))
 
     def __enter__(self):
         return self
@@ -171,10 +213,9 @@ class LineWriter:
 def write(path, games, append: bool = False) -> None:
     """Write the records of some games (one after another) to ``path``: a file name (``.gz``:
     gzip-compressed) or a file object (written to, not closed)."""
-    with LineWriter(path, "path", append) as out:
+    with RecordWriter(path, "path", append) as out:
         for g in games:
-            for line in game_to_lines(g):
-                out.line(line)
+            out.write(g)
 
 
 def record_game(game, path=None) -> list[str]:
@@ -183,9 +224,8 @@ def record_game(game, path=None) -> list[str]:
         check_output(path, "path")
     lines = game_to_lines(game)
     if path is not None:
-        with LineWriter(path, "path") as out:
-            for line in lines:
-                out.line(line)
+        with RecordWriter(path, "path") as out:
+            out.lines(lines)
     return lines
 
 
@@ -300,6 +340,11 @@ def _check_header(n: int, obj: dict) -> dict:
     for key in ("rules", "seed"):
         if key not in obj:
             raise ValueError(f"record line {n}: header without {key!r}")
+    if "agents" in obj:
+        try:
+            _check_agent_names(obj["agents"])
+        except ValueError as exc:
+            raise ValueError(f"record line {n}: field 'agents': {exc}") from None
     return obj
 
 
@@ -328,15 +373,7 @@ def _scan(source, name: str = "path_or_lines"):
 
 def _check_match(match, name: str = "match") -> int:
     """A 0-based index: an int (numpy integers too), not a bool, >= 0."""
-    if isinstance(match, bool):
-        raise TypeError(f"{name} must be an int, not bool")
-    try:
-        match = operator.index(match)
-    except TypeError:
-        raise TypeError(f"{name} must be an int, not {type(match).__name__}") from None
-    if match < 0:
-        raise ValueError(f"{name} must be >= 0, got {match}")
-    return match
+    return check_count(match, name, 0)
 
 
 def _scan_match(source, match: int, name: str = "path_or_lines"):
@@ -529,17 +566,41 @@ def _walk(source, game_cls, match: int = 0, name: str = "path_or_lines"):
         yield "end", n, h
 
 
-def replay(path_or_lines, game_cls, match: int = 0):
+def replay(path_or_lines, game_cls, match: int = 0, step: int | None = None):
     """Replay match ``match`` of a record with ``game_cls`` (e.g. the compiled ``Game``),
-    checking every field of every line; returns the game in the recorded state.
+    checking every field of every line; returns the game in the recorded state, or with
+    ``step=k`` as it was after the match's first ``k`` moves (tributes and returns count;
+    the lines up to there are checked).
 
     The source is read line by line (a path, gzip or not, a file object or lines), and reading
     stops at the end of the chosen match: memory does not grow with the file.
+
+    >>> from guandan_fast.game import Game
+    >>> g = Game(seed=4)
+    >>> for _ in range(6):
+    ...     g.play_index(0)
+    >>> len(replay(g.to_record(), Game, step=2).history), replay(g.to_record(), Game, step=0).hand(0) == Game(seed=4).hand(0)
+    (2, True)
+    >>> replay(g.to_record(), Game, step=7)
+    Traceback (most recent call last):
+    ...
+    ValueError: step 7 is beyond the 6 moves of match 0 of the record
     """
+    if step is not None:
+        step = check_count(step, "step", 0)
     game = None
+    done = 0
     for event in _walk(path_or_lines, game_cls, match):
         if event[0] == "start":
             game = event[3]
+            if step == 0:
+                return game
+        elif event[0] == "move":
+            done += 1
+            if done == step:
+                return game
+    if step is not None:
+        raise ValueError(f"step {step} is beyond the {done} moves of match {match} of the record")
     return game
 
 
@@ -568,11 +629,16 @@ def render(path_or_lines, hand: int | None = None, match: int = 0) -> str:
     shown = False
     trick = 0
     lv = 2
+    agents = None
     for event in _walk(path_or_lines, Game, match):
         kind = event[0]
         if kind == "start":
             header, rules, game = event[1], event[2], event[3]
             out.append(f"match: seed {header['seed']}, rules {rules!r}")
+            agents = header.get("agents")
+            if agents:
+                out.append("agents: " + ", ".join(
+                    f"team {t} seats {t},{t + 2} {agents[t]} / {agents[t + 2]}" for t in (0, 1)))
             if header.get("setup"):
                 out.append("started from a constructed deal")
         elif kind == "hand":
@@ -621,7 +687,13 @@ def render(path_or_lines, hand: int | None = None, match: int = 0) -> str:
                 out.append("  (hand in progress)")
     if hand is not None and not shown:
         raise ValueError(f"the record has no hand {hand} in match {match}")
-    if hand is None and game is not None and not game.is_over:
+    if game is not None and game.is_over:
+        t = game.winner
+        who = f" ({agents[t]} / {agents[t + 2]})" if agents else ""
+        out.append("")
+        out.append(f"winner: team {t}, seats {t},{t + 2}{who}, after {len(game.results)} "
+                   f"hands")
+    elif hand is None and game is not None:
         out.append("")
         out.append(f"(the record of this match ends after {hands} hand(s), before the match "
                    f"is over: a run stopped or cut short)")

@@ -13,6 +13,7 @@ ValueError: Rules.upgrade must be one of '3-2-1', '4-2-1'; got '5-2-1'
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 
 from .cards import KIND_OF
@@ -125,7 +126,23 @@ class Rules:
 
     @classmethod
     def from_dict(cls, d: dict) -> "Rules":
+        """The rules of a ``to_dict`` (as records store them): switches left out keep their
+        defaults.
+
+        >>> Rules.from_dict({"ace_rule": "any_win"})
+        Rules(ace_rule='any_win')
+        >>> Rules.from_dict(None)
+        Traceback (most recent call last):
+        ...
+        TypeError: rules must be a dict of rules switches (Rules.to_dict()), not NoneType
+        """
+        if not isinstance(d, Mapping):
+            raise TypeError(f"rules must be a dict of rules switches (Rules.to_dict()), "
+                            f"not {type(d).__name__}")
         names = {f.name for f in fields(cls)}
+        bad = [k for k in d if not isinstance(k, str)]
+        if bad:
+            raise TypeError(f"rules switches are named by strings, not {bad[0]!r}")
         unknown = set(d) - names
         if unknown:
             raise ValueError(f"unknown rules switch(es): {', '.join(sorted(unknown))}")

@@ -28,7 +28,6 @@ both modes.
 
 from __future__ import annotations
 
-import operator
 import os
 import time
 from dataclasses import dataclass, field
@@ -36,8 +35,8 @@ from typing import Callable, Sequence
 
 from .agents import names as agent_names, parse_agents
 from .runner import Ordered, check_cluster, run_threads
-from .validate import check_count
 from .rules import Rules
+from .validate import check_callable, check_count, check_rules, check_seed
 
 __all__ = ["simulate", "SimulationResult", "AGENTS", "MatchBlock", "Tally", "add_counts",
            "empty_counts", "MATCHES_PER_CHUNK"]
@@ -101,6 +100,52 @@ class SimulationResult:
         if team not in (0, 1):
             raise ValueError(f"team must be 0 or 1, got {team!r}")
         return self.team_wins[team] / self.matches if self.matches else 0.0
+
+    def to_dict(self) -> dict:
+        """The result as data (``--json``): every counter, and per team the match and hand
+        win rates with their 95% Wilson intervals, as the tournament gives them
+        (``ci_wilson``; None without a finished match or hand). Rates rounded to 6 decimals.
+
+        >>> d = simulate(matches=20, seed=1, agents="greedy,random,greedy,random").to_dict()
+        >>> d["teams"][0]["agents"], d["teams"][0]["match_wins"] + d["teams"][1]["match_wins"]
+        (['greedy', 'greedy'], 20)
+        >>> rate = d["teams"][0]["match_win_rate"]
+        >>> rate["ci_wilson"][0] <= rate["value"] <= rate["ci_wilson"][1]
+        True
+        """
+        from .tournament import wilson_interval
+
+        def rate(k: int, n: int) -> dict:
+            if n == 0:
+                return {"value": None, "ci_wilson": None}
+            return {"value": round(k / n, 6),
+                    "ci_wilson": [round(x, 6) for x in wilson_interval(k, n)]}
+
+        return {
+            "format": "guandan-fast-simulation", "version": 1,
+            "agents": list(self.agents), "seed": self.seed, "rules": self.rules.to_dict(),
+            "threads": self.threads, "elapsed": round(self.elapsed, 6), "confidence": 0.95,
+            "matches": self.matches, "hands": self.hands, "truncated": self.truncated,
+            "teams": [{"team": t, "seats": [t, t + 2],
+                       "agents": [self.agents[t], self.agents[t + 2]],
+                       "match_wins": self.team_wins[t],
+                       "match_win_rate": rate(self.team_wins[t], self.matches),
+                       "hand_wins": self.hand_wins[t],
+                       "hand_win_rate": rate(self.hand_wins[t], self.hands)} for t in (0, 1)],
+            "agent_wins": dict(self.agent_wins), "finishes": dict(self.finishes),
+            "plays": self.plays, "passes": self.passes, "cards": self.cards,
+            "bombs": self.bombs, "longest_match": self.longest_match,
+        }
+
+    def to_json(self, path=None) -> str:
+        """``to_dict`` as JSON text, also written to ``path`` when given."""
+        import json
+
+        text = json.dumps(self.to_dict(), indent=2) + "\n"
+        if path is not None:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+        return text
 
     def summary(self) -> str:
         """A readable table of the counters."""
@@ -208,20 +253,14 @@ def simulate(matches: int | None = None, hands: int | None = None,
         hands = check_count(hands, "hands", 1)
     roster = parse_agents(agents, 4, where="compiled", place="simulate")
     names = tuple(a.name for a in roster)
-    if isinstance(seed, bool) or not hasattr(type(seed), "__index__"):
-        raise TypeError(f"seed must be an int, not {type(seed).__name__}")
-    seed = operator.index(seed)
-    if not isinstance(rules, Rules):
-        raise TypeError(f"rules must be a guandan_fast.Rules, not {type(rules).__name__}")
-    threads = check_count(threads, "threads", 1)
-    if threads > MAX_THREADS:
-        raise ValueError(f"threads must be 1..{MAX_THREADS}, got {threads}")
+    seed = check_seed(seed)
+    check_rules(rules)
+    threads = check_count(threads, "threads", 1, MAX_THREADS)
     if record is not None:
         from .records import check_output
 
         check_output(record, "record")
-    if progress is not None and not callable(progress):
-        raise TypeError(f"progress must be callable, not {type(progress).__name__}")
+    check_callable(progress, "progress", optional=True)
     check_cluster(cluster, address)
     if task_matches is not None:
         check_count(task_matches, "task_matches", 1)
@@ -231,7 +270,7 @@ def simulate(matches: int | None = None, hands: int | None = None,
     search = tuple(a.search_spec for a in roster)
     rules_check(rules)
 
-    block = MatchBlock(seed, kinds, rules, search, threads, record is not None)
+    block = MatchBlock(seed, kinds, rules, search, threads, record is not None, list(names))
     t0 = time.perf_counter()
     try:
         if cluster == "ray":
@@ -272,9 +311,10 @@ class MatchBlock:
     ``records``). Picklable: the unit of every executor (threads here, Ray tasks).
     Setting ``cancel[0]`` stops it: KeyboardInterrupt."""
 
-    def __init__(self, seed, kinds, rules, search, threads, record) -> None:
+    def __init__(self, seed, kinds, rules, search, threads, record, names=None) -> None:
         self.seed, self.kinds, self.rules, self.search = seed, kinds, rules, search
         self.threads, self.record = threads, record
+        self.names = names            # the agents by seat, for the records' headers
 
     def __call__(self, start, stop, hand_budget=None, cancel=None):
         if self.record:
@@ -325,7 +365,7 @@ class MatchBlock:
                 if game.current_player != seat:
                     raise RuntimeError(f"match {i}: seat {seat} recorded out of turn")
                 game.play_words(lo, hi)
-            lines.extend(records.game_to_lines(game))
+            lines.extend(records.game_to_lines(game, self.names))
             add_counts(total, stats)
             if left is not None:
                 left -= stats["hands"]
@@ -382,9 +422,9 @@ def _run_local(block, matches, hands, record, progress) -> dict:
     the threads (in hands mode, until the one that reaches the target, which is then replayed
     with the remaining hand budget: its matches are deterministic, so this is exact). With
     records: one match at a time in the calling thread, each with the remaining budget."""
-    from .records import LineWriter
+    from .records import RecordWriter
 
-    out = None if record is None else LineWriter(record, "record")
+    out = None if record is None else RecordWriter(record, "record")
     tally = None
     try:
         if record is not None:
@@ -434,14 +474,14 @@ def _run_on_ray(block, matches, hands, record, progress, address, task_matches) 
     """The run as Ray tasks of ``task_matches`` consecutive matches (docs/distributed.md);
     records written in match order by this process; the same result as ``_run_local``."""
     from .distributed import MIN_TASK_MATCHES, TASKS_PER_SLOT, connected, run_on_ray, slots
-    from .records import LineWriter
+    from .records import RecordWriter
 
     out = None
     try:
         with connected(address) as ray:
             n_slots = slots(ray, block.threads)
             if record is not None:  # opened (truncated) only once the run can start
-                out = LineWriter(record, "record")
+                out = RecordWriter(record, "record")
             if task_matches is None:
                 # Hands mode: a match has 4 hands or more (4-2-1 upgrades), so hands // 4 + 1
                 # matches always suffice; only the block size depends on this estimate.

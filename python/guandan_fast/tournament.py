@@ -43,7 +43,7 @@ from .rules import Rules
 from .runner import Ordered, check_cluster, run_processes, run_threads
 from .stats import (Z95, clustered_wilson_interval, mean_interval, t_quantile,  # noqa: F401
                     wilson_interval)
-from .validate import check_count
+from .validate import check_callable, check_count, check_rules, check_seed
 
 __all__ = ["tournament", "TournamentResult", "PairResult", "wilson_interval",
            "clustered_wilson_interval", "t_quantile", "mean_interval"]
@@ -376,14 +376,11 @@ def tournament(agents, deals: int, seed: int = 0, rules: Rules = Rules(), worker
     ValueError: unknown agent 'smart'; known agents: random, random_compact, greedy, ...
     """
     roster = _check_agents(agents)
-    check_count(deals, "deals", 1)
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise TypeError(f"seed must be an int, not {type(seed).__name__}")
-    if not isinstance(rules, Rules):
-        raise TypeError(f"rules must be a guandan_fast.Rules, not {type(rules).__name__}")
-    check_count(workers, "workers", 1)
-    if progress is not None and not callable(progress):
-        raise TypeError(f"progress must be callable, not {type(progress).__name__}")
+    deals = check_count(deals, "deals", 1)
+    seed = check_seed(seed)
+    check_rules(rules)
+    workers = check_count(workers, "workers", 1)
+    check_callable(progress, "progress", optional=True)
     check_cluster(cluster, address)
     if cluster is not None and record is not None:
         raise ValueError("record= is not available with cluster='ray' (record on one machine)")
@@ -450,7 +447,7 @@ def _run_recorded(order, work, path) -> None:
     from .game import Game
     from .simulate_core import record_match
 
-    with open(path, "w", encoding="utf-8") as out:
+    with records.RecordWriter(path, "record") as out:
         seed, rules = work.seed, work.rules
         for j, (pi, d0, d1) in enumerate(work.jobs):
             pair = work.pairs[pi]
@@ -466,11 +463,7 @@ def _run_recorded(order, work, path) -> None:
                             game.play_words(lo, hi)
                     else:
                         game = _play_python(_deal_seed(seed, d), seats, rules)
-                    lines = records.game_to_lines(game)
-                    header = json.loads(lines[0])
-                    header["tournament"] = {"seed": seed, "deal": d, "seating": s,
-                                            "agents": [a.name for a in seats]}
-                    lines[0] = json.dumps(header)
-                    out.write("\n".join(lines) + "\n")
+                    out.write(game, [a.name for a in seats],
+                              tournament={"seed": seed, "deal": d, "seating": s})
                     rows.append(_outcome_of(game))
             order.put(j, rows)

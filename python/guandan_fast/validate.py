@@ -28,20 +28,57 @@ _FULL_DECK = Counter(FULL_DECK)
 
 
 def as_int(value, what: str) -> int:
-    """An int argument (numpy integers too); TypeError naming it for anything else."""
+    """An int argument (numpy integers too); TypeError naming it for anything else.
+
+    >>> import numpy as np
+    >>> as_int(np.int64(7), "seed")
+    7
+    >>> as_int(2.0, "seed")
+    Traceback (most recent call last):
+    ...
+    TypeError: seed must be an int, not float
+    """
     if isinstance(value, bool) or not hasattr(type(value), "__index__"):
         raise TypeError(f"{what} must be an int, not {type(value).__name__}")
     return value.__index__()
 
 
-def check_count(value, what: str, minimum: int) -> int:
-    """A count argument: an int (numpy integers too) in ``minimum..2**62``."""
+def check_seed(seed, what: str = "seed", optional: bool = False) -> int | None:
+    """A seed: any int (numpy integers too; reduced mod 2**64 where it is used), or None when
+    ``optional``."""
+    if seed is None and optional:
+        return None
+    if isinstance(seed, bool) or not hasattr(type(seed), "__index__"):
+        kinds = "an int or None" if optional else "an int"
+        raise TypeError(f"{what} must be {kinds}, not {type(seed).__name__}")
+    return seed.__index__()
+
+
+def check_count(value, what: str, minimum: int, maximum: int | None = 1 << 62) -> int:
+    """A count argument: an int (numpy integers too) in ``minimum..maximum`` (2**62 unless
+    given; None: no upper bound).
+
+    >>> check_count(0, "matches", 1)
+    Traceback (most recent call last):
+    ...
+    ValueError: matches must be >= 1, got 0
+    """
     v = as_int(value, what)
     if v < minimum:
         raise ValueError(f"{what} must be >= {minimum}, got {v}")
-    if v > (1 << 62):
-        raise ValueError(f"{what} must be at most 2**62, got {v}")
+    if maximum is not None and v > maximum:
+        top = "2**62" if maximum == 1 << 62 else str(maximum)
+        raise ValueError(f"{what} must be at most {top}, got {v}")
     return v
+
+
+def check_callable(value, what: str, optional: bool = False):
+    """A function argument (``progress``, ``policy``), or None when ``optional``."""
+    if value is None and optional:
+        return None
+    if not callable(value):
+        raise TypeError(f"{what} must be callable, not {type(value).__name__}")
+    return value
 
 
 def check_level(level, what: str = "level") -> int:
@@ -65,8 +102,15 @@ def check_seat(p, what: str = "seat") -> int:
 
 
 def check_rules(rules) -> Rules:
+    """A ``Rules`` argument.
+
+    >>> check_rules({"ace_rule": "any_win"})
+    Traceback (most recent call last):
+    ...
+    TypeError: rules must be a guandan_fast.Rules, not dict
+    """
     if not isinstance(rules, Rules):
-        raise TypeError(f"rules must be a Rules instance, not {type(rules).__name__}")
+        raise TypeError(f"rules must be a guandan_fast.Rules, not {type(rules).__name__}")
     return rules
 
 

@@ -28,6 +28,8 @@ from guandan_fast.movegen_core cimport RulesC, generate_grow
 
 import numpy as np
 
+from guandan_fast import validate as _validate
+
 cdef enum:
     # Greedy tuning (see docs/design.md "Bots"). Scores are "lower is better".
     BOMB_WHEN_OPPONENT_AT = 6   # bomb an opponent's top play when he holds this many or fewer
@@ -421,20 +423,20 @@ def choose(agent, hand, level=2, top=None, top_seat=None, seat=0, counts=None, m
     codes = parse_cards(hand)
     if not codes:
         raise ValueError("hand is empty")
-    if not (isinstance(seat, int) and 0 <= seat < 4):
-        raise ValueError(f"seat must be 0..3, got {seat!r}")
+    seat = _validate.check_seat(seat)
     if phase not in ("play", "tribute", "back"):
         raise ValueError(f"phase must be 'play', 'tribute' or 'back', got {phase!r}")
     if phase != "play" and moves is None:
         raise ValueError(f"phase {phase!r} needs the candidate moves")
     m_top = _parse_top(top, lv) if phase == "play" else None
-    if m_top is not None and not (isinstance(top_seat, int) and 0 <= top_seat < 4
-                                  and top_seat != seat):
+    if m_top is not None and (isinstance(top_seat, bool) or not hasattr(type(top_seat), "__index__")
+                              or not 0 <= top_seat < 4 or top_seat == seat):
         raise ValueError(f"top_seat must be another seat 0..3 when top is given, got {top_seat!r}")
     cnts = [27, 27, 27, 27]
     if counts is not None:
         cnts = list(counts)
-        if len(cnts) != 4 or not all(isinstance(c, int) and 0 <= c <= 27 for c in cnts):
+        if len(cnts) != 4 or not all(not isinstance(c, bool) and hasattr(type(c), "__index__")
+                                     and 0 <= c <= 27 for c in cnts):
             raise ValueError(f"counts must be four ints 0..27, got {counts!r}")
     cnts[seat] = len(codes)
     memset(&s, 0, sizeof(GameState))

@@ -752,12 +752,20 @@ cdef class Game:
         return record_game(self, path)
 
     @staticmethod
-    def from_record(path_or_lines, match=0):
+    def from_record(path_or_lines, match=0, step=None):
         """Replay a JSON Lines record (a path, gzip or not, a file object or an iterable of
         lines; ``match``: which of the file's matches) to the same state, reading line by line;
-        every field is checked, and a corrupted record raises ``ValueError`` naming its line."""
+        every field is checked, and a corrupted record raises ``ValueError`` naming its line.
+        ``step=k``: the position after the match's first ``k`` moves instead of its end.
+
+        >>> g = Game(seed=2)
+        >>> for _ in range(5):
+        ...     g.play_index(0)
+        >>> Game.from_record(g.to_record(), step=3).history == g.history[:3]
+        True
+        """
         from .records import replay
-        return replay(path_or_lines, Game, match)
+        return replay(path_or_lines, Game, match, step)
 
     # -- learning interface (guandan_fast.actions / observe; docs/learning.md) ---------------
     # Thin delegations: the compiled work lives in actions.pyx and observe.pyx.

@@ -32,7 +32,8 @@ cnp.import_array()
 
 from guandan_fast.moves import Move, PASS
 from guandan_fast.rules import Rules
-from guandan_fast.validate import (check_level as _check_level, check_rules as _check_rules,
+from guandan_fast.validate import (as_int as _as_int, check_level as _check_level,
+                                   check_rules as _check_rules,
                                    check_platform_form as _check_platform_form)
 
 
@@ -186,11 +187,12 @@ cdef class MoveList:
         cdef Py_ssize_t i
         if isinstance(index, slice):
             return [self[j] for j in range(*index.indices(self.n))]
-        i = index
-        if i < 0:
-            i += self.n
-        if i < 0 or i >= self.n:
+        v = _as_int(index, "move index")        # any size: 10**30 is out of range, not overflow
+        if v < 0:
+            v += self.n
+        if v < 0 or v >= self.n:
             raise IndexError(f"move index {index} out of range for {self.n} moves")
+        i = v
         return move_of(self.buf[2 * i], self.buf[2 * i + 1])
 
     def __iter__(self):

@@ -29,6 +29,8 @@ from guandan_fast.game cimport game_state_ptr, game_hand_plays
 cimport numpy as cnp
 import numpy as np
 
+from guandan_fast import validate as _validate
+
 cnp.import_array()
 
 globals().update(OBS_SIZE=int(OBS_SIZE), INFO_SIZE=int(INFO_SIZE), HIST_LEN=int(HIST_LEN),
@@ -376,11 +378,7 @@ cdef int _seat(object game, object p) except -1:
         if s.current < 0:
             raise ValueError("p is required when the match is over (no seat to act)")
         return s.current
-    if isinstance(p, bool) or not isinstance(p, (int, np.integer)):
-        raise TypeError(f"p must be an int 0..3 or None, not {type(p).__name__}")
-    if not 0 <= p <= 3:
-        raise ValueError(f"p must be 0..3, got {p}")
-    return <int>p
+    return _validate.check_seat(p, "p")
 
 
 cdef object _out(object out, int size):

@@ -36,6 +36,7 @@ from guandan_fast.rng cimport sm_next
 
 import numpy as np
 
+from guandan_fast import validate as _validate
 from guandan_fast.validate import check_seat as _check_seat
 
 
@@ -241,9 +242,7 @@ cdef int check_seat(object p) except -1:
 
 
 cdef u64 check_seed(object seed) except? 0:
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise TypeError(f"seed must be an int, not {type(seed).__name__}")
-    return <u64>(seed & 0xFFFFFFFFFFFFFFFF)
+    return <u64>(_validate.check_seed(seed) & 0xFFFFFFFFFFFFFFFF)
 
 
 cdef int load_state(game, GameState* st) except -1:

@@ -40,6 +40,8 @@ from guandan_fast.bots cimport greedy_choose, AGENT_PIMC, AGENT_ISMCTS
 from guandan_fast.sample cimport Played, played_track, known_pins, sample_deal
 from guandan_fast.solve cimport solver_new, solver_free, solver_run, outcome_of
 
+from guandan_fast import validate as _validate
+
 cdef u64 SEARCH_SALT = 0x5EA4C4A6E1715EEDULL
 cdef int PATH_CAP = 4096
 
@@ -396,8 +398,7 @@ def choose(game, agent="pimc", seed=0):
     cdef u64[::1] arr
     if not isinstance(game, Game):
         raise TypeError(f"game must be a guandan_fast.Game, not {type(game).__name__}")
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise TypeError(f"seed must be an int, not {type(seed).__name__}")
+    seed = _validate.check_seed(seed)
     base, params = parse_agent(agent)
     if game.is_over:
         raise ValueError("the match is over: no decision to make")

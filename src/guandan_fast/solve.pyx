@@ -31,6 +31,17 @@ from guandan_fast.rules_core cimport rules_to_c
 from guandan_fast.rng cimport sm_below
 
 from .rules import Rules
+from . import validate as _validate
+
+
+def _is_int(x) -> bool:
+    """An int or a numpy integer (not a bool): what validate.as_int accepts."""
+    return not isinstance(x, bool) and hasattr(type(x), "__index__")
+
+
+def _node_budget(max_nodes) -> int:
+    """``max_nodes`` checked (an int >= 1, numpy integers too), capped at 2**62."""
+    return min(_validate.check_count(max_nodes, "max_nodes", 1, None), 1 << 62)
 
 cdef enum:
     TT_EXACT = 1
@@ -286,14 +297,9 @@ def solve(game, max_nodes=10_000_000, tt_bits=20):
     cdef int value = 0, r
     cdef u64 blo = 0, bhi = 0
     cdef long long budget
-    if isinstance(max_nodes, bool) or not isinstance(max_nodes, int):
-        raise TypeError(f"max_nodes must be an int, not {type(max_nodes).__name__}")
-    if max_nodes < 1:
-        raise ValueError(f"max_nodes must be >= 1, got {max_nodes}")
-    if isinstance(tt_bits, bool) or not isinstance(tt_bits, int) or not 10 <= tt_bits <= 28:
-        raise ValueError(f"tt_bits must be an int 10..28, got {tt_bits!r}")
+    budget = _node_budget(max_nodes)
+    tt_bits = _validate.check_count(tt_bits, "tt_bits", 10, 28)
     load_state(game, &st)
-    budget = min(max_nodes, 1 << 62)
     S = solver_new(tt_bits, 1 << 20)
     if S == NULL:
         raise MemoryError()
@@ -325,9 +331,7 @@ def minimax(game, max_nodes=10_000_000):
     cdef u64* arena
     cdef int cap = 1 << 20
     cdef long long budget
-    if isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or max_nodes < 1:
-        raise ValueError(f"max_nodes must be an int >= 1, got {max_nodes!r}")
-    budget = min(max_nodes, 1 << 62)
+    budget = _node_budget(max_nodes)
     load_state(game, &st)
     arena = <u64*>malloc(sizeof(u64) * 2 * cap)
     if arena == NULL:
@@ -362,17 +366,15 @@ def random_endgame(seed, cards, rules=Rules(), level=None, out=0):
     cdef int i, j, q, m
     cdef uint8_t tmp
     cdef Cards h
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise TypeError(f"seed must be an int, not {type(seed).__name__}")
-    if isinstance(cards, int) and not isinstance(cards, bool):
-        counts = [cards] * 4
+    seed = _validate.check_seed(seed)
+    if _is_int(cards):
+        counts = [cards.__index__()] * 4
     elif isinstance(cards, (list, tuple)):
         counts = list(cards)
     else:
         counts = None
     if (counts is None or len(counts) != 4
-            or not all(isinstance(c, int) and not isinstance(c, bool) and 1 <= c <= 27
-                       for c in counts)):
+            or not all(_is_int(c) and 1 <= c <= 27 for c in counts)):
         raise ValueError(f"cards must be an int 1..27 or four of them, got {cards!r}")
     if out not in (0, 1, 2):
         raise ValueError(f"out must be 0, 1 or 2, got {out!r}")

@@ -37,6 +37,7 @@ import numpy as np
 from collections import namedtuple
 
 from .rules import Rules
+from . import validate as _validate
 from .moves import IllegalMoveError
 
 cnp.import_array()
@@ -581,22 +582,18 @@ cdef class VecEnv:
         cdef int p
         cdef int ks[4]
         cdef int8_t listed[4]
-        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
-            raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
-        if isinstance(seed, bool) or not isinstance(seed, int):
-            raise TypeError(f"seed must be an int, not {type(seed).__name__}")
-        if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
-            raise ValueError(f"threads must be an int >= 1, got {threads!r}")
-        if not isinstance(rules, Rules):
-            raise TypeError(f"rules must be a guandan_fast.Rules, not {type(rules).__name__}")
+        num_envs = _validate.check_count(num_envs, "num_envs", 1)
+        seed = _validate.check_seed(seed)
+        threads = _validate.check_count(threads, "threads", 1)
+        _validate.check_rules(rules)
         if not isinstance(adapt_threads, bool):
             raise TypeError(f"adapt_threads must be a bool, not {type(adapt_threads).__name__}")
         try:
             ls = tuple(learners)
         except TypeError:
             raise TypeError(f"learners must be a sequence of seats, not {type(learners).__name__}") from None
-        if not ls or any(isinstance(q, bool) or not isinstance(q, int) or not 0 <= q <= 3
-                         for q in ls) or len(set(ls)) != len(ls):
+        if not ls or any(isinstance(q, bool) or not hasattr(type(q), "__index__")
+                         or not 0 <= q <= 3 for q in ls) or len(set(ls)) != len(ls):
             raise ValueError(f"learners must be distinct seats 0..3 (at least one), got {learners!r}")
         if isinstance(opponents, str) and "," not in opponents:
             opponents = (opponents,) * 4
@@ -964,8 +961,7 @@ cdef class VecEnv:
         return self.tables[i].mseed
 
     cdef int _check_env(self, env_id) except -1:
-        if isinstance(env_id, bool) or not isinstance(env_id, (int, np.integer)):
-            raise TypeError(f"env_id must be an int, not {type(env_id).__name__}")
+        env_id = _validate.as_int(env_id, "env_id")
         if not 0 <= env_id < self.num_envs:
             raise ValueError(f"env_id must be 0..{self.num_envs - 1}, got {env_id}")
         if not self._started:
@@ -978,8 +974,7 @@ cdef class VecEnv:
         cdef int src = self._check_env(env_id)
         cdef int i
         cdef VecEnv out
-        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-            raise ValueError(f"n must be an int >= 1, got {n!r}")
+        n = _validate.check_count(n, "n", 1)
         out = VecEnv(n, seed=self._seed, rules=self._rules, threads=self.threads,
                      learners=self._learners, opponents=self._opponents,
                      encoder=self._encoder, action_mode=self._mode,

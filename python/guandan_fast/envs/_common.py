@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..game import Game
-from ..rules import Rules, partner_place
+from ..rules import partner_place
 
 #: PettingZoo agent names, seat ``p`` is ``AGENTS[p]``; teams are seats {0, 2} and {1, 3}.
 AGENTS = ("player_0", "player_1", "player_2", "player_3")
@@ -19,12 +19,6 @@ AGENTS = ("player_0", "player_1", "player_2", "player_3")
 #: winning team and -d to the other, ``d`` = 3, 2 or 1 as the winner's partner finished 2nd,
 #: 3rd or last (the levels a hand is worth, ``Rules.upgrade_steps``): ``VecEnv``'s rewards.
 REWARD_MODES = ("match", "hand")
-
-
-def check_rules(rules):
-    if not isinstance(rules, Rules):
-        raise TypeError(f"rules must be a guandan_fast.Rules, not {type(rules).__name__}")
-    return rules
 
 
 def check_reward(reward):

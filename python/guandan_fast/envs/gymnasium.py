@@ -9,6 +9,14 @@ actions ``Discrete(N)`` ids of the fixed action space; the legal ones are in
 ``info["action_mask"]`` (and ``env.action_masks()``, the sb3-contrib convention). Rewards follow
 docs/envs.md.
 
+Importing this module registers ``guandan_fast/Guandan-v0`` for ``gymnasium.make`` (keyword
+arguments are ``GuandanEnv``'s) and for ``gymnasium.make_vec`` (``GuandanVectorEnv``):
+
+>>> import gymnasium
+>>> import guandan_fast.envs.gymnasium
+>>> gymnasium.make("guandan_fast/Guandan-v0", opponents="random").unwrapped.opponents
+(None, 'random', 'random', 'random')
+
 >>> from guandan_fast.envs.gymnasium import GuandanEnv
 >>> env = GuandanEnv(seat=0, opponents="greedy")
 >>> obs, info = env.reset(seed=3)
@@ -29,10 +37,14 @@ from ..game import Game
 from ..moves import IllegalMoveError
 from ..rules import Rules
 from ..agents import parse_agents
+from ..validate import check_count, check_rules, check_seat
 from . import _common
 from ._spaces import Spaces
 
-__all__ = ["GuandanEnv", "GuandanVectorEnv"]
+__all__ = ["GuandanEnv", "GuandanVectorEnv", "ENV_ID"]
+
+#: The id under which ``gymnasium.make`` / ``gymnasium.make_vec`` build these environments.
+ENV_ID = "guandan_fast/Guandan-v0"
 
 _ILLEGAL = ("raise", "terminate")
 
@@ -71,20 +83,15 @@ class GuandanEnv(gymnasium.Env):
 
     def __init__(self, seat=0, opponents="greedy", rules=Rules(), encoder="default",
                  reward="match", illegal_action="raise", max_hands=None, render_mode=None):
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < 4:
-            raise ValueError(f"seat must be 0..3, got {seat!r}")
-        self.seat = seat
+        self.seat = seat = check_seat(seat)
         self.opponents = _check_opponents(opponents, seat)
-        self.rules = _common.check_rules(rules)
+        self.rules = check_rules(rules)
         self.reward_mode = _common.check_reward(reward)
         if illegal_action not in _ILLEGAL:
             raise ValueError(f"illegal_action must be 'raise' or 'terminate', "
                              f"got {illegal_action!r}")
         self.illegal_action = illegal_action
-        if max_hands is not None and (isinstance(max_hands, bool) or not isinstance(max_hands, int)
-                                      or max_hands < 1):
-            raise ValueError(f"max_hands must be None or an int >= 1, got {max_hands!r}")
-        self.max_hands = max_hands
+        self.max_hands = None if max_hands is None else check_count(max_hands, "max_hands", 1)
         if render_mode not in (None, "ansi", "svg"):
             raise ValueError(f"render_mode must be None, 'ansi' or 'svg', got {render_mode!r}")
         self.render_mode = render_mode
@@ -204,14 +211,10 @@ class GuandanVectorEnv(gymnasium.vector.VectorEnv):
     def __init__(self, num_envs, seat=0, opponents="greedy", rules=Rules(), encoder="default",
                  reward="match", threads=1):
         from ..vecenv import VecEnv  # noqa: F401  (fails here when the build lacks it)
-        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
-            raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < 4:
-            raise ValueError(f"seat must be 0..3, got {seat!r}")
-        self.num_envs = num_envs
-        self.seat = seat
+        self.num_envs = num_envs = check_count(num_envs, "num_envs", 1)
+        self.seat = seat = check_seat(seat)
         self.opponents = _check_opponents(opponents, seat, where="bot")
-        self.rules = _common.check_rules(rules)
+        self.rules = check_rules(rules)
         self.reward_mode = _common.check_reward(reward)
         self.threads = threads
         self._spaces = Spaces(encoder)
@@ -266,3 +269,10 @@ class GuandanVectorEnv(gymnasium.vector.VectorEnv):
                 rewards[ids] += np.where(won, 1.0, -1.0)
         obs, infos = self._out(batch)
         return obs, rewards, terminated, np.zeros(self.num_envs, bool), infos
+
+
+# Registered on import (gymnasium's convention for third-party environments); a second import
+# of the module (importlib.reload) finds the id and leaves it.
+if ENV_ID not in gymnasium.registry:
+    gymnasium.register(id=ENV_ID, entry_point=f"{__name__}:GuandanEnv",
+                       vector_entry_point=f"{__name__}:GuandanVectorEnv")

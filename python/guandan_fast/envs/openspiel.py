@@ -39,6 +39,7 @@ from .. import observe
 from ..game import Game
 from ..perft_core import random_playout
 from ..rules import Rules
+from ..validate import check_seat
 from ._spaces import Spaces
 
 __all__ = ["GuandanGame", "GuandanState", "RolloutEvaluator", "GAME_TYPE"]
@@ -209,8 +210,7 @@ class GuandanState(pyspiel.State):
         returned: the choices there are only which of the payer's highest cards to pay, or
         (``double_tie='winners_choose'``) which of the two paid cards to take.
         """
-        if not (isinstance(player_id, int) and 0 <= player_id < _NUM_PLAYERS):
-            raise ValueError(f"player_id must be 0..3, got {player_id!r}")
+        player_id = check_seat(player_id, "player_id")
         out = self.clone()
         g = self._box.game
         if g is not None and g.phase in ("play", "back"):

@@ -31,6 +31,8 @@ from ..cards import level_char
 from ..game import Game
 from ..moves import PASS
 from ..rules import Rules
+from ..records import game_to_lines
+from ..validate import check_count, check_rules
 from . import protocol as P
 from .agents import bot_move, mix_seed
 
@@ -101,12 +103,9 @@ class ServerConfig:
     record_each_hand: bool = False
 
     def __post_init__(self) -> None:
-        if not isinstance(self.rules, Rules):
-            raise TypeError(f"rules must be a Rules instance, not {type(self.rules).__name__}")
+        check_rules(self.rules)
         for name in ("games", "tables", "draw_after", "port"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int) or v < (1 if name == "games" else 0):
-                raise ValueError(f"{name} must be an int >= {1 if name == 'games' else 0}, got {v!r}")
+            setattr(self, name, check_count(getattr(self, name), name, 1 if name == "games" else 0))
         bots = {}
         for seat, agent in dict(self.bots).items():
             if isinstance(seat, bool) or seat not in (0, 1, 2, 3):
@@ -522,14 +521,14 @@ class _Table:
     def _write_record(self, end: str, number: int) -> None:
         if self.cfg.record is None or self.game is None:
             return
-        lines = self.game.to_record()
-        header = json.loads(lines[0])
         names = [f"bot:{self.cfg.bots[s]}" if s in self.cfg.bots else self.seats[s].name
                  for s in range(4)]
-        header["server"] = {"table": self.index, "game": number, "players": names,
-                            "end": end,
-                            "faults": [f for f in self.faults if f["game"] == number]}
-        lines[0] = json.dumps(header)
+        # The record's lines from records.py (agents and the server's own header object); the
+        # file is handled here, as record_each_hand rewrites the game's record in place.
+        lines = game_to_lines(self.game, names,
+                              server={"table": self.index, "game": number, "players": names,
+                                      "end": end,
+                                      "faults": [f for f in self.faults if f["game"] == number]})
         with open(self.cfg.record, "a", encoding="utf-8") as f:
             if self.cfg.record_each_hand:
                 # the game's earlier (partial) record is replaced: it is the file's last one

@@ -26,6 +26,7 @@ from typing import Iterable, Sequence
 from ..cards import RANKS, is_wild, natural_value, parse_cards, parse_level, sort_cards
 from ..moves import PASS, SEQUENCE_TYPES, Move
 from ..rules import Rules
+from ..validate import check_rules
 
 __all__ = ["classify", "beats", "key", "bomb_tier", "check_play", "check_last"]
 
@@ -63,12 +64,6 @@ def classify(cards: str | Iterable[str], level: int | str, rules: Rules = Rules(
     lv = parse_level(level)
     check_rules(rules)
     return list(readings(codes, lv, rules.sf_as_straight, rules.fullhouse_joker_pair))
-
-
-def check_rules(rules) -> None:
-    """TypeError unless ``rules`` is a ``Rules`` (the reference's own check)."""
-    if not isinstance(rules, Rules):
-        raise TypeError(f"rules must be a Rules instance, not {type(rules).__name__}")
 
 
 @lru_cache(maxsize=1 << 16)

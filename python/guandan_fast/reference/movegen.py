@@ -23,7 +23,8 @@ from typing import Iterable, Iterator, Sequence
 from ..cards import RANKS, is_wild, natural_value, parse_cards, parse_level, sort_cards
 from ..moves import PASS, Move
 from ..rules import Rules
-from .combos import check_rules, beats_unchecked, check_last, readings
+from ..validate import check_rules
+from .combos import beats_unchecked, check_last, readings
 
 __all__ = ["legal_moves"]
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from ..moves import Move
 from ..rules import Rules
+from ..validate import check_callable, check_count, check_rules, check_seed
 
 
 @dataclass
@@ -38,16 +39,10 @@ def simulate_reference(matches: int = 1, seed: int = 0, rules: Rules = Rules(),
     """
     from .game import Game
 
-    if isinstance(matches, bool) or not isinstance(matches, int):
-        raise TypeError(f"matches must be an int, not {type(matches).__name__}")
-    if matches < 1:
-        raise ValueError(f"matches must be >= 1, got {matches}")
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise TypeError(f"seed must be an int, not {type(seed).__name__}")
-    if not isinstance(rules, Rules):
-        raise TypeError(f"rules must be a guandan_fast.Rules, not {type(rules).__name__}")
-    if progress is not None and not callable(progress):
-        raise TypeError(f"progress must be callable, not {type(progress).__name__}")
+    matches = check_count(matches, "matches", 1)
+    seed = check_seed(seed)
+    check_rules(rules)
+    check_callable(progress, "progress", optional=True)
 
     res = ReferenceResult()
     t0 = time.perf_counter()

@@ -14,12 +14,11 @@ Two parts:
   finishing order, levels, declarer and match winner, and the public card counts.
 
 Expectations are derived from the rules by hand, never from an engine's output. Default run:
-a few seconds per engine. ``GF_LONG=1`` plays many more monitored matches (minutes).
+a few seconds per engine. ``--long`` plays many more monitored matches (minutes).
 """
 
 from __future__ import annotations
 
-import os
 import random
 from collections import Counter
 
@@ -28,9 +27,7 @@ import pytest
 from guandan_fast.cards import FULL_DECK, is_wild, natural_value, single_value, sort_cards
 from guandan_fast.moves import PASS, IllegalMoveError, Move
 from guandan_fast.rules import Rules
-from helpers import back, hand_with_finish, make_hands, single, tribute
-
-LONG = os.environ.get("GF_LONG") == "1"
+from helpers import LONG, back, hand_with_finish, make_hands, single, tribute
 
 
 def partner(p):

@@ -1,4 +1,7 @@
-"""Guandan as a PettingZoo AEC environment (imports ``pettingzoo`` and ``gymnasium``).
+"""Guandan as a PettingZoo AEC environment, version 0 (imports ``pettingzoo`` and ``gymnasium``).
+
+Named as PettingZoo names its own environments (``pettingzoo.classic.chess_v6``): the suffix
+is raised whenever a change could alter what an agent trained on it sees or gets.
 
 Agents ``player_0`` .. ``player_3`` (seat ``p``; teams {0, 2} and {1, 3}); an episode is a whole
 match. Each agent observes ``{"observation": float32[D], "action_mask": int8[N]}`` and acts
@@ -6,8 +9,8 @@ with a ``Discrete(N)`` id of the fixed action space (``guandan_fast.actions``); 
 docs/envs.md (``reward='match'`` or ``'hand'``). An illegal or malformed action raises
 (``IllegalMoveError``, ``ValueError`` or ``TypeError``) and changes nothing.
 
->>> from guandan_fast.envs.pettingzoo import env
->>> e = env()
+>>> from guandan_fast.envs.pettingzoo import guandan_v0
+>>> e = guandan_v0.env()
 >>> e.reset(seed=7)
 >>> e.agent_selection in e.agents
 True
@@ -24,10 +27,11 @@ import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from ..game import Game
-from ..rules import Rules
-from . import _common
-from ._spaces import Spaces
+from ...game import Game
+from ...rules import Rules
+from ...validate import check_count, check_rules, check_seed
+from .. import _common
+from .._spaces import Spaces
 
 __all__ = ["env", "raw_env"]
 
@@ -53,12 +57,9 @@ class raw_env(AECEnv):
     def __init__(self, rules=Rules(), encoder="default", reward="match", max_hands=None,
                  render_mode=None):
         super().__init__()
-        self.rules = _common.check_rules(rules)
+        self.rules = check_rules(rules)
         self.reward_mode = _common.check_reward(reward)
-        if max_hands is not None and (isinstance(max_hands, bool) or not isinstance(max_hands, int)
-                                      or max_hands < 1):
-            raise ValueError(f"max_hands must be None or an int >= 1, got {max_hands!r}")
-        self.max_hands = max_hands
+        self.max_hands = None if max_hands is None else check_count(max_hands, "max_hands", 1)
         if render_mode not in (None, "ansi", "svg"):
             raise ValueError(f"render_mode must be None, 'ansi' or 'svg', got {render_mode!r}")
         self.render_mode = render_mode
@@ -83,11 +84,10 @@ class raw_env(AECEnv):
     def reset(self, seed=None, options=None):
         """A new match: ``Game(seed=seed)`` when a seed is given, else a seed drawn from the
         generator of the last seeded reset (so a seeded sequence of episodes repeats)."""
+        seed = check_seed(seed, optional=True)
         if seed is not None:
-            if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-                raise TypeError(f"seed must be an int or None, not {type(seed).__name__}")
-            self._rng = np.random.default_rng(int(seed) & (2**64 - 1))
-            game_seed = int(seed) & (2**64 - 1)
+            self._rng = np.random.default_rng(seed & (2**64 - 1))
+            game_seed = seed & (2**64 - 1)
         else:
             game_seed = int(self._rng.integers(0, 2**63))
         self.game = Game(seed=game_seed, rules=self.rules)
@@ -140,7 +140,7 @@ class raw_env(AECEnv):
         if self.game is None:
             return "no match yet: call reset()"
         if self.render_mode == "svg":   # a picture (guandan_fast.svg; Jupyter displays it)
-            from ..svg import table
+            from ...svg import table
             return table(self.game)
         return _common.table(self.game)
 

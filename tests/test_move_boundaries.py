@@ -9,7 +9,6 @@ the comments); nothing is copied from an engine's output. Only ``engine.classify
 ``tests/conftest.py`` runs these tests. Runtime: well under a second.
 """
 
-
 from guandan_fast import PASS, Move, Rules
 from helpers import M, readings
 
