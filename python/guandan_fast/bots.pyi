@@ -4,11 +4,11 @@ from typing import Iterable, Sequence
 
 from .moves import Move
 
-AGENT_KINDS: dict[str, int]
+AGENT_KINDS: dict[str, int]  # random, random_compact, greedy, expert
 
 def agent_kind(name: str) -> int: ...
 def choose(agent: str, hand: str | Iterable[str], level: int | str = 2,
            top: Move | Sequence[object] | None = None, top_seat: int | None = None,
            seat: int = 0, counts: Sequence[int] | None = None,
            moves: Sequence[Move] | None = None, phase: str = "play", seed: int = 0,
-           disclosure: int = 10) -> Move: ...
+           disclosure: int = 10, unseen: str | Iterable[str] | None = None) -> Move: ...

@@ -383,7 +383,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"matches to play (default {_DEFAULT_MATCHES})")
     s.add_argument("--hands", type=_int_at_least(1), help="hands to play instead of matches")
     s.add_argument("--agents", help=f"default {_DEFAULT_AGENTS}: four agents by seat, "
-                                    f"comma-separated (random, random_compact, greedy, pimc, ismcts; search "
+                                    f"comma-separated (random, random_compact, greedy, expert, pimc, ismcts; search "
                                      f"budgets as pimc:samples=8, docs/search.md)")
     s.add_argument("--seed", type=int, default=0,
                    help="seed of the run (default 0); the same seed gives the same result")
@@ -462,7 +462,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--rules", choices=("platform", "default"), default="platform",
                    help="rules profile (platform: Rules.platform()); --rule overrides a switch")
     v.add_argument("--bots", action="append", default=[], metavar="SEATS=AGENT",
-                   help="built-in agents in seats, e.g. 1,2,3=greedy (random, random_compact, greedy)")
+                   help="built-in agents in seats, e.g. 1,2,3=expert (random, random_compact, greedy, expert)")
     v.add_argument("--seed", type=int, help="fixed seed: the same deals every run")
     v.add_argument("--record", metavar="FILE", help="append every game's JSONL record")
     v.add_argument("--timeout", type=float, help="seconds per answer (default: wait forever)")
@@ -481,7 +481,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     c = sub.add_parser("connect", help="play at a platform server with a built-in agent")
     c.add_argument("url", help="ws://HOST:PORT/game/NAME")
-    c.add_argument("--agent", default="greedy", help="random, random_compact or greedy")
+    c.add_argument("--agent", default="greedy", help="random, random_compact, greedy or expert")
     c.add_argument("--seed", type=int, default=0, help="seed of the agent's own choices (default 0)")
     c.set_defaults(func=_cmd_connect)
     return p

@@ -40,7 +40,7 @@ from .rules import Rules
 __all__ = ["simulate", "SimulationResult", "AGENTS"]
 
 #: The built-in agents (the search agents take parameters: ``pimc:samples=8``, docs/search.md).
-AGENTS = ("random", "random_compact", "greedy", "pimc", "ismcts")
+AGENTS = ("random", "random_compact", "greedy", "expert", "pimc", "ismcts")
 _SEARCH = ("pimc", "ismcts")
 
 # Matches per unit of work. Fixed (not derived from the thread count) so that the hands mode,
@@ -276,7 +276,7 @@ def simulate(matches: int | None = None, hands: int | None = None,
     >>> simulate(matches=1, agents=('greedy', 'random', 'smart', 'random'))
     Traceback (most recent call last):
     ...
-    ValueError: unknown agent 'smart'; known agents: random, random_compact, greedy, pimc, ismcts
+    ValueError: unknown agent 'smart'; known agents: random, random_compact, greedy, expert, pimc, ismcts
     """
     from . import simulate_core as core  # compiled
 

@@ -27,7 +27,8 @@ from guandan_fast.game_core cimport (GameState, GameRulesC, game_init, game_lega
                                      STEP_CONTINUE, STEP_MATCH_OVER)
 from guandan_fast.game cimport rules_to_c
 from guandan_fast.bots cimport (Bot, bot_init, bot_choose, agent_compact, AGENT_RANDOM,
-                                AGENT_RANDOM_COMPACT, AGENT_GREEDY, AGENT_PIMC, AGENT_ISMCTS,
+                                AGENT_RANDOM_COMPACT, AGENT_GREEDY, AGENT_EXPERT, AGENT_PIMC,
+                                AGENT_ISMCTS,
                                 N_AGENT_KINDS)
 from guandan_fast.search cimport (Agents, SearchCtx, search_reset, search_observe,
                                   search_choose)
@@ -294,7 +295,8 @@ def record_match(seed, long long i, kinds, rules=Rules(), hand_budget=None, sear
 
 
 AGENT_CODES = {"random": AGENT_RANDOM, "random_compact": AGENT_RANDOM_COMPACT,
-               "greedy": AGENT_GREEDY, "pimc": AGENT_PIMC, "ismcts": AGENT_ISMCTS}
+               "greedy": AGENT_GREEDY, "expert": AGENT_EXPERT, "pimc": AGENT_PIMC,
+               "ismcts": AGENT_ISMCTS}
 
 
 def rules_check(rules):

@@ -1,4 +1,4 @@
-"""Built-in agents (``random``, ``random_compact``, ``greedy``) deciding one move: for a
+"""Built-in agents (``random``, ``random_compact``, ``greedy``, ``expert``) deciding one move: for a
 compiled ``Game`` (the server's bot seats) and for a platform ``act`` message (the client).
 
 Both go through ``guandan_fast.bots.choose``, the compiled bots' one-decision entry, with
@@ -12,7 +12,7 @@ True
 >>> bot_move(g, 'smart')
 Traceback (most recent call last):
 ...
-ValueError: unknown agent 'smart'; known agents: greedy, random, random_compact
+ValueError: unknown agent 'smart'; known agents: expert, greedy, random, random_compact
 """
 
 from __future__ import annotations
@@ -50,15 +50,20 @@ def bot_move(game, agent: str, seed: int = 0) -> Move:
     obs = game.observation(p)
     counts = [min(27, len(game.hand(q))) for q in range(4)]
     disclosure = game.rules.disclosure_threshold
+    # The union of the other hands is public (the deck minus this hand and the cards played):
+    # the expert tracks cards with it. Only the union goes in, never a hand by itself.
+    unseen = None
+    if all(len(game.hand(q)) <= 27 for q in range(4)):
+        unseen = sort_cards([c for q in range(4) if q != p for c in game.hand(q)])
     if game.phase == "play":
         top = obs["top"]
         return choose(agent, game.hand(p), level=game.level,
                       top=None if top is None else top[1],
                       top_seat=None if top is None else top[0], seat=p, counts=counts,
-                      seed=seed, disclosure=disclosure)
+                      seed=seed, disclosure=disclosure, unseen=unseen)
     return choose(agent, game.hand(p), level=game.level, seat=p, counts=counts,
                   moves=list(game.legal_moves()), phase=game.phase, seed=seed,
-                  disclosure=disclosure)
+                  disclosure=disclosure, unseen=unseen)
 
 
 def _action_key(action) -> tuple:
