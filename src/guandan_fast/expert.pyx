@@ -46,7 +46,14 @@ cdef enum:
     MAX_CAND = 36         # sequence windows considered (10 + 12 + 13 at most)
     # ---- play ---------------------------------------------------------------------------
     UNKNOWN = 99          # a card count the rules do not disclose (more than 10)
-    NEAR_OUT = 5          # an opponent with this many cards or fewer is close to going out
+    NEAR_OUT = 5          # the top player (or the next seat, on lead) is close to going out
+    NEAR_OUT_OTHER = 3    # the other opponent (or the previous seat, on lead) is
+    ATTACK_MARGIN = 1     # attack when weak groups <= control groups + this
+    SHED_OVER_PARTNER = 10  # shed a low group over a partner holding more cards than this
+    BREAK_LOSS = 10       # plan value given up to win a trick from an opponent (tuned: 3..14
+                          # all beat greedy by far, bench/RESULTS.md "Expert")
+    BOMB_AT = 10          # bomb an opponent's top play when he holds this many cards or fewer
+    UNBEATEN_KEEP = 30    # lead score kept back for a group no unseen cards can beat
 
 
 # ---------------------------------------------------------------------------------------------
@@ -285,10 +292,10 @@ cdef inline int seq_width(int t) noexcept nogil:
 
 
 cdef int seq_need(const int* cnt, int t, int pos) noexcept nogil:
-    """Wilds a sequence needs from these counts, or -1 when it would break a bigger group
-    (a straight takes no card of trips or bombs, a pair run none of trips, a plate none of a
-    bomb)."""
-    cdef int j, c, need = 0, width = seq_width(t)
+    """Wilds a sequence needs from these counts, or -1 when it would break a bigger group (a
+    straight takes no card of trips or bombs and at most one of a pair: its window is mostly
+    cards held singly; a pair run none of trips, a plate none of a bomb)."""
+    cdef int j, c, need = 0, pairs = 0, width = seq_width(t)
     cdef int most = 2 if t != T_TWO_TRIPS else 3
     for j in range(seq_slots(t)):
         c = cnt[pos_rank(pos + j)]
@@ -296,6 +303,10 @@ cdef int seq_need(const int* cnt, int t, int pos) noexcept nogil:
             return -1
         if c < width:
             need += width - c
+        elif t == T_STRAIGHT and c == 2:
+            pairs += 1
+            if pairs > 1:
+                return -1
     return need
 
 
@@ -530,6 +541,8 @@ cdef int choose_lead(const View* v, const u64* moves, int n) noexcept nogil:
         else:
             # The weakest group first; a little more for more cards (harder to follow).
             score = -4 * P.g[gi].value + size
+            if not P.g[gi].control and not beatable(v, t, key):
+                score -= UNBEATEN_KEEP        # a group nobody can beat wins the lead back: keep it
             if is_bomb_type(t):
                 score -= 400
             if P.n == 2 and not beatable(v, t, key):
@@ -573,13 +586,23 @@ cdef int choose_follow(const View* v, const GameState* s, const u64* moves, int 
     cdef int top_count = v.counts[s.top_seat]
     cdef int other_opp = (s.top_seat + 2) & 3
     cdef int oc = v.counts[other_opp]
-    cdef int controls = P.n - P.weak
+    cdef int controls = P.n - P.weak, weak
     cdef bint urgent, attack, best_control = False
     cdef u64 lo, hi
     # Urgent: an opponent about to go out; the top play's player just went out and his
     # partner would take the lead.
-    urgent = (0 < top_count <= NEAR_OUT) or (0 < oc <= 3) or (top_count == 0 and 0 < oc <= 10)
-    attack = P.weak <= controls + 1
+    urgent = ((0 < top_count <= NEAR_OUT) or (0 < oc <= NEAR_OUT_OTHER)
+              or (top_count == 0 and 0 < oc <= 10)
+              or (0 < top_count <= BOMB_AT and not is_bomb_type(top_t)))
+    # Control groups: the plan's, and any group the unseen cards cannot beat (card tracking).
+    controls = 0
+    weak = 0
+    for i in range(P.n):
+        if P.g[i].control or not beatable(v, P.g[i].type, P.g[i].key):
+            controls += 1
+        else:
+            weak += 1
+    attack = weak <= controls + ATTACK_MARGIN
     for i in range(n):
         lo = moves[2 * i]
         hi = moves[2 * i + 1]
@@ -614,23 +637,21 @@ cdef int choose_follow(const View* v, const GameState* s, const u64* moves, int 
             return best
         if top_t <= T_THREE_WITH_TWO and play_key(s.top_lo, s.top_hi, v.level) >= 13:
             return best     # the opponent spent a high group: take the lead from him
-    if urgent or (attack and P.weak <= 1):
-        # Breaking a group: the play that hurts the plan least.
-        for i in range(n):
-            lo = moves[2 * i]
-            hi = moves[2 * i + 1]
-            t = move_type(hi)
-            if t == T_PASS or is_bomb_type(t):
-                continue
-            sc = rest_value(v, lo, hi)
-            if sc > brk_best:
-                brk_best = sc
-                brk = i
-        if brk >= 0 and (urgent or brk_best >= P.value - 2 * GROUP_COST):
-            return brk
-        if bomb_i >= 0 and (urgent or attack) and (not is_bomb_type(top_t) or urgent):
-            return bomb_i
-    elif bomb_i >= 0 and attack and P.weak <= 1 and not is_bomb_type(top_t):
+    # Otherwise the play that hurts the plan least (it may break a group), when winning the
+    # trick is worth what it costs the plan, or the situation is urgent.
+    for i in range(n):
+        lo = moves[2 * i]
+        hi = moves[2 * i + 1]
+        t = move_type(hi)
+        if t == T_PASS or is_bomb_type(t):
+            continue
+        sc = rest_value(v, lo, hi)
+        if sc > brk_best:
+            brk_best = sc
+            brk = i
+    if brk >= 0 and (urgent or brk_best >= P.value - BREAK_LOSS):
+        return brk
+    if bomb_i >= 0 and (urgent or attack) and (not is_bomb_type(top_t) or urgent):
         return bomb_i
     return pass_i if pass_i >= 0 else 0
 
@@ -644,7 +665,7 @@ cdef int choose_over_partner(const View* v, const GameState* s, const u64* moves
     cdef int top_key = play_key(s.top_lo, s.top_hi, v.level)
     cdef int pc = v.counts[v.partner]
     cdef u64 lo, hi
-    if pc <= 10 or top_key > 10 or move_type(s.top_hi) > T_TRIPS:
+    if pc <= SHED_OVER_PARTNER or top_key > 10 or move_type(s.top_hi) > T_TRIPS:
         return pass_i if pass_i >= 0 else 0
     for i in range(n):
         lo = moves[2 * i]
