@@ -5,7 +5,7 @@ VENV    ?= .venv
 BIN     := $(VENV)/bin
 SOURCES := $(shell find src python -name '*.py' -o -name '*.pyx' -o -name '*.pxd') CMakeLists.txt pyproject.toml
 
-.PHONY: run test bench dev clean
+.PHONY: run test bench dev clean browser
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -24,8 +24,17 @@ $(VENV)/.installed: $(BIN)/python $(SOURCES)
 run: $(VENV)/.installed-core
 	$(BIN)/guandan-fast simulate
 
-test: $(VENV)/.installed
+test: $(VENV)/.installed browser
 	$(BIN)/python -m pytest -q
+
+# The browser tests drive the system's Chromium (never a downloaded one): installed here when
+# we are root with apt-get, otherwise the one command that does it is named.
+browser:
+	@if command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver; \
+	else echo "make test: the browser tests need Chromium: sudo apt-get install -y chromium chromium-driver" >&2; \
+		exit 1; fi
 
 bench: $(VENV)/.installed
 	$(BIN)/python -m pytest bench/bench_*.py --benchmark-enable --benchmark-only -q -s
@@ -33,7 +42,7 @@ bench: $(VENV)/.installed
 # Developer build: editable install (Python files are used from python/, compiled modules are
 # rebuilt by running `make dev` again).
 dev: $(BIN)/python
-	$(BIN)/pip install -q scikit-build-core cython numpy pytest hypothesis pytest-benchmark
+	$(BIN)/pip install -q scikit-build-core cython numpy pytest hypothesis pytest-benchmark selenium
 	flock /tmp/guandan-fast-build.lock $(BIN)/pip install -q --no-build-isolation -e ".[test,all]"
 
 clean:

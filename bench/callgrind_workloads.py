@@ -10,6 +10,8 @@ for rep in range(k):
         core.run_chunk(0, 50, 0, (0, 0, 0, 0))
     elif name == "simgreedy":
         core.run_chunk(0, 50, 0, (2, 2, 2, 2))
+    elif name == "simexpert":
+        core.run_chunk(0, 50, 0, (5, 5, 5, 5))     # bots.AGENT_CODES['expert']
     elif name == "perft":
         perft_game(Game(seed=0), 3)
     elif name == "playout":
@@ -54,3 +56,26 @@ for rep in range(k):
                 n = len(g.legal_moves_array())
                 x = (x * 1103515245 + 12345) & 0x7FFFFFFF
                 g.play_index(x % n)
+    elif name == "tourney":
+        # the tournament's compiled batch: 20 deals x 2 seatings, greedy against random
+        from guandan_fast.tournament_core import play_matches
+        play_matches(0, [d for d in range(20) for _ in (0, 1)], [0, 1] * 20,
+                     [[2, 0, 2, 0], [0, 2, 0, 2]])
+    elif name == "botseats":
+        # a Python-driven match's bot seats: 3 greedy matches followed move by move
+        from guandan_fast.tournament_core import BotSeats
+        for s in range(3):
+            ms = core.match_seed(0, s)
+            bots = BotSeats(ms, (2, 2, 2, 2))
+            while bots.current >= 0:
+                bots.apply(*bots.choose())
+    elif name == "vecenv":
+        # VecEnv stepping: 64 tables, one learner against greedy bots, 40 steps
+        import numpy as np
+        from guandan_fast.vecenv import VecEnv
+        env = VecEnv(64, seed=1, learners=(0,), opponents="greedy", encoder=None)
+        b = env.reset()
+        for _ in range(40):
+            env.step(b.cand_ids[b.cand_offsets[:-1]])
+            b = env.pending()
+

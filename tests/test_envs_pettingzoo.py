@@ -49,7 +49,7 @@ def test_lockstep_with_raw_game_and_match_rewards():
         g = twin["g"]
         assert g == e.game
         assert e.agent_selection == f"player_{g.current_player}"
-        e._codec.play(g, a)
+        e._spaces.play(g, a)
 
     totals = play_match(e, 11, np.random.default_rng(0), on_step)
     assert twin["g"] == e.game and e.game.is_over

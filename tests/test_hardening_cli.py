@@ -217,3 +217,56 @@ def test_no_progress_bar_when_stderr_is_not_a_terminal():
     tty, err = _run_with_tty(stderr_tty=False)
     assert "40 matches" in tty  # the summary went to the terminal
     assert "matches [" not in tty and err == ""
+
+
+def test_replay_of_a_record_cut_mid_line_or_mid_match_says_so(files, tmp_path):
+    text = (files / "good.jsonl").read_text()
+    lines = text.splitlines(keepends=True)
+    second = next(i for i in range(1, len(lines)) if '"format"' in lines[i])
+    mid_line = tmp_path / "midline.jsonl"
+    mid_line.write_text("".join(lines[:second + 2]) + lines[second + 2][:100])
+    proc = gf_run("replay", str(mid_line), "--match", "1")
+    assert_clean_error(proc, f"record line {second + 3}: cut short")
+    mid_match = tmp_path / "midmatch.jsonl"
+    mid_match.write_text("".join(lines[:second + 2]))
+    proc = gf_run("replay", str(mid_match), "--match", "1")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.rstrip().splitlines()[-1] == (
+        "(the record of this match ends after 1 hand(s), before the match is over: a run "
+        "stopped or cut short)")
+    assert "before the match is over" not in gf_run("replay", str(files / "good.jsonl")).stdout
+
+
+@pytest.mark.parametrize("command", [
+    ["simulate", "--matches", "100000", "--seed", "3", "--no-progress", "--yes"],
+    ["tournament", "--agents", "random,greedy", "--deals", "100000", "--seed", "3",
+     "--no-progress"],
+])
+def test_records_survive_sigkill(tmp_path, command):
+    """A writer killed (SIGKILL) in the middle: every match before the cut replays, and a
+    replay of the cut one is whole or says it is cut short."""
+    import signal
+    import time
+
+    rec = tmp_path / "killed.jsonl"
+    proc = subprocess.Popen(CMD + command + ["--record", str(rec)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and proc.poll() is None:
+            if rec.exists() and rec.read_bytes().count(b'"format"') >= 3:
+                break
+            time.sleep(0.05)
+        assert proc.poll() is None, proc.stderr.read()
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        proc.kill()
+    n = rec.read_bytes().count(b'"format"')
+    assert n >= 3
+    for i in range(n - 1):
+        Game.from_record(str(rec), match=i)       # every earlier match replays
+    try:
+        Game.from_record(str(rec), match=n - 1)
+    except ValueError as exc:
+        assert "cut short" in str(exc), exc

@@ -536,6 +536,97 @@ def test_slow_client_times_out_and_a_bot_plays_its_seat(tmp_path):
     assert games[0].is_over and "no valid answer" in headers[0]["server"]["faults"][0]["reason"]
 
 
+class Thinker(Client):
+    """Blocks its own event loop (so its library answers no ping) for ``think`` seconds on
+    its 2nd act, as a bot that computes in the thread reading its socket does."""
+
+    def __init__(self, url, seed, think):
+        super().__init__(url, seed)
+        self.think = think
+
+    async def answer(self, ws, msg):
+        if self.acts == 2:
+            time.sleep(self.think)
+        await super().answer(ws, msg)
+
+
+@pytest.mark.parametrize("timeout", [None, 5.0])
+def test_a_thinking_client_is_never_dropped_by_keepalive(tmp_path, timeout):
+    """Pings every 0.05 s, a client deaf to them for 0.8 s (16 intervals): without a timeout
+    it is waited for; with one (longer than its thinking) the timeout is the only clock."""
+    rec = tmp_path / "think.jsonl"
+    cfg = ServerConfig(**FAST, games=1, tables=1, seed=5, record=str(rec), timeout=timeout,
+                       ping_interval=0.05, bots={1: "greedy", 2: "greedy", 3: "greedy"},
+                       game_factory=rigged(["tribute"]))
+    thinker = Thinker("", 1, think=0.8)
+
+    def clients(url):
+        thinker.url = url + "thinker"
+        # its own thread and loop: blocking it must not block the server
+        return [asyncio.to_thread(lambda: asyncio.run(thinker.run()))]
+
+    server, (t,) = run(serve_and_play(cfg, clients))
+    assert server.stats["faults"] == 0 and server.stats["errors"] == 0
+    assert t.result is not None and t.closed_ok and t.acts > 2
+    headers, games = replay_all(rec)
+    assert games[0].is_over and headers[0]["server"]["players"][0] == "thinker"
+
+
+def test_platform_url_form_and_query_string_accepted(tmp_path):
+    rec = tmp_path / "url.jsonl"
+    cfg = ServerConfig(**FAST, games=1, tables=1, seed=2, record=str(rec),
+                       bots={2: "greedy", 3: "greedy"}, game_factory=rigged(["tribute"]))
+    server, (a, b) = run(serve_and_play(cfg, lambda url: [
+        Client(url + "gd/alice", 1), Client(url + "bob?token=x&seat=any", 2)]))
+    assert a.result is not None and b.result is not None
+    headers, _ = replay_all(rec)
+    assert headers[0]["server"]["players"][:2] == ["alice", "bob"]
+
+
+def test_connection_after_the_last_table_is_turned_away_at_once(caplog):
+    async def main():
+        server = GameServer(ServerConfig(**FAST, tables=1, bots={1: "greedy", 2: "greedy",
+                                                                 3: "greedy"}))
+        await server.start()
+        base = f"ws://127.0.0.1:{server.port}/game/"
+        first = Client(base + "first", 1)
+        task = asyncio.ensure_future(first.run())
+        while server.stats["tables"] < 1:
+            await asyncio.sleep(0.002)
+        t0 = time.monotonic()
+        async with connect(base + "late", ping_interval=None) as ws:
+            with pytest.raises(ConnectionClosed):
+                await ws.recv()
+        waited = time.monotonic() - t0
+        await task
+        await server.wait()
+        await server.stop()
+        return server, ws, waited, first
+
+    with caplog.at_level(logging.INFO, logger="guandan_fast.net.server"):
+        server, ws, waited, first = run(main())
+    assert first.result is not None
+    assert ws.close_code == 1013 and "plays only 1 table(s)" in ws.close_reason
+    assert waited < 1.0 and server.stats["turned_away"] == 1
+    logged = [r.getMessage() for r in caplog.records]
+    assert any("late turned away: server full" in m for m in logged)
+    # the log names who closed each connection and why
+    assert any("(first): connection closed: by the server (1000 'the table has ended')" in m
+               for m in logged)
+
+
+def test_the_log_names_who_closed_a_connection(caplog):
+    cfg = ServerConfig(**FAST, games=1, tables=1, seed=6, bots={1: "greedy", 3: "greedy"},
+                       game_factory=rigged(["tribute"]))
+    with caplog.at_level(logging.INFO, logger="guandan_fast.net.server"):
+        server, (q, a) = run(serve_and_play(
+            cfg, lambda url: [Quitter(url + "q", 1, quit_at=3), Client(url + "a", 2)]))
+    logged = [r.getMessage() for r in caplog.records]
+    assert any("table 0 seat 0 (q): connection closed: by the client (1000)" in m
+               for m in logged), logged
+    assert any("table 0 seat 2 (a): connection closed: by the server" in m for m in logged)
+
+
 def test_wrong_path_refused_and_lobby_leaver_not_seated():
     async def main():
         server = GameServer(ServerConfig(**FAST, tables=1, bots={2: "greedy", 3: "greedy"}))
@@ -691,6 +782,29 @@ def test_sigterm_stops_cleanly_with_a_valid_record(tmp_path):
     assert not game.is_over and json.loads(open(rec).readline())["server"]["end"] == "interrupted"
 
 
+def test_ctrl_c_says_how_far_it_got_and_exits_130(tmp_path):
+    import signal
+
+    rec = tmp_path / "int.jsonl"
+    proc, port = _start_cli_server("--bots", "1,2,3=greedy", "--record", str(rec))
+
+    async def stall():
+        async with connect(f"ws://127.0.0.1:{port}/game/staller", ping_interval=None) as ws:
+            async for data in ws:
+                if json.loads(data)["type"] == "act":
+                    proc.send_signal(signal.SIGINT)    # Ctrl-C while a client thinks
+            return ws.close_code
+
+    assert run(stall()) == 1001                       # going away: the server stops
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert out.splitlines()[-1].startswith(
+        "interrupted (Ctrl-C): 1 table(s), 0 game(s) finished, 0 refused message(s), 0 fault(s)")
+    assert "Traceback" not in err
+    game = Game.from_record(str(rec))        # the cut game's record is whole and replays
+    assert not game.is_over and json.loads(open(rec).readline())["server"]["end"] == "interrupted"
+
+
 def test_a_failing_table_does_not_stop_the_others(tmp_path, caplog):
     """A table whose game cannot even start (here: the factory raises in table 0's second
     game) ends alone, logged; the table beside it plays to the end."""
@@ -817,3 +931,22 @@ def test_oversized_frame_closes_that_connection_only(tmp_path):
     ends = {h["server"]["table"]: h["server"]["end"] for h in headers}
     assert ends == {0: "abandoned", 1: "win"}
     assert games[[h["server"]["table"] for h in headers].index(1)].is_over
+
+
+def test_soak_with_faulty_clients_short(tmp_path):
+    """bench/bench_soak.py in short: 4 tables of clients that send garbage, malformed JSON and
+    binary frames, answer twice, stall and leave; every game is in the record and replays."""
+    import pathlib
+
+    rec = tmp_path / "soak.jsonl"
+    script = pathlib.Path(__file__).resolve().parent.parent / "bench" / "bench_soak.py"
+    out = subprocess.run([sys.executable, str(script), "--tables", "4", "--games", "1",
+                          "--fault-rate", "0.01", "--seed", "3", "--record", str(rec)],
+                         capture_output=True, text=True, timeout=LIMIT)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "record: 4 games" in out.stdout and "4 replay" in out.stdout, out.stdout
+    refused = int(out.stdout.split(" refused message(s)")[0].rsplit(" ", 1)[1])
+    assert refused > 0                      # the garbage was sent, refused, and survived
+    headers, games = replay_all(rec)
+    assert len(games) == 4
+    assert all(g.is_over for g, h in zip(games, headers) if h["server"]["end"] == "win")

@@ -16,7 +16,8 @@ from guandan_fast import records
 from guandan_fast.cli import main
 from guandan_fast.moves import IllegalMoveError
 from guandan_fast.simulate_core import AGENT_CODES, match_seed
-from guandan_fast.tournament import (_Agent, _outcome_of, _play_python, clustered_wilson_interval,
+from guandan_fast.agents import parse_agent
+from guandan_fast.tournament import (_outcome_of, _play_python, clustered_wilson_interval,
                                      mean_interval, t_quantile, tournament, wilson_interval)
 from guandan_fast.tournament_core import play_matches
 
@@ -142,7 +143,8 @@ def test_compiled_batches_equal_python_driven_matches():
     kinds = [[g, r, g, r], [r, g, r, g], [AGENT_CODES["random_compact"], g, r, g]]
     rows = play_matches(5, [0, 0, 3], [0, 1, 2], kinds)
     for d, ks, row in zip([0, 0, 3], kinds, rows.tolist()):
-        seats = tuple(_Agent(name=str(k), kind=k) for k in ks)
+        names = {v: n for n, v in AGENT_CODES.items()}
+        seats = tuple(parse_agent(names[k]) for k in ks)
         game = _play_python(match_seed(5, d), seats, gf.Rules())
         assert _outcome_of(game) == row
         assert row[1] == row[2] + row[3] == len(game.results)
@@ -154,10 +156,10 @@ def test_search_agents_play_alike_compiled_and_python_driven(agent_module, tmp_p
     from guandan_fast.tournament import _check_agents
 
     pimc, ismcts, greedy = _check_agents(["pimc:samples=2", "ismcts:iterations=20", "greedy"])
-    assert pimc.spec[0] == "pimc" and pimc.spec[1]["samples"] == 2
+    assert pimc.search_spec[0] == "pimc" and pimc.search_spec[1]["samples"] == 2
     for seats in [(pimc, greedy, pimc, greedy), (greedy, ismcts, greedy, ismcts)]:
-        row = play_matches(2, [1], [0], [[a.kind for a in seats]],
-                           search=[[a.spec for a in seats]]).tolist()[0]
+        row = play_matches(2, [1], [0], [[a.code for a in seats]],
+                           search=[[a.search_spec for a in seats]]).tolist()[0]
         assert _outcome_of(_play_python(match_seed(2, 1), seats, gf.Rules())) == row
     agents = ["pimc:samples=2", "greedy"]
     res = tournament(agents, deals=2, seed=2, workers=2)

@@ -63,7 +63,7 @@ def test_checks():
     assert validate.check_finish([1, 2, 3]) == [1, 2, 3, 0]
     assert validate.check_level("10") == validate.check_level(np.uint8(10)) == 10
     assert validate.check_seat(np.int16(3)) == 3
-    with pytest.raises(ValueError, match="repeat must be an int in 1..2\\*\\*62, got 0"):
+    with pytest.raises(ValueError, match="repeat must be >= 1, got 0"):
         validate.check_count(0, "repeat", 1)
     with pytest.raises(ValueError, match="huge must be 0..3"):
         validate.check_seat(10**30, "huge")                     # no OverflowError

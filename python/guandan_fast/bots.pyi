@@ -4,9 +4,9 @@ from typing import Iterable, Sequence
 
 from .moves import Move
 
-AGENT_KINDS: dict[str, int]  # random, random_compact, greedy, expert
+AGENT_CODES: dict[str, int]
 
-def agent_kind(name: str) -> int: ...
+def bot_kind(name: str) -> int: ...
 def choose(agent: str, hand: str | Iterable[str], level: int | str = 2,
            top: Move | Sequence[object] | None = None, top_seat: int | None = None,
            seat: int = 0, counts: Sequence[int] | None = None,

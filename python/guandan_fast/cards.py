@@ -40,10 +40,6 @@ def natural_value(code: str) -> int:
     return RANKS.index(code[1]) + 2
 
 
-def is_joker(code: str) -> bool:
-    return code in JOKERS
-
-
 def is_wild(code: str, level: int) -> bool:
     """True for the heart of the level rank, the wild card (docs/rules.md §2-3)."""
     return code[0] == "H" and code != "HR" and natural_value(code) == level

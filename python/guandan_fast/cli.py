@@ -13,6 +13,7 @@ import json
 import os
 import sys
 import time
+import traceback
 
 from .rules import Rules
 
@@ -274,19 +275,25 @@ def _cmd_replay(args) -> int:
     return 0
 
 
+def _profile_rules(args) -> Rules:
+    """``--rules platform|default`` and then the ``--rule`` switches (serve, play)."""
+    base = Rules.platform() if args.rules == "platform" else Rules()
+    if not args.rule:
+        return base
+    given = _rules_from(args.rule)   # only the switches given override the profile
+    keys = {p.split("=", 1)[0] for p in args.rule}
+    return Rules.from_dict({**base.to_dict(), **{k: getattr(given, k) for k in keys}})
+
+
 def _cmd_serve(args) -> int:
     import asyncio
+    import gc
     import logging
     import signal
 
     from .net.server import ServerConfig, serve
 
-    base = Rules.platform() if args.rules == "platform" else Rules()
-    rules = base
-    if args.rule:  # only the switches given on the command line override the profile
-        given = _rules_from(args.rule)
-        keys = {p.split("=", 1)[0] for p in args.rule}
-        rules = Rules.from_dict({**base.to_dict(), **{k: getattr(given, k) for k in keys}})
+    rules = _profile_rules(args)
     bots = {}
     for spec in args.bots:
         seats, sep, agent = spec.partition("=")
@@ -300,11 +307,19 @@ def _cmd_serve(args) -> int:
                        rules=rules, bots=bots, seed=args.seed, timeout=args.timeout,
                        on_fault=args.on_fault, takeover=args.takeover,
                        draw_after=args.draw_after, handshake_pause=args.handshake_pause,
-                       error_messages=args.error_messages, record=args.record)
+                       error_messages=args.error_messages, record=args.record,
+                       ping_interval=args.ping_interval or None)
     logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO,
                         format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
 
+    running = {}
+
     def ready(server):
+        # Everything loaded so far (modules, classes: ~100,000 objects) lives as long as the
+        # process: out of the cyclic GC's scans, which otherwise cost the server ~7 % of its
+        # instructions (callgrind). Only the CLI does this: the process is the server's own.
+        gc.freeze()
+        running["server"] = server
         print(f"listening on ws://{cfg.host}:{server.port}/game/{{name}} "
               f"({len(cfg.remote_seats)} client(s) per table, {cfg.games} game(s) each)",
               flush=True)
@@ -313,18 +328,29 @@ def _cmd_serve(args) -> int:
         task = asyncio.ensure_future(serve(cfg, ready))
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, task.cancel)
+            loop.add_signal_handler(sig, lambda sig=sig: (running.setdefault("signal", sig),
+                                                          task.cancel()))
         try:
             return await task
         except asyncio.CancelledError:
             return None
 
+    def totals(st):
+        return (f"{st['tables']} table(s), {st['games']} game(s) finished, "
+                f"{st['refused']} refused message(s), {st['faults']} fault(s)")
+
     stats = asyncio.run(main())
     if stats is None:
-        print("stopped by a signal; running tables were cut short (their records written)")
-        return 0
-    print(f"done: {stats['tables']} table(s), {stats['games']} game(s), "
-          f"{stats['refused']} refused message(s), {stats['faults']} fault(s)")
+        sig = running.get("signal")
+        st = running["server"].stats if "server" in running else None
+        what = "interrupted (Ctrl-C)" if sig == signal.SIGINT else "stopped by SIGTERM"
+        print(f"{what}: " + (totals(st) if st else "before it was listening")
+              + "; running tables were cut short, each game's record written whole"
+              + (f" to {cfg.record}" if cfg.record else ""), flush=True)
+        # Ctrl-C exits as an interrupted command (130); SIGTERM is a service manager's
+        # ordinary stop (0)
+        return 130 if sig == signal.SIGINT else 0
+    print(f"done: {totals(stats)}")
     return 0
 
 
@@ -339,6 +365,81 @@ def _cmd_connect(args) -> int:
           f"victoryNum {res.victory_num}, draws {res.draws}"
           + (f"; {len(res.problems)} protocol problem(s)" if res.problems else ""))
     return 0 if not res.problems else 1
+
+
+def _cmd_view(args) -> int:
+    from .web.viewer import match_document, serve, viewer_html
+
+    doc = match_document(args.file, args.match)   # checked before anything is written
+    if args.html:
+        with open(args.html, "w", encoding="utf-8") as f:
+            f.write(viewer_html(doc))
+        print(f"wrote match {args.match} ({len(doc['hands'])} hand(s)) to {args.html}")
+        return 0
+    serve(doc, port=args.port, browser=not args.no_browser)
+    return 0
+
+
+def _add_view(sub, int_at_least) -> None:
+    w = sub.add_parser("view", help="replay a recorded match in the browser (docs/web.md)")
+    w.add_argument("file", help="a JSON Lines record (simulate, tournament, serve, play); .gz too")
+    w.add_argument("--match", type=int_at_least(0), default=0,
+                   help="which match of the file (0-based, default 0)")
+    w.add_argument("--html", metavar="FILE", help="write one self-contained HTML file and exit")
+    w.add_argument("--port", type=int_at_least(0), default=0, help="port (default: a free one)")
+    w.add_argument("--no-browser", action="store_true", help="only print the URL")
+    w.set_defaults(func=_cmd_view)
+
+
+def _cmd_play(args) -> int:
+    import logging
+
+    from .web.play import play_config, resume_game, run
+
+    if args.delay < 0:
+        raise ValueError(f"--delay must be seconds >= 0, got {args.delay}")
+    rules = _profile_rules(args)
+    record, resume = args.record, None
+    if args.resume:
+        resume, offset = resume_game(args.resume)
+        if record is None or os.path.abspath(record) == os.path.abspath(args.resume):
+            record = args.resume
+            with open(record, "r+b") as f:   # the match's record is rewritten from here
+                f.truncate(offset)
+        print(f"resuming: hand {resume.hand_number}, levels {resume.levels[0]}/{resume.levels[1]}")
+    if record is not None and record.endswith(".gz"):
+        raise ValueError("--record: play rewrites the match's record after every hand; "
+                         "use a plain .jsonl file")
+    cfg = play_config(seat=args.seat, agents=args.agents, rules=rules, seed=args.seed,
+                      port=args.port, games=args.games, record=record, resume=resume)
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(message)s",
+                        stream=sys.stderr)
+    stats = run(cfg, args.delay, browser=not args.no_browser)
+    if stats is None:
+        print("stopped" + (f"; the match so far is in {record}" if record else ""))
+    else:
+        print(f"done: {stats['games']} match(es) played" + (f"; recorded in {record}" if record else ""))
+    return 0
+
+
+def _add_play(sub, int_at_least) -> None:
+    y = sub.add_parser("play", help="play against agents in the browser (docs/web.md)")
+    y.add_argument("--seat", type=int, choices=(0, 1, 2, 3), default=0, help="your seat (default 0)")
+    y.add_argument("--agents", default="greedy",
+                   help="the other seats' agents in seat order, one or three (default greedy)")
+    y.add_argument("--rules", choices=("platform", "default"), default="platform",
+                   help="rules profile (platform: Rules.platform()); --rule overrides a switch")
+    y.add_argument("--seed", type=int, help="fixed seed: the same deals every run")
+    y.add_argument("--games", type=int_at_least(1), default=1, help="matches to play (default 1)")
+    y.add_argument("--port", type=int_at_least(0), default=0, help="port (default: a free one)")
+    y.add_argument("--no-browser", action="store_true", help="only print the URL")
+    y.add_argument("--record", metavar="FILE", help="write the match's record after every hand")
+    y.add_argument("--delay", type=float, default=0.8,
+                   help="seconds the page pauses after each bot move (default 0.8)")
+    y.add_argument("--resume", metavar="FILE", help="continue the last (unfinished) match of a record")
+    y.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
+                   help="override one rules switch (docs/rules.md §12)")
+    y.set_defaults(func=_cmd_play)
 
 
 _DEFAULT_AGENTS = "greedy,random,greedy,random"
@@ -367,6 +468,7 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     from . import __version__
+    from .agents import SPEC_HELP, names as agent_names
 
     p = _Parser(prog="guandan-fast", description="Fast, exact Guandan (掼蛋) rules engine.")
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}",
@@ -382,9 +484,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--matches", type=_int_at_least(1),
                    help=f"matches to play (default {_DEFAULT_MATCHES})")
     s.add_argument("--hands", type=_int_at_least(1), help="hands to play instead of matches")
-    s.add_argument("--agents", help=f"default {_DEFAULT_AGENTS}: four agents by seat, "
-                                    f"comma-separated (random, random_compact, greedy, expert, pimc, ismcts; search "
-                                     f"budgets as pimc:samples=8, docs/search.md)")
+    s.add_argument("--agents", help=f"default {_DEFAULT_AGENTS}: four compiled agents by "
+                                    f"seat, comma-separated ({', '.join(agent_names('compiled'))}; "
+                                    f"search budgets as pimc:samples=8, docs/search.md)")
     s.add_argument("--seed", type=int, default=0,
                    help="seed of the run (default 0); the same seed gives the same result")
     s.add_argument("--threads", type=_int_at_least(1), default=os.cpu_count() or 1,
@@ -409,7 +511,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     t = sub.add_parser("tournament", help="duplicate round robin between agents (docs/tournament.md)")
     t.add_argument("--agents", required=True,
-                   help="two or more agents, comma-separated: built-in names or module:function")
+                   help=f"two or more agents, comma-separated; {SPEC_HELP}")
     t.add_argument("--deals", type=int, required=True, help="deals per pair (each played twice)")
     t.add_argument("--seed", type=int, default=0,
                    help="seed of the deals (default 0); the same seed gives the same result")
@@ -462,17 +564,20 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--rules", choices=("platform", "default"), default="platform",
                    help="rules profile (platform: Rules.platform()); --rule overrides a switch")
     v.add_argument("--bots", action="append", default=[], metavar="SEATS=AGENT",
-                   help="built-in agents in seats, e.g. 1,2,3=expert (random, random_compact, greedy, expert)")
+                   help=f"agents in seats, e.g. 1,2,3=greedy (repeatable); {SPEC_HELP}")
     v.add_argument("--seed", type=int, help="fixed seed: the same deals every run")
     v.add_argument("--record", metavar="FILE", help="append every game's JSONL record")
     v.add_argument("--timeout", type=float, help="seconds per answer (default: wait forever)")
     v.add_argument("--on-fault", choices=("bot", "forfeit"), default="bot",
                    help="on a timeout or disconnect: a bot takes the seat over, or its team forfeits")
-    v.add_argument("--takeover", default="greedy", help="the agent that takes a seat over")
+    v.add_argument("--takeover", default="greedy",
+                   help="the agent that takes a seat over (default greedy; any agent of --bots)")
     v.add_argument("--draw-after", type=int, default=50,
                    help="A resets that make a game a draw (0: never)")
     v.add_argument("--handshake-pause", type=float, default=0.2,
                    help="seconds before the first message to a new connection (ws4py clients)")
+    v.add_argument("--ping-interval", type=float, default=20.0,
+                   help="seconds between keepalive pings (0: none); never drops a client")
     v.add_argument("--error-messages", action="store_true",
                    help='answer refused messages with {"type": "error"} (breaks platform clients)')
     v.add_argument("--quiet", action="store_true", help="log warnings only")
@@ -481,9 +586,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     c = sub.add_parser("connect", help="play at a platform server with a built-in agent")
     c.add_argument("url", help="ws://HOST:PORT/game/NAME")
-    c.add_argument("--agent", default="greedy", help="random, random_compact, greedy or expert")
+    c.add_argument("--agent", default="greedy",
+                   help=f"the agent answering the server (default greedy): "
+                        f"{', '.join(agent_names('platform'))} (the agents that decide from "
+                        f"a platform message alone)")
     c.add_argument("--seed", type=int, default=0, help="seed of the agent's own choices (default 0)")
     c.set_defaults(func=_cmd_connect)
+    _add_view(sub, _int_at_least)
+    _add_play(sub, _int_at_least)
     return p
 
 
@@ -494,6 +604,8 @@ def _one_line(exc: BaseException) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command; returns the exit status (0, 2 for bad input, 130 on Ctrl-C)."""
+    from .agents import AgentError
+
     args = build_parser().parse_args(argv)
     try:
         code = args.func(args)
@@ -510,6 +622,12 @@ def main(argv: list[str] | None = None) -> int:
         return 141  # 128 + SIGPIPE, as a process killed by it
     except KeyboardInterrupt:
         return 130
+    except AgentError as exc:
+        # Which agent failed at which decision, then the agent's own traceback.
+        print(f"guandan-fast: error: {_one_line(exc)}", file=sys.stderr)
+        if exc.__cause__ is not None:
+            traceback.print_exception(exc.__cause__, file=sys.stderr)
+        return 1
     except FileNotFoundError as exc:
         print(f"guandan-fast: error: no such file: {exc.filename}", file=sys.stderr)
         return 2

@@ -132,7 +132,7 @@ def check_output(target, name: str = "path") -> None:
                     f"writing, not {type(target).__name__}")
 
 
-class _Output:
+class LineWriter:
     """Writes lines to a path (gzip-compressed when it ends in ``.gz``) or to a file object
     given by the caller, which is written to but not closed."""
 
@@ -171,7 +171,7 @@ class _Output:
 def write(path, games, append: bool = False) -> None:
     """Write the records of some games (one after another) to ``path``: a file name (``.gz``:
     gzip-compressed) or a file object (written to, not closed)."""
-    with _Output(path, "path", append) as out:
+    with LineWriter(path, "path", append) as out:
         for g in games:
             for line in game_to_lines(g):
                 out.line(line)
@@ -183,7 +183,7 @@ def record_game(game, path=None) -> list[str]:
         check_output(path, "path")
     lines = game_to_lines(game)
     if path is not None:
-        with _Output(path, "path") as out:
+        with LineWriter(path, "path") as out:
             for line in lines:
                 out.line(line)
     return lines
@@ -249,10 +249,27 @@ def _numbered_lines(source, name: str = "path_or_lines"):
     return lines()
 
 
-def _parse(n: int, text: str):
+def _with_last(numbered):
+    """``(n, text, last)`` for each ``(n, text)``: ``last`` on the source's final line."""
+    it = iter(numbered)
+    prev = next(it, None)
+    for item in it:
+        yield prev[0], prev[1], False
+        prev = item
+    if prev is not None:
+        yield prev[0], prev[1], True
+
+
+def _parse(n: int, text: str, last: bool = False):
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as exc:
+        if last and not text.rstrip().endswith("}"):
+            # every whole record line is a JSON object: the file stops inside its last one
+            # (a writer stopped in the middle of the line)
+            raise ValueError(f"record line {n}: cut short (the line ends in the middle of its "
+                             f"JSON: was the writer stopped? the matches before it are whole)"
+                             ) from None
         raise ValueError(f"record line {n}: not JSON ({exc.msg})") from None
     except ValueError as exc:  # e.g. an integer of more digits than Python converts
         raise ValueError(f"record line {n}: not a record line ({exc})"[:300]) from None
@@ -282,10 +299,10 @@ def _scan(source, name: str = "path_or_lines"):
     matches, see ``_scan_match``.
     """
     seen_header = False
-    for n, text in _numbered_lines(source, name):
+    for n, text, last in _with_last(_numbered_lines(source, name)):
         if not text.strip():
             continue
-        obj = _parse(n, text)
+        obj = _parse(n, text, last)
         if "format" in obj:
             seen_header = True
             yield "header", n, _check_header(n, obj)
@@ -315,15 +332,15 @@ def _scan_match(source, match: int, name: str = "path_or_lines"):
     ``(n, obj)``; the lines of earlier matches are skipped without being parsed (only the
     possible headers among them are), reading stops at the next header."""
     match = _check_match(match)
-    lines = iter(_numbered_lines(source, name))
+    lines = _with_last(_numbered_lines(source, name))
     index = -1
     found = None
-    for n, text in lines:
+    for n, text, last in lines:
         if not text.strip():
             continue
         if 0 <= index < match and '"format"' not in text:
             continue  # a hand line of an earlier match: not parsed, not checked
-        obj = _parse(n, text)
+        obj = _parse(n, text, last)
         if "format" in obj:
             _check_header(n, obj)
             index += 1
@@ -338,10 +355,10 @@ def _scan_match(source, match: int, name: str = "path_or_lines"):
         raise ValueError(f"the record holds {index + 1} match(es); no match {match}")
 
     def hands():
-        for n, text in lines:
+        for n, text, last in lines:
             if not text.strip():
                 continue
-            obj = _parse(n, text)
+            obj = _parse(n, text, last)
             if "format" in obj:
                 return
             yield n, obj
@@ -533,6 +550,8 @@ def render(path_or_lines, hand: int | None = None, match: int = 0) -> str:
     from .game import Game
 
     out: list[str] = []
+    game = None
+    hands = 0
     showing = False
     shown = False
     trick = 0
@@ -540,12 +559,13 @@ def render(path_or_lines, hand: int | None = None, match: int = 0) -> str:
     for event in _walk(path_or_lines, Game, match):
         kind = event[0]
         if kind == "start":
-            header, rules = event[1], event[2]
+            header, rules, game = event[1], event[2], event[3]
             out.append(f"match: seed {header['seed']}, rules {rules!r}")
             if header.get("setup"):
                 out.append("started from a constructed deal")
         elif kind == "hand":
             h = event[2]
+            hands += 1
             showing = hand is None or h["hand"] == hand
             if not showing:
                 continue
@@ -589,6 +609,10 @@ def render(path_or_lines, hand: int | None = None, match: int = 0) -> str:
                 out.append("  (hand in progress)")
     if hand is not None and not shown:
         raise ValueError(f"the record has no hand {hand} in match {match}")
+    if hand is None and game is not None and not game.is_over:
+        out.append("")
+        out.append(f"(the record of this match ends after {hands} hand(s), before the match "
+                   f"is over: a run stopped or cut short)")
     return "\n".join(out)
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, fields
 
 from .cards import KIND_OF
 
-_CHOICES: dict[str, tuple] = {
+CHOICES: dict[str, tuple] = {
     # 2nd / 3rd / 4th partner place -> levels gained.
     "upgrade": ("3-2-1", "4-2-1"),
     # When a team at its own A wins the match:
@@ -33,6 +33,19 @@ _CHOICES: dict[str, tuple] = {
     # When card counts become public: exact at 10 or fewer, at 7 or fewer, or always.
     "count_disclosure": ("10", "7", "always"),
 }
+
+
+def partner_place(finish_order) -> int:
+    """Where the first finisher's partner finished: 1 (2nd), 2 (3rd) or 3 (last, or not
+    listed); a double-down may be listed with two seats (game_core.pxd partner_place is the
+    compiled twin).
+
+    >>> partner_place([0, 2]), partner_place([1, 0, 3, 2]), partner_place([2, 1, 3])
+    (1, 2, 3)
+    """
+    order = list(finish_order)
+    partner = order[0] ^ 2
+    return order.index(partner) if partner in order else 3
 
 
 @dataclass(frozen=True)
@@ -59,7 +72,7 @@ class Rules:
     first_leader: str = "random"
 
     def __post_init__(self) -> None:
-        for name, choices in _CHOICES.items():
+        for name, choices in CHOICES.items():
             value = getattr(self, name)
             if value not in choices:
                 allowed = ", ".join(repr(c) for c in choices)
@@ -92,6 +105,15 @@ class Rules:
     def upgrade_steps(self) -> tuple[int, int, int]:
         """Levels gained when the winner's partner finishes 2nd, 3rd, 4th."""
         return (3, 2, 1) if self.upgrade == "3-2-1" else (4, 2, 1)
+
+    def hand_levels(self, finish_order) -> int:
+        """Levels a hand is worth to its winners: ``upgrade_steps`` by the place of the first
+        finisher's partner (``partner_place``).
+
+        >>> Rules().hand_levels([1, 0, 3, 2]), Rules(upgrade='4-2-1').hand_levels([0, 2])
+        (2, 4)
+        """
+        return self.upgrade_steps[partner_place(finish_order) - 1]
 
     @property
     def disclosure_threshold(self) -> int:

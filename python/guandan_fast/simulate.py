@@ -30,22 +30,26 @@ from __future__ import annotations
 
 import operator
 import os
-import threading
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
+from .agents import names as agent_names, parse_agents
+from .runner import Ordered, check_cluster, run_threads
+from .validate import check_count
 from .rules import Rules
 
-__all__ = ["simulate", "SimulationResult", "AGENTS"]
+__all__ = ["simulate", "SimulationResult", "AGENTS", "MatchBlock", "Tally", "add_counts",
+           "empty_counts", "MATCHES_PER_CHUNK"]
 
-#: The built-in agents (the search agents take parameters: ``pimc:samples=8``, docs/search.md).
-AGENTS = ("random", "random_compact", "greedy", "expert", "pimc", "ismcts")
-_SEARCH = ("pimc", "ismcts")
+#: The agents ``simulate`` plays (every compiled kind of ``guandan_fast.agents.KINDS``; the
+#: search agents take parameters: ``pimc:samples=8``, docs/search.md).
+AGENTS = agent_names("compiled")
 
-# Matches per unit of work. Fixed (not derived from the thread count) so that the hands mode,
-# which discards whole chunks past its target, gives the same result for every thread count.
-CHUNK = 16
+#: Matches per unit of work of the threads. Fixed (not derived from the thread count) so that
+#: the hands mode, which discards whole chunks past its target, gives the same result for
+#: every thread count.
+MATCHES_PER_CHUNK = 16
 
 _PATTERNS = ("1-2", "1-3", "1-4")
 
@@ -133,99 +137,8 @@ class SimulationResult:
         return "\n".join(lines)
 
 
-def _check_count(name: str, value) -> int:
-    if isinstance(value, bool) or not hasattr(type(value), "__index__"):
-        raise TypeError(f"{name} must be an int, not {type(value).__name__}")
-    value = operator.index(value)   # numpy integers too
-    if value < 1:
-        raise ValueError(f"{name} must be >= 1, got {value}")
-    if value > 1 << 62:
-        raise ValueError(f"{name} must be at most 2**62, got {value}")
-    return value
-
-
-def _check_agents(agents) -> tuple[str, ...]:
-    if isinstance(agents, str):
-        agents = [a.strip() for a in agents.split(",")]
-    try:
-        names = tuple(agents)
-    except TypeError:
-        raise TypeError(f"agents must be four agent names, not {type(agents).__name__}") from None
-    if len(names) != 4:
-        raise ValueError(f"agents must name exactly 4 agents (seats 0..3), got {len(names)}")
-    for name in names:
-        if not isinstance(name, str):
-            raise TypeError(f"an agent name is a str, not {type(name).__name__}")
-        base = name.split(":", 1)[0]
-        if base not in AGENTS or (base != name and base not in _SEARCH):
-            raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(AGENTS)}")
-        if base in _SEARCH:
-            _search_spec(name)   # checks the parameters
-    return names
-
-
-def _search_spec(name: str):
-    """``(base, parameters)`` of a search agent's name, or None for a built-in bot."""
-    if name.split(":", 1)[0] not in _SEARCH:
-        return None
-    from .search import parse_agent  # compiled
-    return parse_agent(name)
-
-
-class _Pool:
-    """Hands out chunks to worker threads and keeps their results, in chunk order."""
-
-    def __init__(self, n_chunks: int | None, target_hands: int | None, progress,
-                 cancel: bytearray | None = None) -> None:
-        self.lock = threading.Lock()
-        self.n_chunks = n_chunks          # None: unbounded (hands mode)
-        self.target = target_hands
-        self.progress = progress
-        self.next = 0
-        self.results: dict[int, dict] = {}
-        self.prefix = 0                   # chunks 0..prefix-1 are done
-        self.prefix_hands = 0
-        self.done_matches = 0
-        self.stop = False
-        self.error: BaseException | None = None
-        # Set to 1 on failure or Ctrl-C (or by the caller's other thread, when it gives the
-        # byte): compiled chunks in flight poll it and stop at once.
-        self.cancel = bytearray(1) if cancel is None else cancel
-
-    def take(self) -> int | None:
-        with self.lock:
-            if self.stop or (self.n_chunks is not None and self.next >= self.n_chunks):
-                return None
-            i = self.next
-            self.next += 1
-            return i
-
-    def put(self, i: int, stats: dict) -> None:
-        with self.lock:
-            self.results[i] = stats
-            self.done_matches += stats["matches"]
-            while self.prefix in self.results:
-                self.prefix_hands += self.results[self.prefix]["hands"]
-                self.prefix += 1
-                if self.target is not None and self.prefix_hands >= self.target:
-                    self.stop = True
-                    break
-            if self.progress is not None:
-                # Called under the lock: one call at a time, with non-decreasing counts.
-                if self.target is None:
-                    self.progress(self.done_matches)
-                else:
-                    self.progress(min(self.prefix_hands, self.target))
-
-    def fail(self, exc: BaseException) -> None:
-        with self.lock:
-            if self.error is None:
-                self.error = exc
-            self.stop = True
-            self.cancel[0] = 1
-
-
-def _add(total: dict, stats: dict) -> None:
+def add_counts(total: dict, stats: dict) -> None:
+    """Add one run's counters (``run_chunk``'s dict) into ``total``."""
     for key, value in stats.items():
         if isinstance(value, list):
             total[key] = [a + b for a, b in zip(total[key], value)]
@@ -235,7 +148,8 @@ def _add(total: dict, stats: dict) -> None:
             total[key] += value
 
 
-def _empty() -> dict:
+def empty_counts() -> dict:
+    """Zero counters, in the form of ``run_chunk``'s dict."""
     return {"matches": 0, "hands": 0, "plays": 0, "passes": 0, "cards": 0, "bombs": 0,
             "team_wins": [0, 0], "hand_wins": [0, 0], "patterns": [0, 0, 0], "longest": 0,
             "truncated": 0, "errors": 0}
@@ -273,28 +187,30 @@ def simulate(matches: int | None = None, hands: int | None = None,
     Traceback (most recent call last):
     ...
     ValueError: give exactly one of matches= and hands=, not both
-    >>> simulate(matches=1, agents=('greedy', 'random', 'smart', 'random'))
+    >>> simulate(matches=1, agents=('greedy', 'random', 'smart', 'random'))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: unknown agent 'smart'; known agents: random, random_compact, greedy, expert, pimc, ismcts
+    ValueError: unknown agent 'smart'; known agents: random, random_compact, greedy, pimc, ismcts; ...
     """
     from . import simulate_core as core  # compiled
+    from .rules_core import rules_check
 
     if matches is not None and hands is not None:
         raise ValueError("give exactly one of matches= and hands=, not both")
     if matches is None and hands is None:
         raise ValueError("give exactly one of matches= and hands= (e.g. matches=1000)")
     if matches is not None:
-        matches = _check_count("matches", matches)
+        matches = check_count(matches, "matches", 1)
     else:
-        hands = _check_count("hands", hands)
-    names = _check_agents(agents)
+        hands = check_count(hands, "hands", 1)
+    roster = parse_agents(agents, 4, where="compiled", place="simulate")
+    names = tuple(a.name for a in roster)
     if isinstance(seed, bool) or not hasattr(type(seed), "__index__"):
         raise TypeError(f"seed must be an int, not {type(seed).__name__}")
     seed = operator.index(seed)
     if not isinstance(rules, Rules):
         raise TypeError(f"rules must be a guandan_fast.Rules, not {type(rules).__name__}")
-    threads = _check_count("threads", threads)
+    threads = check_count(threads, "threads", 1)
     if threads > MAX_THREADS:
         raise ValueError(f"threads must be 1..{MAX_THREADS}, got {threads}")
     if record is not None:
@@ -305,25 +221,19 @@ def simulate(matches: int | None = None, hands: int | None = None,
         raise TypeError(f"progress must be callable, not {type(progress).__name__}")
     check_cluster(cluster, address)
     if task_matches is not None:
-        _check_count("task_matches", task_matches)
+        check_count(task_matches, "task_matches", 1)
         if cluster is None:
             raise ValueError("task_matches= needs cluster='ray'")
-    kinds = tuple(core.AGENT_CODES[n.split(":", 1)[0]] for n in names)
-    search = tuple(_search_spec(n) for n in names)
-    core.rules_check(rules)
+    kinds = tuple(a.code for a in roster)
+    search = tuple(a.search_spec for a in roster)
+    rules_check(rules)
 
+    block = MatchBlock(seed, kinds, rules, search, threads, record is not None)
     t0 = time.perf_counter()
     if cluster == "ray":
-        from .distributed import simulate_on_ray
-
-        total = simulate_on_ray(matches, hands, kinds, seed, rules, threads, record, progress,
-                                address, task_matches, search)
-    elif record is not None:
-        total = _run_recorded(core, matches, hands, kinds, seed, rules, record, progress,
-                              search)
+        total = _run_on_ray(block, matches, hands, record, progress, address, task_matches)
     else:
-        total = _run_chunks(core, matches, hands, kinds, seed, rules, threads, progress,
-                            search)
+        total = _run_local(block, matches, hands, record, progress)
     elapsed = time.perf_counter() - t0
     if total["errors"]:
         raise RuntimeError(f"{total['errors']} match(es) failed inside the compiled engine")
@@ -340,139 +250,195 @@ def simulate(matches: int | None = None, hands: int | None = None,
         truncated=total["truncated"], rules=rules, elapsed=elapsed)
 
 
-def check_cluster(cluster, address) -> None:
-    """The ``cluster=``/``address=`` arguments of ``simulate`` and ``tournament``."""
-    if cluster not in (None, "ray"):
-        raise ValueError(f"cluster must be None or 'ray', got {cluster!r}")
-    if address is not None:
-        if not isinstance(address, str):
-            raise TypeError(f"address must be a str, not {type(address).__name__}")
-        if cluster is None:
-            raise ValueError("address= needs cluster='ray'")
+class MatchBlock:
+    """The work of one run: ``block(start, stop, hand_budget=None, cancel=None)`` plays
+    matches ``start .. stop-1`` (at most ``hand_budget`` hands in all) and returns
+    ``(record lines or None, counters)``, in ``threads`` threads in chunks of
+    ``MATCHES_PER_CHUNK`` (``record``: one match at a time, each checked and written by
+    ``records``). Picklable: the unit of every executor (threads here, Ray tasks).
+    Setting ``cancel[0]`` stops it: KeyboardInterrupt."""
 
+    def __init__(self, seed, kinds, rules, search, threads, record) -> None:
+        self.seed, self.kinds, self.rules, self.search = seed, kinds, rules, search
+        self.threads, self.record = threads, record
 
-def run_workers(n: int, worker: Callable[[], None], fail: Callable[[BaseException], None],
-                name: str, join_timeout: float | None = None) -> None:
-    """Run ``worker`` in ``n`` threads (inline when ``n == 1``) until each returns. On Ctrl-C
-    in the calling thread, ``fail(KeyboardInterrupt())`` tells the workers to stop; they are
-    joined (at most ``join_timeout`` s each) and the interrupt goes on."""
-    if n == 1:
-        worker()
-        return
-    ts = [threading.Thread(target=worker, name=f"{name}-{k}", daemon=True) for k in range(n)]
-    for t in ts:
-        t.start()
-    try:
-        for t in ts:
-            t.join()
-    except BaseException:
-        fail(KeyboardInterrupt())
-        for t in ts:
-            t.join(timeout=join_timeout)
-        raise
+    def __call__(self, start, stop, hand_budget=None, cancel=None):
+        if self.record:
+            return self.recorded(start, stop, hand_budget, cancel)
+        if hand_budget is not None or self.threads == 1 and stop - start <= MATCHES_PER_CHUNK:
+            return self.chunk(start, stop, hand_budget, cancel)
+        total = empty_counts()
 
+        def bounds(i):
+            a = start + i * MATCHES_PER_CHUNK
+            return a, min(a + MATCHES_PER_CHUNK, stop)
 
-def _run_chunks(core, matches, hands, kinds, seed, rules, threads, progress, search,
-                start=0, cancel=None) -> dict:
-    """Matches ``start .. matches-1`` (matches mode) or the first ``hands`` hands (hands mode,
-    ``start`` 0), in chunks of ``CHUNK`` spread over ``threads`` threads. Setting
-    ``cancel[0]`` (a bytearray) from another thread stops the run: KeyboardInterrupt."""
-    n_chunks = None if matches is None else -(-(matches - start) // CHUNK)
-    pool = _Pool(n_chunks, hands, progress, cancel)
+        def merge(i, result):
+            add_counts(total, result[1])
+            return False
 
-    def bounds(i: int) -> tuple[int, int]:
-        stop = start + (i + 1) * CHUNK
-        return start + i * CHUNK, stop if matches is None else min(stop, matches)
+        order = Ordered(-(-(stop - start) // MATCHES_PER_CHUNK), merge, cancel=cancel)
+        run_threads(order, self.threads, lambda i, c: self.chunk(*bounds(i), cancel=c),
+                    name="guandan-sim")
+        return None, total
 
-    def worker() -> None:
-        try:
-            while True:
-                i = pool.take()
-                if i is None:
-                    return
-                a, b = bounds(i)
-                pool.put(i, core.run_chunk(a, b, seed, kinds, rules, search=search,
-                                           cancel=pool.cancel))
-        except BaseException as exc:  # re-raised in the calling thread
-            pool.fail(exc)
+    def chunk(self, start, stop, hand_budget=None, cancel=None):
+        """Matches ``start .. stop-1`` in compiled code in this thread: ``(None, counters)``."""
+        from . import simulate_core as core
 
-    # Ctrl-C: the workers' chunks see pool.cancel and stop within milliseconds; their partial
-    # counts are discarded.
-    run_workers(threads, worker, pool.fail, "guandan-sim", join_timeout=1.0)
-    if pool.error is not None:
-        raise pool.error
+        return None, core.run_chunk(start, stop, self.seed, self.kinds, self.rules,
+                                    hand_budget=hand_budget, search=self.search, cancel=cancel)
 
-    total = _empty()
-    if hands is None:
-        for i in range(n_chunks):
-            _add(total, pool.results[i])
-        return total
-    # Hands mode: whole chunks up to the one that reaches the target, which is replayed
-    # with the remaining hand budget (its matches are deterministic, so this is exact).
-    done = 0
-    for i in range(pool.prefix):
-        stats = pool.results[i]
-        if done + stats["hands"] >= hands:
-            a, b = bounds(i)
-            _add(total, core.run_chunk(a, b, seed, kinds, rules, hand_budget=hands - done,
-                                       search=search))
-            break
-        _add(total, stats)
-        done += stats["hands"]
-    return total
+    def recorded(self, start, stop, hand_budget, cancel):
+        """Matches played in compiled code with their actions logged, each replayed into a
+        compiled Game (which checks every move) and turned into record lines."""
+        from . import records
+        from . import simulate_core as core
+        from .game import Game
 
-
-def _record_one(core, seed, i, kinds, rules, left, search) -> tuple[list[str], dict]:
-    """Match ``i`` played in compiled code (at most ``left`` hands when not None), then its
-    actions replayed into a compiled Game (which checks every move): (record lines, stats)."""
-    from . import records
-    from .game import Game
-
-    ms, actions, stats = core.record_match(seed, i, kinds, rules, hand_budget=left,
-                                           search=search)
-    game = Game(seed=ms, rules=rules)
-    for seat, lo, hi in actions.tolist():
-        if game.current_player != seat:
-            raise RuntimeError(f"match {i}: seat {seat} recorded out of turn")
-        game.play_words(lo, hi)
-    return records.game_to_lines(game), stats
-
-
-def _record_range(core, start, stop, seed, kinds, rules, hand_budget, search, cancel=None):
-    """Matches ``start .. stop-1`` recorded (at most ``hand_budget`` hands in all, like
-    ``run_chunk``): (record lines, summed stats). Setting ``cancel[0]`` (a bytearray) from
-    another thread stops it after the match being played: KeyboardInterrupt."""
-    total = _empty()
-    lines: list[str] = []
-    left = hand_budget
-    for i in range(start, stop):
-        if left is not None and left <= 0:
-            break
-        if cancel is not None and cancel[0]:
-            raise KeyboardInterrupt
-        match_lines, stats = _record_one(core, seed, i, kinds, rules, left, search)
-        lines.extend(match_lines)
-        _add(total, stats)
-        if left is not None:
-            left -= stats["hands"]
-    return lines, total
-
-
-def _run_recorded(core, matches, hands, kinds, seed, rules, path, progress, search) -> dict:
-    from .records import _Output
-
-    total = _empty()
-    left = hands
-    i = 0
-    with _Output(path, "record") as out:
-        while (matches is not None and i < matches) or (hands is not None and left > 0):
-            lines, stats = _record_one(core, seed, i, kinds, rules, left, search)
-            for line in lines:
-                out.line(line)
-            _add(total, stats)
-            i += 1
+        total = empty_counts()
+        lines: list[str] = []
+        left = hand_budget
+        for i in range(start, stop):
+            if left is not None and left <= 0:
+                break
+            if cancel is not None and cancel[0]:
+                raise KeyboardInterrupt
+            ms, actions, stats = core.record_match(self.seed, i, self.kinds, self.rules,
+                                                   hand_budget=left, search=self.search)
+            game = Game(seed=ms, rules=self.rules)
+            for seat, lo, hi in actions.tolist():
+                if game.current_player != seat:
+                    raise RuntimeError(f"match {i}: seat {seat} recorded out of turn")
+                game.play_words(lo, hi)
+            lines.extend(records.game_to_lines(game))
+            add_counts(total, stats)
             if left is not None:
                 left -= stats["hands"]
-            if progress is not None:
-                progress(total["matches"] if hands is None else total["hands"])
-    return total
+        return lines, total
+
+
+class Tally:
+    """The merge side of a run (``runner.Ordered``): counters of the blocks ``0, 1, 2, ...``
+    (each ``(lines, counters)``) summed in block order, their record lines written in that
+    order to ``out`` (a ``records`` writer, or None); in hands mode, the block that reaches
+    the target stops the run and is kept in ``last`` as ``(block, hands still to play)``
+    (unless it was itself played with that budget: ``budgeted``)."""
+
+    def __init__(self, hands, out=None, progress=None, budgeted=False) -> None:
+        self.hands, self.out, self.progress, self.budgeted = hands, out, progress, budgeted
+        self.total = empty_counts()
+        self.last = None
+        self.arrived_matches = 0
+
+    def left(self):
+        """Hands still to play (None in matches mode)."""
+        return None if self.hands is None else self.hands - self.total["hands"]
+
+    def merge(self, k, result) -> bool:
+        lines, stats = result
+        if self.hands is not None and self.total["hands"] + stats["hands"] >= self.hands:
+            if not self.budgeted:
+                self.last = (k, self.hands - self.total["hands"])
+                return True
+            self.add(lines, stats)
+            return True
+        self.add(lines, stats)
+        return False
+
+    def add(self, lines, stats) -> None:
+        add_counts(self.total, stats)
+        if self.out is not None and lines:
+            for line in lines:
+                self.out.line(line)
+
+    def after(self, k, result) -> None:
+        """Progress: matches arrived (matches mode) or hands merged (hands mode)."""
+        self.arrived_matches += result[1]["matches"]
+        if self.progress is not None:
+            if self.hands is None:
+                self.progress(self.arrived_matches)
+            else:
+                self.progress(self.hands if self.last is not None
+                              else min(self.total["hands"], self.hands))
+
+
+def _run_local(block, matches, hands, record, progress) -> dict:
+    """The run on this machine. Without records: blocks of ``MATCHES_PER_CHUNK`` matches over
+    the threads (in hands mode, until the one that reaches the target, which is then replayed
+    with the remaining hand budget: its matches are deterministic, so this is exact). With
+    records: one match at a time in the calling thread, each with the remaining budget."""
+    from .records import LineWriter
+
+    out = None if record is None else LineWriter(record, "record")
+    try:
+        if record is not None:
+            tally = Tally(hands, out, progress, budgeted=True)
+            order = Ordered(matches, tally.merge, tally.after)
+            run_threads(order, 1, lambda i, c: block(i, i + 1, tally.left(), c))
+            return tally.total
+        tally = Tally(hands, None, progress)
+        order = Ordered(None if matches is None else -(-matches // MATCHES_PER_CHUNK),
+                        tally.merge, tally.after)
+
+        def bounds(i):
+            a = i * MATCHES_PER_CHUNK
+            return a, a + MATCHES_PER_CHUNK if matches is None else min(a + MATCHES_PER_CHUNK,
+                                                                        matches)
+
+        run_threads(order, block.threads, lambda i, c: block.chunk(*bounds(i), cancel=c),
+                    name="guandan-sim")
+        if tally.last is not None:
+            k, budget = tally.last
+            tally.add(*block.chunk(*bounds(k), hand_budget=budget))
+        return tally.total
+    finally:
+        if out is not None:
+            out.close()
+
+
+class _Blocks:
+    """Block ``k`` of a Ray run: matches ``k * size ..`` (picklable, sent to the workers)."""
+
+    def __init__(self, block, size, matches) -> None:
+        self.block, self.size, self.matches = block, size, matches
+
+    def bounds(self, k):
+        a = k * self.size
+        return a, a + self.size if self.matches is None else min(a + self.size, self.matches)
+
+    def __call__(self, k, cancel):
+        return self.block(*self.bounds(k), cancel=cancel)
+
+
+def _run_on_ray(block, matches, hands, record, progress, address, task_matches) -> dict:
+    """The run as Ray tasks of ``task_matches`` consecutive matches (docs/distributed.md);
+    records written in match order by this process; the same result as ``_run_local``."""
+    from .distributed import MIN_TASK_MATCHES, TASKS_PER_SLOT, connected, run_on_ray, slots
+    from .records import LineWriter
+
+    out = None
+    try:
+        with connected(address) as ray:
+            n_slots = slots(ray, block.threads)
+            if record is not None:  # opened (truncated) only once the run can start
+                out = LineWriter(record, "record")
+            if task_matches is None:
+                # Hands mode: a match has 4 hands or more (4-2-1 upgrades), so hands // 4 + 1
+                # matches always suffice; only the block size depends on this estimate.
+                need = matches if matches is not None else hands // 4 + 1
+                per = -(-need // (TASKS_PER_SLOT * n_slots))
+                task_matches = max(MIN_TASK_MATCHES,
+                                   -(-per // MATCHES_PER_CHUNK) * MATCHES_PER_CHUNK)
+            blocks = _Blocks(block, task_matches, matches)
+            tally = Tally(hands, out, progress)
+            order = Ordered(None if matches is None else -(-matches // task_matches),
+                            tally.merge, tally.after)
+            run_on_ray(ray, order, blocks, cpus=block.threads, window=TASKS_PER_SLOT * n_slots)
+            if tally.last is not None:
+                k, budget = tally.last
+                tally.add(*block(*blocks.bounds(k), hand_budget=budget))
+            return tally.total
+    finally:
+        if out is not None:
+            out.close()

@@ -37,8 +37,10 @@ def as_int(value, what: str) -> int:
 def check_count(value, what: str, minimum: int) -> int:
     """A count argument: an int (numpy integers too) in ``minimum..2**62``."""
     v = as_int(value, what)
-    if v < minimum or v > (1 << 62):
-        raise ValueError(f"{what} must be an int in {minimum}..2**62, got {v}")
+    if v < minimum:
+        raise ValueError(f"{what} must be >= {minimum}, got {v}")
+    if v > (1 << 62):
+        raise ValueError(f"{what} must be at most 2**62, got {v}")
     return v
 
 

@@ -348,20 +348,32 @@ cdef int greedy_choose(const GameState* s, const u64* moves, int n) noexcept nog
 # ---------------------------------------------------------------------------------------------
 # Python access (tests, examples): one decision in a constructed position.
 
-AGENT_KINDS = {"random": AGENT_RANDOM, "random_compact": AGENT_RANDOM_COMPACT,
-               "greedy": AGENT_GREEDY, "expert": AGENT_EXPERT}
+#: Every compiled agent kind by name (the codes of bots.pxd). The user-facing table of agents,
+#: with what each does, is python/guandan_fast/agents.py (which checks it against this).
+AGENT_CODES = {"random": AGENT_RANDOM, "random_compact": AGENT_RANDOM_COMPACT,
+               "greedy": AGENT_GREEDY, "expert": AGENT_EXPERT, "pimc": AGENT_PIMC,
+               "ismcts": AGENT_ISMCTS}
 
 
-def agent_kind(name):
-    """The agent code of a name; ValueError naming the known agents otherwise.
+cdef inline bint is_bot(int kind) noexcept nogil:
+    """Does bot_choose play this kind (no search context)?"""
+    return kind != AGENT_PIMC and kind != AGENT_ISMCTS
 
-    >>> agent_kind('greedy') == AGENT_KINDS['greedy']
+
+def bot_kind(name):
+    """The code of a built-in bot (an agent ``choose`` plays); ValueError naming them.
+
+    >>> bot_kind('greedy') == AGENT_CODES['greedy']
     True
+    >>> bot_kind('pimc')
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown agent 'pimc' for a built-in bot; the bots are: random, random_compact, greedy, expert
     """
-    if not isinstance(name, str) or name not in AGENT_KINDS:
-        known = ", ".join(sorted(AGENT_KINDS))
-        raise ValueError(f"unknown agent {name!r}; known agents: {known}")
-    return AGENT_KINDS[name]
+    if not isinstance(name, str) or name not in AGENT_CODES or not is_bot(AGENT_CODES[name]):
+        known = ", ".join(n for n, k in AGENT_CODES.items() if is_bot(k))
+        raise ValueError(f"unknown agent {name!r} for a built-in bot; the bots are: {known}")
+    return AGENT_CODES[name]
 
 
 def _parse_top(top, int level):
@@ -411,7 +423,7 @@ def choose(agent, hand, level=2, top=None, top_seat=None, seat=0, counts=None, m
     cdef GameState s
     cdef Bot bot
     cdef RulesC gen
-    cdef int kind = agent_kind(agent)
+    cdef int kind = bot_kind(agent)
     cdef int lv = parse_level(level)
     cdef int p, k, n, i, want, cap
     cdef u64* buf = NULL

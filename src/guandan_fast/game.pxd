@@ -3,9 +3,6 @@
 from guandan_fast.types cimport u64
 from guandan_fast.game_core cimport GameState, GameRulesC
 
-# The Rules dataclass as the core reads it (TypeError/ValueError on anything else).
-cdef GameRulesC rules_to_c(object rules) except *
-
 # ---- Learning interface (guandan_fast.actions / observe / vecenv; docs/learning.md) --------
 # The struct inside a compiled Game (TypeError for anything else); valid while the Game lives.
 cdef GameState* game_state_ptr(object game) except NULL

@@ -32,6 +32,7 @@ from guandan_fast.game_core cimport (GameState, GameRulesC, PH_TRIBUTE, PH_BACK,
 from guandan_fast.movegen_core cimport count_moves, classify_cards
 from guandan_fast.movegen cimport MoveList, new_move_list, STACK_MOVES
 from guandan_fast.rng cimport sm_below
+from guandan_fast.rules_core cimport rules_to_c
 
 
 from .cards import CARD_CODES, KIND_OF, FULL_DECK, sort_cards
@@ -46,10 +47,6 @@ from .validate import (as_int as _as_int, check_seat as _check_seat, check_rules
 # ------------------------------------------------------------------------------------------
 
 _PHASE_NAMES = ("tribute", "back", "play", "over")
-_ACE_RULES = ("partner_2nd_or_3rd", "double_only", "any_win")
-_FIRST_FOURTH = ("4th_pays", "none", "3rd_pays")
-_RETURN_RULES = ("natural_2_10", "any", "any_but_received")
-_DOUBLE_TIE = ("clockwise", "winners_choose")
 cdef u64 MASK64 = 0xFFFFFFFFFFFFFFFF
 cdef tuple _CODES = CARD_CODES
 cdef object _PASS = PASS
@@ -67,30 +64,6 @@ cdef int _legal_into(const GameState* s, bint compact, u64* stack, u64** heap) e
     if n < 0:
         raise MemoryError("no memory for the legal moves of this hand")
     return n
-
-
-cdef GameRulesC rules_to_c(object rules) except *:
-    """The §12 switches as the compiled game reads them (game.pxd GameRulesC)."""
-    cdef GameRulesC r
-    cdef int i
-    if not isinstance(rules, Rules):
-        raise TypeError(f"rules must be a guandan_fast.Rules, not {type(rules).__name__}")
-    memset(&r, 0, sizeof(GameRulesC))
-    r.gen.sf_as_straight = rules.sf_as_straight
-    r.gen.fullhouse_joker_pair = rules.fullhouse_joker_pair
-    up = rules.upgrade_steps
-    for i in range(3):
-        r.up[i] = up[i]
-    r.ace_rule = _ACE_RULES.index(rules.ace_rule)
-    r.ace_fail_reset = min(127, rules.ace_fail_reset or 0)
-    r.ace_reset_natural_aces = rules.ace_reset_on_natural_aces
-    r.tribute_first_fourth = _FIRST_FOURTH.index(rules.tribute_on_first_fourth)
-    r.anti_tribute = rules.anti_tribute
-    r.return_rule = _RETURN_RULES.index(rules.return_rule)
-    r.double_tie = _DOUBLE_TIE.index(rules.double_tie)
-    r.disclosure = min(127, rules.disclosure_threshold)
-    r.first_leader = -1 if rules.first_leader == "random" else KIND_OF[rules.first_leader]
-    return r
 
 
 @cython.final
@@ -685,6 +658,17 @@ cdef class Game:
     def __repr__(self):
         return (f"<Game hand {self.st.hand_number} phase={self.phase} level={self.st.level} "
                 f"levels={self.levels} to act={self.current_player}>")
+
+    # -- pictures (python/guandan_fast/svg.py, docs/web.md) ----------------------------------
+    def _repr_svg_(self):
+        """Jupyter shows a game as the picture of its position, every hand face up
+        (``guandan_fast.svg.table``; ``svg.table(game, seat=p)`` draws one seat's view)."""
+        from .svg import table
+        return str(table(self))
+
+    def _repr_html_(self):
+        from .svg import table
+        return str(table(self))
 
     # -- search (src/guandan_fast/sample.pyx, docs/search.md) --------------------------------
     def sample_world(self, p, seed=0, weights=None):

@@ -94,6 +94,20 @@ cdef inline bint game_over(const GameState* s) noexcept nogil:
 cdef inline int game_winner(const GameState* s) noexcept nogil:
     return s.winner
 
+# Where the first finisher's partner finished in a hand's order (finish[0] the first
+# finisher; a double-down lists the partner 2nd): 1 = 2nd, 2 = 3rd, 3 = last. The hand is
+# worth rules.up[place - 1] levels (docs/rules.md §8).
+cdef inline int partner_place(const int8_t* finish) noexcept nogil:
+    cdef int i
+    for i in range(1, 4):
+        if finish[i] == (finish[0] ^ 2):
+            return i
+    return 3
+
+# partner_place of the hand that just ended (game_apply returned a hand end: s.last_*).
+cdef inline int last_partner_place(const GameState* s) noexcept nogil:
+    return partner_place(s.last_finish)
+
 # game_legal into a heap buffer grown to fit (*buf may be NULL with *cap 0): a constructed hand
 # may hold far more than 27 cards. Returns the count, or -1 when memory ran out.
 cdef int game_legal_grow(const GameState* s, bint compact, u64** buf, int* cap) noexcept nogil

@@ -201,7 +201,7 @@ cdef int end_hand(GameState* s) noexcept nogil:
     cdef int f0 = s.finish[0]
     cdef int w = f0 & 1
     cdef int d = s.declarer
-    cdef int place = 3, i, p
+    cdef int place, i, p
     cdef bint own_ace, won_match = False
     cdef bint seen[4]
     # Complete the order with the seat still holding cards (unknown after a double-down).
@@ -213,9 +213,7 @@ cdef int end_hand(GameState* s) noexcept nogil:
         for p in range(4):
             if not seen[p]:
                 s.finish[3] = p
-    for i in range(1, 4):
-        if s.finish[i] == (f0 ^ 2):
-            place = i
+    place = partner_place(s.finish)
     own_ace = d == w and s.levels[w] == MAX_LEVEL
     if own_ace:
         if s.rules.ace_rule == 0:

@@ -15,3 +15,11 @@ cdef inline uint64_t sm_next(uint64_t* state) noexcept nogil:
 cdef inline uint64_t sm_below(uint64_t* state, uint64_t n) noexcept nogil:
     """``next() % n``: the design's below(n) (its small modulo bias is part of the contract)."""
     return sm_next(state) % n
+
+
+cdef inline uint64_t match_seed_of(uint64_t seed, long long i) noexcept nogil:
+    """The generator state match ``i`` of a run seeded ``seed`` starts from: the i-th output
+    (0-based) of SplitMix64 started at ``seed`` (docs/design.md "Simulation"). The same for
+    simulate's matches, the tournament's deals and VecEnv's tables."""
+    cdef uint64_t st = seed + <uint64_t>i * <uint64_t>0x9E3779B97F4A7C15ULL
+    return sm_next(&st)

@@ -19,22 +19,19 @@ from libc.string cimport memset
 
 from guandan_fast.types cimport (u64, T_PASS, T_BOMB, T_STRAIGHT_FLUSH, T_TRIBUTE, T_BACK,
                                  move_type, card_count)
-from guandan_fast.rng cimport sm_next
+from guandan_fast.rng cimport match_seed_of
 from guandan_fast.movegen_core cimport MAX_MOVES
-from guandan_fast.interrupt cimport (Interrupt, interrupt_init, interrupted, in_main_thread,
-                                     raise_pending)
-from guandan_fast.game_core cimport (GameState, GameRulesC, game_init, game_legal, game_apply,
-                                     STEP_CONTINUE, STEP_MATCH_OVER)
-from guandan_fast.game cimport rules_to_c
-from guandan_fast.bots cimport (Bot, bot_init, bot_choose, agent_compact, AGENT_RANDOM,
-                                AGENT_RANDOM_COMPACT, AGENT_GREEDY, AGENT_EXPERT, AGENT_PIMC,
-                                AGENT_ISMCTS,
-                                N_AGENT_KINDS)
-from guandan_fast.search cimport (Agents, SearchCtx, search_reset, search_observe,
-                                  search_choose)
+from guandan_fast.interrupt cimport Interrupt, interrupt_init, in_main_thread, raise_pending
+from guandan_fast.game_core cimport GameState, GameRulesC, last_partner_place
+from guandan_fast.rules_core cimport rules_to_c
+from guandan_fast.bots cimport Bot, AGENT_PIMC, AGENT_ISMCTS, N_AGENT_KINDS
+from guandan_fast.search cimport Agents
+from guandan_fast.driver cimport (Seating, seating_init, match_start, drive, DRIVE_NO_MOVE,
+                                  DRIVE_MATCH_OVER)
 
 import numpy as np
 
+from .bots import AGENT_CODES  # the compiled agent codes by name (re-exported)
 from .rules import Rules
 
 cdef struct SimStats:
@@ -53,85 +50,75 @@ cdef struct SimStats:
 
 
 def match_seed(seed, long long i):
-    """The generator state that match ``i`` of a run seeded ``seed`` starts from.
+    """The generator state that match ``i`` of a run seeded ``seed`` starts from (the one
+    formula, rng.pxd match_seed_of: also the tournament's deals and VecEnv's tables).
 
     >>> match_seed(5, 1) == match_seed(5, 1) != match_seed(5, 2)
     True
     """
-    cdef u64 st = (<u64>(seed & 0xFFFFFFFFFFFFFFFF)) + <u64>i * <u64>0x9E3779B97F4A7C15ULL
-    return sm_next(&st)
+    return match_seed_of(<u64>(seed & 0xFFFFFFFFFFFFFFFF), i)
 
 
-cdef u64 seed_of(u64 seed, long long i) noexcept nogil:
-    cdef u64 st = seed + <u64>i * <u64>0x9E3779B97F4A7C15ULL
-    return sm_next(&st)
+cdef struct MoveLog:
+    # What play_match's hook adds up per move (the driver calls it before each move).
+    SimStats* st
+    u64* rec                   # (seat, lo, hi) per action, or NULL
+    long long rec_cap
+    long long* rec_n
 
 
-cdef int play_match(u64 mseed, const GameRulesC* rules, const int* kinds, SimStats* st,
+cdef int log_move(void* ctx, const GameState* s, u64 lo, u64 hi) noexcept nogil:
+    cdef MoveLog* m = <MoveLog*>ctx
+    cdef SimStats* st = m.st
+    cdef int t
+    if m.rec != NULL:
+        if m.rec_n[0] + 3 > m.rec_cap:
+            return 1
+        m.rec[m.rec_n[0]] = <u64>s.current
+        m.rec[m.rec_n[0] + 1] = lo
+        m.rec[m.rec_n[0] + 2] = hi
+        m.rec_n[0] += 3
+    t = move_type(hi)
+    if t == T_PASS:
+        st.passes += 1
+    elif t != T_TRIBUTE and t != T_BACK:
+        st.plays += 1
+        st.cards += card_count(lo, hi)
+        if t == T_BOMB or t == T_STRAIGHT_FLUSH:
+            st.bombs += 1
+    return 0
+
+
+cdef int play_match(u64 mseed, const GameRulesC* rules, const Seating* seating, SimStats* st,
                     u64* buf, long long* budget, u64* rec, long long rec_cap,
-                    long long* rec_n, SearchCtx** search, Interrupt* it) noexcept nogil:
+                    long long* rec_n, Interrupt* it) noexcept nogil:
     """Play one match; returns 0 (over), 1 (stopped by the hand budget), -1 (error),
     -2 (record buffer full), -3 (interrupted: it.stopped). ``budget`` (when not NULL) is
     decremented per finished hand. ``rec`` (when not NULL) receives (seat, lo, hi) per
-    action. ``search[p]``: the context of seat p's search agent (search.pyx), NULL for a
-    built-in bot. Dealt hands have 27 cards, so MAX_MOVES always suffices (-1 otherwise)."""
+    action. Dealt hands have 27 cards, so MAX_MOVES always suffices (-1 otherwise)."""
     cdef GameState s
     cdef Bot bots[4]
-    cdef int p, q, n, i, r, t, f0, place, hands = 0
-    cdef u64 lo, hi
-    game_init(&s, mseed, rules)
-    for p in range(4):
-        bot_init(&bots[p], kinds[p], mseed, p)
-        if search[p] != NULL:
-            search_reset(search[p], mseed, p)
+    cdef MoveLog log
+    cdef int r, hands = 0
+    log.st = st
+    log.rec = rec
+    log.rec_cap = rec_cap
+    log.rec_n = rec_n
+    match_start(&s, bots, seating, mseed, rules)
     while True:
-        if interrupted(it):
-            return -3
-        p = s.current
-        n = game_legal(&s, agent_compact(kinds[p]), buf, MAX_MOVES)
-        if n <= 0:
-            st.errors += 1
-            return -1
-        if search[p] != NULL:
-            i = search_choose(search[p], &s, buf, n)
-        else:
-            i = bot_choose(&bots[p], &s, buf, n)
-        lo = buf[2 * i]
-        hi = buf[2 * i + 1]
-        for q in range(4):
-            if search[q] != NULL:
-                search_observe(search[q], &s, lo, hi)
-        if rec != NULL:
-            if rec_n[0] + 3 > rec_cap:
-                return -2
-            rec[rec_n[0]] = <u64>p
-            rec[rec_n[0] + 1] = lo
-            rec[rec_n[0] + 2] = hi
-            rec_n[0] += 3
-        t = move_type(hi)
-        if t == T_PASS:
-            st.passes += 1
-        elif t != T_TRIBUTE and t != T_BACK:
-            st.plays += 1
-            st.cards += card_count(lo, hi)
-            if t == T_BOMB or t == T_STRAIGHT_FLUSH:
-                st.bombs += 1
-        r = game_apply(&s, lo, hi)
-        if r == STEP_CONTINUE:
-            continue
+        r = drive(&s, bots, seating, buf, it, log_move, &log)
+        if r < 0:
+            if r == DRIVE_NO_MOVE:
+                st.errors += 1
+            return r
         # A hand ended: s.last_* describe it.
         hands += 1
         st.hands += 1
-        f0 = s.last_finish[0]
-        st.hand_wins[f0 & 1] += 1
-        place = 3
-        for i in range(1, s.last_n_finished):
-            if s.last_finish[i] == (f0 ^ 2):
-                place = i
-        st.patterns[place - 1] += 1
+        st.hand_wins[s.last_finish[0] & 1] += 1
+        st.patterns[last_partner_place(&s) - 1] += 1
         if budget != NULL:
             budget[0] -= 1
-        if r == STEP_MATCH_OVER:
+        if r == DRIVE_MATCH_OVER:
             st.matches += 1
             st.team_wins[s.winner] += 1
             if hands > st.longest:
@@ -207,10 +194,12 @@ def run_chunk(long long start, long long stop, seed, kinds, rules=Rules(), hand_
     cdef int r = 0
     cdef u64* buf
     cdef Interrupt it
+    cdef Seating seating
     cdef const unsigned char* flag = NULL
     cdef unsigned char[::1] cancel_view
     _check_kinds(kinds, ks)
     cdef Agents ag = _agents(ks, search)
+    seating_init(&seating, ks, ag.ctx, NULL)
     if cancel is not None:
         cancel_view = cancel
         if cancel_view.shape[0] < 1:
@@ -232,7 +221,8 @@ def run_chunk(long long start, long long stop, seed, kinds, rules=Rules(), hand_
         with nogil:
             i = start
             while i < stop:
-                r = play_match(seed_of(s64, i), &rc, ks, &st, buf, bp, NULL, 0, NULL, ag.ctx, &it)
+                r = play_match(match_seed_of(s64, i), &rc, &seating, &st, buf, bp, NULL, 0, NULL,
+                               &it)
                 i += 1
                 if r != 0 or (bp != NULL and budget <= 0):
                     break
@@ -258,15 +248,17 @@ def record_match(seed, long long i, kinds, rules=Rules(), hand_budget=None, sear
     cdef GameRulesC rc = rules_to_c(rules)
     cdef int ks[4]
     cdef u64 s64 = <u64>(seed & 0xFFFFFFFFFFFFFFFF)
-    cdef u64 ms = seed_of(s64, i)
+    cdef u64 ms = match_seed_of(s64, i)
     cdef long long budget = 0, rec_n = 0, cap = 3 * 4096
     cdef long long* bp = NULL
     cdef int r = -2
     cdef u64* buf
     cdef u64[::1] rec
     cdef Interrupt it
+    cdef Seating seating
     _check_kinds(kinds, ks)
     cdef Agents ag = _agents(ks, search)
+    seating_init(&seating, ks, ag.ctx, NULL)
     interrupt_init(&it, 1024, in_main_thread(), NULL)
     buf = <u64*>malloc(2 * MAX_MOVES * sizeof(u64))
     if buf == NULL:
@@ -283,7 +275,7 @@ def record_match(seed, long long i, kinds, rules=Rules(), hand_budget=None, sear
                     raise ValueError(f"hand_budget must be >= 1, got {hand_budget}")
                 bp = &budget
             with nogil:
-                r = play_match(ms, &rc, ks, &st, buf, bp, &rec[0], cap, &rec_n, ag.ctx, &it)
+                r = play_match(ms, &rc, &seating, &st, buf, bp, &rec[0], cap, &rec_n, &it)
             if r == -3:
                 raise_pending(&it)
             cap *= 4
@@ -294,14 +286,3 @@ def record_match(seed, long long i, kinds, rules=Rules(), hand_budget=None, sear
     return int(ms), arr[:rec_n].reshape(-1, 3), _stats_dict(&st)
 
 
-AGENT_CODES = {"random": AGENT_RANDOM, "random_compact": AGENT_RANDOM_COMPACT,
-               "greedy": AGENT_GREEDY, "expert": AGENT_EXPERT, "pimc": AGENT_PIMC,
-               "ismcts": AGENT_ISMCTS}
-
-
-def rules_check(rules):
-    """Raise if the compiled simulation cannot play under ``rules`` (TypeError, ValueError).
-
-    >>> rules_check(Rules(ace_rule='double_only'))
-    """
-    rules_to_c(rules)

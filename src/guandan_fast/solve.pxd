@@ -1,7 +1,7 @@
 # The exact endgame solver (solve.pyx): double-dummy minimax of the current hand's outcome.
 from libc.stdint cimport int8_t
 from guandan_fast.types cimport u64
-from guandan_fast.game_core cimport GameState
+from guandan_fast.game_core cimport GameState, last_partner_place
 
 cdef struct TTEntry:
     u64 key
@@ -33,10 +33,5 @@ cdef int solver_run(Solver* S, const GameState* s, long long max_nodes, int* val
 
 # Outcome code of the hand that just ended (s.last_finish, after game_apply returned a hand end).
 cdef inline int outcome_of(const GameState* s) noexcept nogil:
-    cdef int f0 = s.last_finish[0]
-    cdef int i, place = 3
-    for i in range(1, 4):
-        if s.last_finish[i] == (f0 ^ 2):
-            place = i
-            break
-    return (4 - place) if (f0 & 1) == 0 else -(4 - place)
+    cdef int place = last_partner_place(s)
+    return (4 - place) if (s.last_finish[0] & 1) == 0 else -(4 - place)

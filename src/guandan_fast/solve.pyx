@@ -27,7 +27,7 @@ from guandan_fast.types cimport u64, Cards, HI_CARD_MASK, T_PASS, kind_add, move
 from guandan_fast.codec cimport move_of
 from guandan_fast.game_core cimport (GameState, GameRulesC, game_legal, game_apply,
                                      STEP_CONTINUE, PH_PLAY)
-from guandan_fast.game cimport rules_to_c
+from guandan_fast.rules_core cimport rules_to_c
 from guandan_fast.rng cimport sm_below
 
 from .rules import Rules

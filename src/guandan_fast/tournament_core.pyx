@@ -22,15 +22,18 @@ place, counted before the cap at A).
 from libc.stdlib cimport malloc, free
 from libc.stdint cimport int64_t
 
+from libc.stdint cimport int8_t
+
 from guandan_fast.types cimport u64
-from guandan_fast.rng cimport sm_next
+from guandan_fast.rng cimport match_seed_of
 from guandan_fast.movegen_core cimport MAX_MOVES
-from guandan_fast.game_core cimport (GameState, GameRulesC, game_init, game_legal, game_apply,
-                                     game_is_legal, STEP_CONTINUE, STEP_MATCH_OVER, PH_OVER)
-from guandan_fast.game cimport rules_to_c
-from guandan_fast.bots cimport (Bot, bot_init, bot_choose, agent_compact, N_AGENT_KINDS,
-                                AGENT_PIMC, AGENT_ISMCTS)
-from guandan_fast.search cimport Agents, SearchCtx, search_reset, search_observe, search_choose
+from guandan_fast.game_core cimport (GameState, GameRulesC, game_is_legal, last_partner_place,
+                                     PH_OVER)
+from guandan_fast.rules_core cimport rules_to_c
+from guandan_fast.bots cimport Bot, N_AGENT_KINDS, AGENT_PIMC, AGENT_ISMCTS
+from guandan_fast.search cimport Agents, SearchCtx
+from guandan_fast.driver cimport (Seating, seating_init, match_start, agent_pick, match_apply,
+                                  drive, DRIVE_MATCH_OVER)
 
 import numpy as np
 
@@ -41,54 +44,28 @@ cdef enum:
     NCOL = 6
 
 
-cdef inline u64 deal_seed(u64 seed, long long i) noexcept nogil:
-    # The same derivation as simulate_core.match_seed: deal i of a run is simulate's match i.
-    cdef u64 st = seed + <u64>i * <u64>0x9E3779B97F4A7C15ULL
-    return sm_next(&st)
-
-
 cdef inline void count_hand(const GameState* s, int64_t* row) noexcept nogil:
     """Add the hand that just ended (s.last_*) to an outcome row."""
-    cdef int f0 = s.last_finish[0]
-    cdef int place = 3, i
-    for i in range(1, s.last_n_finished):
-        if s.last_finish[i] == (f0 ^ 2):
-            place = i
+    cdef int team = s.last_finish[0] & 1
     row[1] += 1
-    row[2 + (f0 & 1)] += 1
-    row[4 + (f0 & 1)] += s.rules.up[place - 1]
+    row[2 + team] += 1
+    row[4 + team] += s.rules.up[last_partner_place(s) - 1]
 
 
-cdef int play_one(u64 mseed, const GameRulesC* rules, const int* kinds, SearchCtx** search,
-                  u64* buf, int64_t* row) noexcept nogil:
-    """One whole match; fills ``row`` and returns 0, or -1 when no legal move was produced.
-    ``search[p]``: the context of seat p's search agent (search.pyx), NULL for a bot. The
-    same steps as simulate_core.play_match, so a deal plays alike in both."""
+cdef int play_one(u64 mseed, const GameRulesC* rules, const Seating* seating, u64* buf,
+                  int64_t* row) noexcept nogil:
+    """One whole match through the driver (driver.pxd, as simulate_core plays it, so a deal
+    plays alike in both); fills ``row`` and returns 0, or -1 when no legal move was produced."""
     cdef GameState s
     cdef Bot bots[4]
-    cdef int p, q, n, i, r
-    game_init(&s, mseed, rules)
-    for p in range(4):
-        bot_init(&bots[p], kinds[p], mseed, p)
-        if search[p] != NULL:
-            search_reset(search[p], mseed, p)
+    cdef int r
+    match_start(&s, bots, seating, mseed, rules)
     while True:
-        p = s.current
-        n = game_legal(&s, agent_compact(kinds[p]), buf, MAX_MOVES)
-        if n <= 0:
+        r = drive(&s, bots, seating, buf, NULL, NULL, NULL)
+        if r < 0:
             return -1
-        if search[p] != NULL:
-            i = search_choose(search[p], &s, buf, n)
-        else:
-            i = bot_choose(&bots[p], &s, buf, n)
-        for q in range(4):
-            if search[q] != NULL:
-                search_observe(search[q], &s, buf[2 * i], buf[2 * i + 1])
-        r = game_apply(&s, buf[2 * i], buf[2 * i + 1])
-        if r == STEP_CONTINUE:
-            continue
         count_hand(&s, row)
-        if r == STEP_MATCH_OVER:
+        if r == DRIVE_MATCH_OVER:
             row[0] = s.winner
             return 0
 
@@ -144,14 +121,13 @@ def play_matches(seed, deals, seating, kinds, rules=Rules(), search=None):
     cdef const int[:, ::1] kv = k_arr
     agents = [_search_agents(&kv[j, 0], None if search is None else search[j])
               for j in range(k_arr.shape[0])]
-    # The contexts as a C array of per-seating pointer rows (kept alive by `agents`).
+    # One Seating per seating row (its search contexts kept alive by `agents`).
     cdef Py_ssize_t n_seat = k_arr.shape[0], j
-    cdef SearchCtx** ctx = <SearchCtx**>malloc(4 * n_seat * sizeof(SearchCtx*))
-    if ctx == NULL:
+    cdef Seating* seatings = <Seating*>malloc(n_seat * sizeof(Seating))
+    if seatings == NULL:
         raise MemoryError()
     for j in range(n_seat):
-        for p in range(4):
-            ctx[4 * j + p] = (<Agents>agents[j]).ctx[p]
+        seating_init(&seatings[j], &kv[j, 0], (<Agents>agents[j]).ctx, NULL)
     out = np.zeros((d_arr.shape[0], NCOL), dtype=np.int64)
     cdef const int64_t[::1] dv = d_arr
     cdef const int64_t[::1] sv = s_arr
@@ -159,36 +135,27 @@ def play_matches(seed, deals, seating, kinds, rules=Rules(), search=None):
     cdef Py_ssize_t k, n = d_arr.shape[0], failed = -1
     cdef u64* buf = <u64*>malloc(2 * MAX_MOVES * sizeof(u64))
     if buf == NULL:
-        free(ctx)
+        free(seatings)
         raise MemoryError()
     try:
         with nogil:
             for k in range(n):
-                if play_one(deal_seed(s64, dv[k]), &rc, &kv[sv[k], 0], &ctx[4 * sv[k]], buf,
+                if play_one(match_seed_of(s64, dv[k]), &rc, &seatings[sv[k]], buf,
                             &ov[k, 0]) != 0:
                     failed = k
                     break
     finally:
         free(buf)
-        free(ctx)
+        free(seatings)
     if failed >= 0:
         raise RuntimeError(f"internal error in deal {d_arr[failed]} of seed {seed}: no legal move")
     return out
 
 
-def deal_match_seed(seed, long long i):
-    """The ``Game`` seed of deal ``i`` of a run seeded ``seed`` (= simulate's match seed).
-
-    >>> from guandan_fast.simulate_core import match_seed
-    >>> deal_match_seed(3, 5) == match_seed(3, 5)
-    True
-    """
-    return deal_seed(<u64>(seed & 0xFFFFFFFFFFFFFFFF), i)
-
-
 cdef class BotSeats:
     """The compiled agents of a Python-driven match: ``choose()`` gives the seat to act's
-    move as ``(lo, hi)`` words, ``apply(lo, hi)`` follows every move made (by anyone).
+    move as ``(lo, hi)`` words, ``apply(lo, hi)`` follows every move made (by anyone); both
+    through the match driver (driver.pxd), so the agents play as in ``play_matches``.
     ``kinds``: per seat an ``AGENT_*`` code or None (a Python seat); ``search``: per seat None
     or a search agent's ``(name, parameters)``.
 
@@ -203,7 +170,7 @@ cdef class BotSeats:
     """
     cdef GameState st
     cdef Bot bots[4]
-    cdef int kinds[4]
+    cdef Seating seating
     cdef u64 buf[2 * MAX_MOVES]
     cdef Agents agents
 
@@ -211,23 +178,21 @@ cdef class BotSeats:
         cdef GameRulesC rc = rules_to_c(rules)
         cdef int p
         cdef int ks[4]
+        cdef int8_t listed[4]
         if len(kinds) != 4:
             raise ValueError(f"kinds must give 4 agent kinds (None for a Python seat), got {len(kinds)}")
         for p in range(4):
             k = kinds[p]
+            listed[p] = k is None
             if k is None:
-                self.kinds[p] = -1
+                ks[p] = 0           # a Python seat: its bot stream is drawn, never used
             elif not (0 <= k < N_AGENT_KINDS):
                 raise ValueError(f"kinds[{p}]: unknown agent kind {k!r}")
             else:
-                self.kinds[p] = k
-            ks[p] = self.kinds[p]
+                ks[p] = k
         self.agents = _search_agents(ks, search)
-        game_init(&self.st, match_seed, &rc)
-        for p in range(4):
-            bot_init(&self.bots[p], self.kinds[p] if self.kinds[p] >= 0 else 0, match_seed, p)
-            if self.agents.ctx[p] != NULL:
-                search_reset(self.agents.ctx[p], match_seed, p)
+        seating_init(&self.seating, ks, self.agents.ctx, listed)
+        match_start(&self.st, self.bots, &self.seating, match_seed, &rc)
 
     @property
     def current(self):
@@ -236,28 +201,24 @@ cdef class BotSeats:
 
     def choose(self):
         """The move the agent at the seat to act plays, as ``(lo, hi)``."""
-        cdef int p = self.st.current, n, i
+        cdef int p = self.st.current, r
+        cdef u64 lo, hi
         if self.st.phase == PH_OVER:
             raise ValueError("the match is over")
-        if self.kinds[p] < 0:
+        if self.seating.listed[p]:
             raise ValueError(f"seat {p} is not a compiled agent")
-        n = game_legal(&self.st, agent_compact(self.kinds[p]), self.buf, MAX_MOVES)
-        if n <= 0:
-            raise RuntimeError("internal error: no legal move")
-        if self.agents.ctx[p] != NULL:
+        if self.seating.search[p] != NULL:
             with nogil:
-                i = search_choose(self.agents.ctx[p], &self.st, self.buf, n)
+                r = agent_pick(&self.st, self.bots, &self.seating, self.buf, &lo, &hi)
         else:
-            i = bot_choose(&self.bots[p], &self.st, self.buf, n)
-        return int(self.buf[2 * i]), int(self.buf[2 * i + 1])
+            r = agent_pick(&self.st, self.bots, &self.seating, self.buf, &lo, &hi)
+        if r < 0:
+            raise RuntimeError("internal error: no legal move")
+        return int(lo), int(hi)
 
     def apply(self, lo, hi):
         """Follow a move made in the match (checked against this copy's legal moves)."""
         cdef u64 wlo = lo, whi = hi
-        cdef int q
         if self.st.phase == PH_OVER or not game_is_legal(&self.st, wlo, whi):
             raise ValueError("BotSeats.apply: not a legal move of the followed match")
-        for q in range(4):
-            if self.agents.ctx[q] != NULL:
-                search_observe(self.agents.ctx[q], &self.st, wlo, whi)
-        game_apply(&self.st, wlo, whi)
+        match_apply(&self.st, &self.seating, wlo, whi)

@@ -19,12 +19,14 @@ from libc.string cimport memset, memcpy
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t
 
 from guandan_fast.types cimport u64
-from guandan_fast.rng cimport sm_next
+from guandan_fast.rng cimport sm_next, match_seed_of
 from guandan_fast.movegen_core cimport MAX_MOVES
-from guandan_fast.game_core cimport (GameState, GameRulesC, game_init, game_legal, game_apply,
-                                     STEP_CONTINUE, STEP_MATCH_OVER, PH_PLAY, PH_OVER)
-from guandan_fast.game cimport rules_to_c
-from guandan_fast.bots cimport Bot, bot_init, bot_choose, agent_compact
+from guandan_fast.game_core cimport (GameState, GameRulesC, STEP_CONTINUE, STEP_MATCH_OVER,
+                                     PH_PLAY, PH_OVER, last_partner_place)
+from guandan_fast.rules_core cimport rules_to_c
+from guandan_fast.bots cimport Bot
+from guandan_fast.driver cimport (Seating, seating_init, match_start, match_apply, drive,
+                                  DRIVE_DECIDE)
 from guandan_fast.actions cimport fill_legal_actions, N_ACTIONS, ACT_SCRATCH
 from guandan_fast.observe cimport (Track, track_reset, track_play, encode_obs, encode_info,
                                    encode_danzero, cards_u8, cards_u8_danzero, OBS_SIZE,
@@ -118,8 +120,7 @@ cdef struct Row:                   # one row of drain_results
 
 cdef struct Config:
     GameRulesC rules
-    int8_t learner[4]
-    int kinds[4]
+    Seating seating        # the opponents' kinds; the learners are its listed seats
     int encoder
     int dim
     int mode
@@ -191,19 +192,16 @@ cdef struct Job:
 # ------------------------------------------------------------------------------------------
 
 cdef void new_match(Table* tb, const Config* cfg) noexcept nogil:
-    cdef int p
     tb.mseed = sm_next(&tb.stream)
     tb.match += 1
-    game_init(&tb.s, tb.mseed, &cfg.rules)
-    for p in range(4):
-        bot_init(&tb.bots[p], cfg.kinds[p], tb.mseed, p)
+    match_start(&tb.s, tb.bots, &cfg.seating, tb.mseed, &cfg.rules)
     track_reset(&tb.t)
 
 
 cdef void record(Table* tb, const Config* cfg, int r) noexcept nogil:
     cdef GameState* s = &tb.s
     cdef Result* out
-    cdef int i, f0, place, u, w
+    cdef int i, u, w
     if tb.n_res >= MAX_RES:
         tb.error = 2
         return
@@ -217,49 +215,43 @@ cdef void record(Table* tb, const Config* cfg, int r) noexcept nogil:
         out.finish[i] = s.last_finish[i] if i < s.last_n_finished or s.last_n_finished == 3 else -1
     out.levels[0] = s.levels[0]
     out.levels[1] = s.levels[1]
-    f0 = s.last_finish[0]
-    place = 3
-    for i in range(1, s.last_n_finished):
-        if s.last_finish[i] == (f0 ^ 2):
-            place = i
-    u = cfg.rules.up[place - 1]
-    w = f0 & 1
+    u = cfg.rules.up[last_partner_place(s) - 1]
+    w = s.last_finish[0] & 1
     for i in range(4):
         out.reward[i] = <float>(u if (i & 1) == w else -u)
     out.match_over = r == STEP_MATCH_OVER
     out.match_winner = s.winner if r == STEP_MATCH_OVER else -1
 
 
-cdef void apply_move(Table* tb, const Config* cfg, u64 lo, u64 hi) noexcept nogil:
-    cdef int seat = tb.s.current
-    cdef int phase = tb.s.phase
-    cdef int r = game_apply(&tb.s, lo, hi)
-    if r == STEP_CONTINUE:
-        if phase == PH_PLAY:
-            track_play(&tb.t, seat, lo, hi)
-        return
+cdef int track_move(void* ctx, const GameState* s, u64 lo, u64 hi) noexcept nogil:
+    """The driver's hook: the public history the encoders read (a hand's last move is
+    tracked too, then cleared with the hand)."""
+    if s.phase == PH_PLAY:
+        track_play(&(<Table*>ctx).t, s.current, lo, hi)
+    return 0
+
+
+cdef void hand_over(Table* tb, const Config* cfg, int r) noexcept nogil:
     record(tb, cfg, r)
     track_reset(&tb.t)
 
 
 cdef void advance(Table* tb, const Config* cfg, u64* scratch) noexcept nogil:
     """Play bot seats (and start new matches) until a learner must act; list its actions."""
-    cdef int p, n, i
+    cdef int r
     while True:
         if tb.s.phase == PH_OVER:
             new_match(tb, cfg)
-        p = tb.s.current
-        if cfg.learner[p]:
+        r = drive(&tb.s, tb.bots, &cfg.seating, scratch, NULL, track_move, tb)
+        if r == DRIVE_DECIDE:
             tb.n_legal = fill_legal_actions(&tb.s, scratch, tb.ids, tb.words)
             if tb.n_legal <= 0:
                 tb.error = 1
             return
-        n = game_legal(&tb.s, agent_compact(cfg.kinds[p]), scratch, MAX_MOVES)
-        if n <= 0:
+        if r < 0:
             tb.error = 1
             return
-        i = bot_choose(&tb.bots[p], &tb.s, scratch, n)
-        apply_move(tb, cfg, scratch[2 * i], scratch[2 * i + 1])
+        hand_over(tb, cfg, r)
 
 
 cdef void encode(Table* tb, const Config* cfg, float* obs, uint8_t* mask) noexcept nogil:
@@ -280,9 +272,16 @@ cdef void encode(Table* tb, const Config* cfg, float* obs, uint8_t* mask) noexce
 cdef void table_step(Table* tb, const Config* cfg, int choice, u64* scratch, float* obs,
                      uint8_t* mask) noexcept nogil:
     """choice >= 0: apply the table's choice-th legal action; -1: (re)start, no move."""
+    cdef u64 lo, hi
+    cdef int r
     tb.n_res = 0
     if choice >= 0:
-        apply_move(tb, cfg, tb.words[2 * choice], tb.words[2 * choice + 1])
+        lo = tb.words[2 * choice]
+        hi = tb.words[2 * choice + 1]
+        track_move(tb, &tb.s, lo, hi)
+        r = match_apply(&tb.s, &cfg.seating, lo, hi)
+        if r != STEP_CONTINUE:
+            hand_over(tb, cfg, r)
     advance(tb, cfg, scratch)
     encode(tb, cfg, obs, mask)
 
@@ -463,11 +462,6 @@ _RESULT_FIELDS = ("env_id", "match", "hand_number", "level", "declarer", "finish
                   "reward", "match_over", "match_winner")
 
 
-def _table_stream(seed, long long i):
-    from .simulate_core import match_seed
-    return match_seed(seed, i)
-
-
 cdef inline cnp.ndarray _empty(int nd, Py_ssize_t m, Py_ssize_t w, int typenum):
     cdef cnp.npy_intp dims[2]
     dims[0] = m
@@ -534,8 +528,10 @@ cdef class VecEnv:
 
     def __init__(self, num_envs, *, seed, rules=Rules(), threads=1, learners=(0, 1, 2, 3),
                  opponents="greedy", encoder="default", action_mode="abstract"):
-        from .bots import agent_kind
+        from .agents import parse_agents
         cdef int p
+        cdef int ks[4]
+        cdef int8_t listed[4]
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
         if isinstance(seed, bool) or not isinstance(seed, int):
@@ -551,13 +547,13 @@ cdef class VecEnv:
         if not ls or any(isinstance(q, bool) or not isinstance(q, int) or not 0 <= q <= 3
                          for q in ls) or len(set(ls)) != len(ls):
             raise ValueError(f"learners must be distinct seats 0..3 (at least one), got {learners!r}")
-        if isinstance(opponents, str):
-            opp = (opponents,) * 4
-        else:
-            opp = tuple(opponents)
-            if len(opp) != 4:
-                raise ValueError(f"opponents must be a bot name or 4 names, got {opponents!r}")
-        kinds = [agent_kind(name) for name in opp]      # every name checked, learners' unused
+        if isinstance(opponents, str) and "," not in opponents:
+            opponents = (opponents,) * 4
+        # Every seat's agent checked (the learners' are unused): compiled bots only.
+        parsed = parse_agents(opponents, 4, what="opponents", where="bot",
+                              place="VecEnv (opponents)")
+        opp = tuple(a.name for a in parsed)
+        kinds = [a.code for a in parsed]
         if encoder not in _ENCODERS:
             raise ValueError(f"encoder must be 'default', 'info', 'danzero' or None, got {encoder!r}")
         if action_mode not in _MODES:
@@ -572,8 +568,9 @@ cdef class VecEnv:
         self._mode = action_mode
         self.cfg.rules = rules_to_c(rules)
         for p in range(4):
-            self.cfg.learner[p] = p in ls
-            self.cfg.kinds[p] = kinds[p]
+            ks[p] = kinds[p]
+            listed[p] = p in ls
+        seating_init(&self.cfg.seating, ks, NULL, listed)
         self.cfg.encoder = _ENCODERS[encoder]
         self.cfg.mode = _MODES[action_mode]
         self.obs_size = {ENC_NONE: 0, ENC_DEFAULT: OBS_SIZE, ENC_INFO: INFO_SIZE,
@@ -713,7 +710,7 @@ cdef class VecEnv:
         cdef Job j
         for i in range(self.num_envs):
             memset(&self.tables[i], 0, sizeof(Table))
-            self.tables[i].stream = <u64>_table_stream(self._seed, i)
+            self.tables[i].stream = match_seed_of(<u64>(self._seed & 0xFFFFFFFFFFFFFFFF), i)
             self.tables[i].match = -1
             self.tables[i].s.phase = PH_OVER
         self._nrows = 0

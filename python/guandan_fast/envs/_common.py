@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..game import Game
-from ..rules import Rules
+from ..rules import Rules, partner_place
 
 #: PettingZoo agent names, seat ``p`` is ``AGENTS[p]``; teams are seats {0, 2} and {1, 3}.
 AGENTS = ("player_0", "player_1", "player_2", "player_3")
@@ -42,9 +42,7 @@ def hand_value(finish_order, steps=(3, 2, 1)) -> int:
     >>> hand_value([0, 2]), hand_value([1, 0, 3, 2]), hand_value([2, 1, 3, 0])
     (3, 2, 1)
     """
-    partner = finish_order[0] ^ 2
-    place = list(finish_order).index(partner) + 1 if partner in finish_order else 4
-    return steps[place - 2]
+    return steps[partner_place(finish_order) - 1]
 
 
 def rewards(new_results, game: Game, mode: str) -> np.ndarray:

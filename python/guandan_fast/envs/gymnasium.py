@@ -1,9 +1,10 @@
 """Guandan for Gymnasium (imports ``gymnasium``): one learner against built-in bots.
 
 ``GuandanEnv`` is a ``gymnasium.Env``: the learner sits at ``seat``, the three other seats are
-played by built-in bots (``greedy``, ``random`` or ``random_compact``) inside ``step``. An
-episode is a whole match. ``GuandanVectorEnv`` is the same for many tables at once, a
-``gymnasium.vector.VectorEnv`` over ``guandan_fast.VecEnv`` (bots in compiled code). Observations are ``float32[D]`` tensors of the learning interface,
+played inside ``step`` by agents of ``guandan_fast.agents`` (any spec: ``greedy``,
+``pimc:samples=8``, ``module:function``, a policy). An episode is a whole match.
+``GuandanVectorEnv`` is the same for many tables at once, a ``gymnasium.vector.VectorEnv`` over
+``guandan_fast.VecEnv`` (built-in bots in compiled code). Observations are ``float32[D]`` tensors of the learning interface,
 actions ``Discrete(N)`` ids of the fixed action space; the legal ones are in
 ``info["action_mask"]`` (and ``env.action_masks()``, the sb3-contrib convention). Rewards follow
 docs/envs.md.
@@ -24,61 +25,36 @@ from __future__ import annotations
 import gymnasium
 import numpy as np
 
-from .. import bots
 from ..game import Game
 from ..moves import IllegalMoveError
 from ..rules import Rules
-from ..simulate import AGENTS as BOT_NAMES
+from ..agents import parse_agents
 from . import _common
-from ._codec import Codec
+from ._spaces import Spaces
 
 __all__ = ["GuandanEnv", "GuandanVectorEnv"]
 
 _ILLEGAL = ("raise", "terminate")
 
 
-def _check_opponents(opponents, seat):
-    if isinstance(opponents, str):
-        names = [opponents] * 4
+def _check_opponents(opponents, seat, where="all"):
+    """Four ``Agent``s by seat (None at the learner's) from one spec or four (None at
+    ``seat``); ``where``: the kinds accepted (``agents.names``)."""
+    if isinstance(opponents, str) or not hasattr(opponents, "__iter__"):
+        specs = [opponents] * 4
     else:
-        try:
-            names = list(opponents)
-        except TypeError:
-            raise TypeError("opponents is a bot name or a sequence of 4 names (None at the "
-                            f"learner's seat), not {type(opponents).__name__}") from None
-        if len(names) != 4 or names[seat] is not None:
+        specs = list(opponents)
+        if len(specs) != 4 or specs[seat] is not None:
             raise ValueError(f"opponents as a sequence has 4 entries with None at the learner's "
                              f"seat {seat}; got {opponents!r}")
-    for p, name in enumerate(names):
-        if p != seat and name not in BOT_NAMES:
-            raise ValueError(f"unknown bot {name!r} for seat {p}; known: {', '.join(BOT_NAMES)}")
-    names[seat] = None
-    return tuple(names)
-
-
-def bot_move(game: Game, agent: str, seed: int) -> None:
-    """Let built-in bot ``agent`` make the current player's move in ``game``; it sees only
-    what its seat may know (its cards, the top play and its seat, public card counts)."""
-    p = game.current_player
-    compact = agent != "random"
-    if agent != "greedy":
-        # The random bots are uniform over the (complete or compact) legal list.
-        game.play_index(seed % game.num_legal(compact), compact)
-        return
-    moves = game.legal_moves(compact=True)
-    if len(moves) == 1:
-        game.play_index(0, compact=True)
-        return
-    top = game.observation(p)["top"] if game.phase == "play" else None
-    # bots.choose takes counts 0..27 (a receiver holds 28 after a tribute); the greedy bot
-    # acts only on counts of 6 or fewer (docs/design.md), so capping at 27 changes nothing.
-    counts = [min(27, len(game.hand(q))) for q in range(4)]
-    move = bots.choose(agent, game.hand(p), level=game.level,
-                       top=None if top is None else top[1],
-                       top_seat=None if top is None else top[0], seat=p, counts=counts,
-                       moves=list(moves), phase=game.phase, seed=seed,
-                       disclosure=game.rules.disclosure_threshold)
-    game.play(move)
+    out = [None] * 4
+    for p in range(4):
+        if p != seat:
+            try:
+                out[p] = parse_agents([specs[p]], where=where, place="these opponents")[0]
+            except ValueError as exc:
+                raise ValueError(f"unknown bot for seat {p}: {exc}") from None
+    return tuple(out)
 
 
 class GuandanEnv(gymnasium.Env):
@@ -91,7 +67,7 @@ class GuandanEnv(gymnasium.Env):
     sample without the mask). ``max_hands``: truncate after this many hands.
     """
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": ["ansi", "svg"]}
 
     def __init__(self, seat=0, opponents="greedy", rules=Rules(), encoder="default",
                  reward="match", illegal_action="raise", max_hands=None, render_mode=None):
@@ -109,12 +85,12 @@ class GuandanEnv(gymnasium.Env):
                                       or max_hands < 1):
             raise ValueError(f"max_hands must be None or an int >= 1, got {max_hands!r}")
         self.max_hands = max_hands
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        if render_mode not in (None, "ansi", "svg"):
+            raise ValueError(f"render_mode must be None, 'ansi' or 'svg', got {render_mode!r}")
         self.render_mode = render_mode
-        self._codec = Codec(encoder)
-        self.observation_space = self._codec.observation_space()
-        self.action_space = gymnasium.spaces.Discrete(self._codec.num_actions)
+        self._spaces = Spaces(encoder)
+        self.observation_space = self._spaces.observation_space()
+        self.action_space = gymnasium.spaces.Discrete(self._spaces.num_actions)
         self.game = None
         self._done = True
 
@@ -125,8 +101,8 @@ class GuandanEnv(gymnasium.Env):
         total = 0.0
         while not game.is_over and game.current_player != self.seat:
             n = len(game.results)
-            bot_move(game, self.opponents[game.current_player],
-                     int(self.np_random.integers(0, 2**63)))
+            agent = self.opponents[game.current_player]
+            game.play(agent.move(game, int(self.np_random.integers(0, 2**63))))
             total += float(_common.rewards(game.results[n:], game, self.reward_mode)[self.seat])
             if self._truncated():
                 break
@@ -137,17 +113,17 @@ class GuandanEnv(gymnasium.Env):
                 and self.game.hand_number >= self.max_hands)
 
     def _obs_info(self):
-        mask = np.zeros(self._codec.num_actions, np.int8)
+        mask = np.zeros(self._spaces.num_actions, np.int8)
         if self.game.current_player == self.seat:
-            mask[:] = self._codec.mask(self.game)
+            mask[:] = self._spaces.mask(self.game)
         info = {"action_mask": mask, "hand_number": self.game.hand_number}
-        return self._codec.obs(self.game, self.seat), info
+        return self._spaces.obs(self.game, self.seat), info
 
     def action_masks(self):
         """The legal actions now, ``bool[N]`` (sb3-contrib's ``MaskablePPO`` convention)."""
         if self.game is None or self._done:
-            return np.zeros(self._codec.num_actions, bool)
-        return self._codec.mask(self.game).astype(bool)
+            return np.zeros(self._spaces.num_actions, bool)
+        return self._spaces.mask(self.game).astype(bool)
 
     # -- gymnasium API ------------------------------------------------------------------------
     def reset(self, *, seed=None, options=None):
@@ -165,11 +141,11 @@ class GuandanEnv(gymnasium.Env):
     def step(self, action):
         if self.game is None or self._done:
             raise RuntimeError("step() needs reset() first (the episode is over or not started)")
-        a = _common.check_action(action, self._codec.num_actions)
+        a = _common.check_action(action, self._spaces.num_actions)
         game = self.game
         n = len(game.results)
         try:
-            self._codec.play(game, a)
+            self._spaces.play(game, a)
         except IllegalMoveError:
             if self.illegal_action == "raise":
                 raise
@@ -188,10 +164,13 @@ class GuandanEnv(gymnasium.Env):
 
     def render(self):
         if self.render_mode is None:
-            gymnasium.logger.warn("render() called without render_mode='ansi'")
+            gymnasium.logger.warn("render() called without a render_mode ('ansi' or 'svg')")
             return None
         if self.game is None:
             return "no match yet: call reset()"
+        if self.render_mode == "svg":   # a picture (guandan_fast.svg; Jupyter displays it)
+            from ..svg import table
+            return table(self.game, seat=self.seat)
         return _common.table(self.game)
 
 
@@ -231,17 +210,17 @@ class GuandanVectorEnv(gymnasium.vector.VectorEnv):
             raise ValueError(f"seat must be 0..3, got {seat!r}")
         self.num_envs = num_envs
         self.seat = seat
-        self.opponents = _check_opponents(opponents, seat)
+        self.opponents = _check_opponents(opponents, seat, where="bot")
         self.rules = _common.check_rules(rules)
         self.reward_mode = _common.check_reward(reward)
         self.threads = threads
-        self._codec = Codec(encoder)
-        self.single_observation_space = self._codec.observation_space()
-        self.single_action_space = gymnasium.spaces.Discrete(self._codec.num_actions)
+        self._spaces = Spaces(encoder)
+        self.single_observation_space = self._spaces.observation_space()
+        self.single_action_space = gymnasium.spaces.Discrete(self._spaces.num_actions)
         self.observation_space = gymnasium.vector.utils.batch_space(
             self.single_observation_space, num_envs)
         self.action_space = gymnasium.spaces.MultiDiscrete(
-            np.full(num_envs, self._codec.num_actions))
+            np.full(num_envs, self._spaces.num_actions))
         self._vec = None
         self._team = seat & 1
 
@@ -256,10 +235,10 @@ class GuandanVectorEnv(gymnasium.vector.VectorEnv):
         super().reset(seed=seed)
         vec_seed = (int(seed) & (2**64 - 1) if seed is not None
                     else int(self.np_random.integers(0, 2**63)))
-        names = tuple("greedy" if n is None else n for n in self.opponents)
+        names = tuple("greedy" if a is None else a.name for a in self.opponents)
         self._vec = VecEnv(self.num_envs, seed=vec_seed, rules=self.rules, threads=self.threads,
                            learners=(self.seat,), opponents=names,
-                           encoder=self._codec.vec_encoder, action_mode="abstract")
+                           encoder=self._spaces.encoder, action_mode="abstract")
         batch = self._vec.reset()
         return self._out(batch)
 

@@ -39,11 +39,11 @@ from .. import observe
 from ..game import Game
 from ..perft_core import random_playout
 from ..rules import Rules
-from ._codec import Codec
+from ._spaces import Spaces
 
 __all__ = ["GuandanGame", "GuandanState", "RolloutEvaluator", "GAME_TYPE"]
 
-_CODEC = Codec("default")
+_SPACES = Spaces("default")
 _NUM_PLAYERS = 4
 # A hand has at most 108 plays, each followed by at most 3 passes, plus 5 exchange moves.
 _MAX_HAND_MOVES = 108 * 4 + 5
@@ -75,6 +75,16 @@ GAME_TYPE = pyspiel.GameType(
     provides_observation_tensor=True,
     parameter_specification=_DEFAULT_PARAMS,
 )
+
+
+@dataclasses.dataclass(frozen=True)
+class _Settings:
+    """A game's parameters, shared by all its states."""
+
+    rules: Rules
+    seed: int            # the deal's seed, or -1: a chance node deals one of `deals`
+    deals: int
+    max_hands: int
 
 
 class _Box:
@@ -120,7 +130,7 @@ class GuandanGame(pyspiel.Game):
         self.deals = params["deals"]
         self.max_hands = params["max_hands"]
         info = pyspiel.GameInfo(
-            num_distinct_actions=_CODEC.num_actions,
+            num_distinct_actions=_SPACES.num_actions,
             max_chance_outcomes=self.deals,
             num_players=_NUM_PLAYERS,
             min_utility=-1.0,
@@ -128,7 +138,7 @@ class GuandanGame(pyspiel.Game):
             utility_sum=0.0,
             max_game_length=self.max_hands * _MAX_HAND_MOVES)
         super().__init__(GAME_TYPE, info, params)
-        self._cfg = (self.rules, self.seed, self.deals, self.max_hands)
+        self._cfg = _Settings(self.rules, self.seed, self.deals, self.max_hands)
 
     def new_initial_state(self):
         return GuandanState(self)
@@ -144,8 +154,8 @@ class GuandanState(pyspiel.State):
 
     def __init__(self, game):
         super().__init__(game)
-        rules, seed, deals, max_hands = game._cfg
-        self._box = _Box(Game(seed=seed, rules=rules) if seed >= 0 else None, game._cfg)
+        cfg = game._cfg
+        self._box = _Box(Game(seed=cfg.seed, rules=cfg.rules) if cfg.seed >= 0 else None, cfg)
 
     @property
     def game(self):
@@ -162,26 +172,26 @@ class GuandanState(pyspiel.State):
 
     def is_terminal(self):
         g = self._box.game
-        return g is not None and (g.is_over or g.hand_number >= self._box.cfg[3])
+        return g is not None and (g.is_over or g.hand_number >= self._box.cfg.max_hands)
 
     def _legal_actions(self, player):
-        return np.flatnonzero(_CODEC.mask(self._box.game)).tolist()
+        return np.flatnonzero(_SPACES.mask(self._box.game)).tolist()
 
     def chance_outcomes(self):
-        deals = self._box.cfg[2]
+        deals = self._box.cfg.deals
         p = 1.0 / deals
         return [(i, p) for i in range(deals)]
 
     def _apply_action(self, action):
         if self._box.game is None:
-            self._box.game = Game(seed=int(action), rules=self._box.cfg[0])
+            self._box.game = Game(seed=int(action), rules=self._box.cfg.rules)
         else:
-            _CODEC.play(self._box.game, int(action))
+            _SPACES.play(self._box.game, int(action))
 
     def _action_to_string(self, player, action):
         if player == pyspiel.PlayerId.CHANCE:
             return f"deal {action}"
-        return _CODEC.action_name(int(action))
+        return _SPACES.action_name(int(action))
 
     def returns(self):
         g = self._box.game
@@ -238,7 +248,7 @@ class GuandanObserver:
             raise ValueError("python_guandan observes public information plus one player's "
                              "private information (PrivateInfoType.SINGLE_PLAYER)")
         self.perfect_recall = iig_obs_type.perfect_recall
-        size = _CODEC.info_size if self.perfect_recall else _CODEC.obs_size
+        size = _SPACES.info_size if self.perfect_recall else _SPACES.obs_size
         self.tensor = np.zeros(size, np.float32)
         self.dict = {"tensor": self.tensor}
 

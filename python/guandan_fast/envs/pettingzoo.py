@@ -27,7 +27,7 @@ from pettingzoo.utils import wrappers
 from ..game import Game
 from ..rules import Rules
 from . import _common
-from ._codec import Codec
+from ._spaces import Spaces
 
 __all__ = ["env", "raw_env"]
 
@@ -43,11 +43,12 @@ class raw_env(AECEnv):
 
     ``rules``: a ``guandan_fast.Rules``; ``encoder``: the observation encoder of the learning
     interface; ``reward``: ``'match'`` or ``'hand'`` (docs/envs.md); ``max_hands``: truncate the
-    episode after this many hands (None: play until the match ends); ``render_mode``: None or
-    ``'ansi'`` (``render()`` returns a text table of the whole state).
+    episode after this many hands (None: play until the match ends); ``render_mode``: None,
+    ``'ansi'`` (``render()`` returns a text table of the whole state) or ``'svg'`` (the same
+    view as a picture, ``guandan_fast.svg.table``).
     """
 
-    metadata = {"render_modes": ["ansi"], "name": "guandan_v0", "is_parallelizable": False}
+    metadata = {"render_modes": ["ansi", "svg"], "name": "guandan_v0", "is_parallelizable": False}
 
     def __init__(self, rules=Rules(), encoder="default", reward="match", max_hands=None,
                  render_mode=None):
@@ -58,14 +59,14 @@ class raw_env(AECEnv):
                                       or max_hands < 1):
             raise ValueError(f"max_hands must be None or an int >= 1, got {max_hands!r}")
         self.max_hands = max_hands
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        if render_mode not in (None, "ansi", "svg"):
+            raise ValueError(f"render_mode must be None, 'ansi' or 'svg', got {render_mode!r}")
         self.render_mode = render_mode
-        self._codec = Codec(encoder)
-        n = self._codec.num_actions
+        self._spaces = Spaces(encoder)
+        n = self._spaces.num_actions
         self.possible_agents = list(_common.AGENTS)
         obs_space = gymnasium.spaces.Dict({
-            "observation": self._codec.observation_space(),
+            "observation": self._spaces.observation_space(),
             "action_mask": gymnasium.spaces.Box(0, 1, (n,), np.int8),
         })
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
@@ -101,20 +102,20 @@ class raw_env(AECEnv):
 
     def observe(self, agent):
         p = _common.AGENTS.index(agent)
-        mask = np.zeros(self._codec.num_actions, np.int8)
+        mask = np.zeros(self._spaces.num_actions, np.int8)
         if self.game.current_player == p:
-            mask[:] = self._codec.mask(self.game)
-        return {"observation": self._codec.obs(self.game, p), "action_mask": mask}
+            mask[:] = self._spaces.mask(self.game)
+        return {"observation": self._spaces.obs(self.game, p), "action_mask": mask}
 
     def step(self, action):
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        a = _common.check_action(action, self._codec.num_actions)
+        a = _common.check_action(action, self._spaces.num_actions)
         game = self.game
         n_results = len(game.results)
-        self._codec.play(game, a)       # raises before any change when not legal
+        self._spaces.play(game, a)       # raises before any change when not legal
         self._cumulative_rewards[agent] = 0.0
         r = _common.rewards(game.results[n_results:], game, self.reward_mode)
         for p, name in enumerate(_common.AGENTS):
@@ -134,10 +135,13 @@ class raw_env(AECEnv):
 
     def render(self):
         if self.render_mode is None:
-            gymnasium.logger.warn("render() called without render_mode='ansi'")
+            gymnasium.logger.warn("render() called without a render_mode ('ansi' or 'svg')")
             return None
         if self.game is None:
             return "no match yet: call reset()"
+        if self.render_mode == "svg":   # a picture (guandan_fast.svg; Jupyter displays it)
+            from ..svg import table
+            return table(self.game)
         return _common.table(self.game)
 
     def close(self):

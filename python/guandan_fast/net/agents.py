@@ -1,7 +1,7 @@
-"""Built-in agents (``random``, ``random_compact``, ``greedy``, ``expert``) deciding one move: for a
-compiled ``Game`` (the server's bot seats) and for a platform ``act`` message (the client).
+"""Agents deciding one move: for a compiled ``Game`` (the server's bot seats: any agent of
+``guandan_fast.agents``) and for a platform ``act`` message (the client: the built-in bots).
 
-Both go through ``guandan_fast.bots.choose``, the compiled bots' one-decision entry, with
+The bots go through ``guandan_fast.bots.choose``, the compiled bots' one-decision entry, with
 exactly what the bot would read inside ``simulate`` (own hand, level, top play, public
 counts), so a greedy seat plays the same moves here as in a simulation.
 
@@ -9,19 +9,20 @@ counts), so a greedy seat plays the same moves here as in a simulation.
 >>> g = Game(seed=3)
 >>> m = bot_move(g, 'greedy'); m in g.legal_moves()
 True
->>> bot_move(g, 'smart')
+>>> bot_move(g, 'smart')                  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-ValueError: unknown agent 'smart'; known agents: expert, greedy, random, random_compact
+ValueError: unknown agent 'smart'; known agents: random, random_compact, greedy, pimc, ismcts; ...
 """
 
 from __future__ import annotations
 
-from ..bots import agent_kind, choose
+from ..agents import parse_agent, parse_agents
+from ..bots import choose
 from ..cards import parse_level, sort_cards
-from ..moves import PASS, IllegalMoveError, Move
+from ..moves import PASS, Move
 
-__all__ = ["bot_move", "choose_index", "mix_seed"]
+__all__ = ["bot_move", "check_platform_agent", "choose_index", "mix_seed"]
 
 _MASK = (1 << 64) - 1
 
@@ -40,30 +41,17 @@ def mix_seed(*parts: int) -> int:
     return z
 
 
-def bot_move(game, agent: str, seed: int = 0) -> Move:
-    """The move the built-in ``agent`` makes for the current player of a compiled ``Game``
-    (``seed`` seeds a random agent's draw). The game is not changed."""
-    agent_kind(agent)  # ValueError naming the known agents
-    p = game.current_player
-    if p is None:
-        raise IllegalMoveError("the match is over")
-    obs = game.observation(p)
-    counts = [min(27, len(game.hand(q))) for q in range(4)]
-    disclosure = game.rules.disclosure_threshold
-    # The union of the other hands is public (the deck minus this hand and the cards played):
-    # the expert tracks cards with it. Only the union goes in, never a hand by itself.
-    unseen = None
-    if all(len(game.hand(q)) <= 27 for q in range(4)):
-        unseen = sort_cards([c for q in range(4) if q != p for c in game.hand(q)])
-    if game.phase == "play":
-        top = obs["top"]
-        return choose(agent, game.hand(p), level=game.level,
-                      top=None if top is None else top[1],
-                      top_seat=None if top is None else top[0], seat=p, counts=counts,
-                      seed=seed, disclosure=disclosure, unseen=unseen)
-    return choose(agent, game.hand(p), level=game.level, seat=p, counts=counts,
-                  moves=list(game.legal_moves()), phase=game.phase, seed=seed,
-                  disclosure=disclosure, unseen=unseen)
+def bot_move(game, agent, seed: int = 0) -> Move:
+    """The move ``agent`` (any spec of ``guandan_fast.agents``) makes for the current player
+    of a compiled ``Game`` (``seed`` seeds a random or search agent's draw). The game is not
+    changed."""
+    return parse_agent(agent).move(game, seed)
+
+
+def check_platform_agent(agent) -> str:
+    """The name of an agent that can answer platform ``act`` messages (``connect``); a clear
+    ValueError for any other."""
+    return parse_agents([agent], where="platform", place="connect")[0].name
 
 
 def _action_key(action) -> tuple:
@@ -99,7 +87,7 @@ def choose_index(agent: str, msg: dict, seat: int, seed: int = 0) -> int:
     actions = msg["actionList"]
     if len(actions) == 1:
         return 0
-    agent_kind(agent)
+    check_platform_agent(agent)
     stage = msg["stage"]
     hand = msg["handCards"]
     level = parse_level(msg["curRank"])

@@ -13,9 +13,8 @@ import json
 import logging
 from dataclasses import dataclass, field
 
-from ..bots import agent_kind
 from . import protocol as P
-from .agents import choose_index, mix_seed
+from .agents import check_platform_agent, choose_index, mix_seed
 
 __all__ = ["ClientResult", "play"]
 
@@ -39,12 +38,12 @@ class ClientResult:
 async def play(url: str, agent: str = "greedy", seed: int = 0, open_timeout: float = 10.0,
                ) -> ClientResult:
     """Play at a platform server until it closes the connection."""
-    from .server import _websockets
+    from .server import websockets_module
 
-    connect = _websockets("asyncio.client").connect
+    connect = websockets_module("asyncio.client").connect
     from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
-    agent_kind(agent)
+    agent = check_platform_agent(agent)
     if not isinstance(url, str) or not url.startswith(("ws://", "wss://")):
         raise ValueError(f"url must be ws://HOST:PORT/game/NAME, got {url!r}")
     res = ClientResult()

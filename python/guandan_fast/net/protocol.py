@@ -28,7 +28,8 @@ from ..cards import KIND_OF, RANKS
 
 __all__ = ["PASS_ACTION", "notify_beginning", "notify_play", "notify_exchange",
            "notify_anti_tribute", "notify_episode_over", "notify_game_over",
-           "notify_game_result", "act", "check_message", "check_action", "parse_answer"]
+           "notify_game_result", "act", "action_json", "act_json", "notify_play_json",
+           "check_message", "check_action", "parse_answer"]
 
 PASS_ACTION = ["PASS", "PASS", "PASS"]
 
@@ -100,6 +101,75 @@ def act(stage: str, *, hand_cards, public_info, self_rank: str, oppo_rank: str,
             "curRank": cur_rank, "curPos": cur_pos, "curAction": cur_action,
             "greaterPos": greater_pos, "greaterAction": greater_action,
             "actionList": action_list, "indexRange": len(action_list) - 1}
+
+
+def action_json(kind: str, rank: str, cards) -> str:
+    """The JSON text of the platform action ``[kind, rank, cards]`` exactly as ``json.dumps``
+    writes it (PASS included), without building the list: move types, ranks and card codes
+    are plain ASCII names that need no escaping.
+
+    >>> action_json('Pair', '4', ('H4', 'C4')) == json.dumps(['Pair', '4', ['H4', 'C4']])
+    True
+    >>> action_json('PASS', 'PASS', ()) == json.dumps(PASS_ACTION)
+    True
+    """
+    if kind == "PASS":
+        return _PASS_JSON
+    return f'["{kind}", "{rank}", ["{_QUOTED_SEP.join(cards)}"]]'
+
+
+_PASS_JSON = json.dumps(PASS_ACTION)
+_QUOTED_SEP = '", "'
+
+
+def _action_or_null(a) -> str:
+    return "null" if a is None else action_json(*a)
+
+
+def _codes_json(cards) -> str:
+    return f'["{_QUOTED_SEP.join(cards)}"]' if cards else "[]"
+
+
+def act_json(stage: str, *, actions_json: list, hand_cards, public_info, self_rank: str,
+             oppo_rank: str, cur_rank: str, cur_pos: int, cur_action, greater_pos: int,
+             greater_action) -> str:
+    """The text of ``json.dumps(act(stage, action_list=..., ...))`` written directly, with
+    the actions given as their JSON texts (``actions_json``, from :func:`action_json`): an
+    ``act`` per decision is most of the server's encoding, and this costs a fraction of
+    json.dumps (which walks every nested list and string). Names, ranks and card codes are
+    plain ASCII and need no escaping.
+
+    >>> acts = [['Single', '2', ['D2']], ['PASS', 'PASS', 'PASS']]
+    >>> info = [{'rest': 1, 'playArea': None}, {'rest': 27, 'playArea': ['Pair', '4', ['H4', 'C4']]},
+    ...         {'rest': 0, 'playArea': ['PASS', 'PASS', 'PASS']}, {'rest': 3, 'playArea': None}]
+    >>> kw = dict(hand_cards=['D2'], public_info=info, self_rank='2', oppo_rank='A',
+    ...           cur_rank='2', cur_pos=2, cur_action=['PASS', 'PASS', 'PASS'], greater_pos=1,
+    ...           greater_action=['Pair', '4', ['H4', 'C4']])
+    >>> text = act_json("play", actions_json=[action_json(*a) for a in acts], **kw)
+    >>> text == json.dumps(act('play', action_list=acts, **kw))
+    True
+    """
+    info = ", ".join(f'{{"rest": {q["rest"]}, "playArea": {_action_or_null(q["playArea"])}}}'
+                     for q in public_info)
+    return (f'{{"type": "act", "stage": "{stage}", "handCards": {_codes_json(hand_cards)}, '
+            f'"publicInfo": [{info}], "selfRank": "{self_rank}", "oppoRank": "{oppo_rank}", '
+            f'"curRank": "{cur_rank}", "curPos": {cur_pos}, '
+            f'"curAction": {_action_or_null(cur_action)}, "greaterPos": {greater_pos}, '
+            f'"greaterAction": {_action_or_null(greater_action)}, '
+            f'"actionList": [{", ".join(actions_json)}], '
+            f'"indexRange": {len(actions_json) - 1}}}')
+
+
+def notify_play_json(cur_pos: int, cur_action: list, greater_pos: int, greater_action) -> str:
+    """``json.dumps(notify_play(...))`` written directly (sent after every move).
+
+    >>> args = (3, ['PASS', 'PASS', 'PASS'], 1, ['Single', 'A', ['SA']])
+    >>> notify_play_json(*args) == json.dumps(notify_play(*args))
+    True
+    """
+    return (f'{{"type": "notify", "stage": "play", "curPos": {cur_pos}, '
+            f'"curAction": {_action_or_null(cur_action)}, "greaterPos": {greater_pos}, '
+            f'"greaterAction": {_action_or_null(greater_action)}}}')
 
 
 # -- checking (client, tests) ----------------------------------------------------------------

@@ -20,12 +20,13 @@ import asyncio
 import json
 import logging
 import re
+import struct
 import time
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from typing import Callable
 
-from ..bots import agent_kind
+from ..agents import parse_agent
 from ..cards import level_char
 from ..game import Game
 from ..moves import PASS
@@ -33,12 +34,17 @@ from ..rules import Rules
 from . import protocol as P
 from .agents import bot_move, mix_seed
 
-__all__ = ["ServerConfig", "GameServer", "serve", "PATH_RE"]
+__all__ = ["ServerConfig", "GameServer", "serve", "PATH_RE", "text_frame"]
 
 log = logging.getLogger("guandan_fast.net.server")
 
-PATH_RE = re.compile(r"^/game/([^/?#]+)$")
+TRY_AGAIN_LATER = 1013   # the WebSocket close code (RFC 6455 registry) for "server full"
+
+# /game/NAME or the online platform's /game/gd/NAME, with or without a query string
+# (websockets' request.path includes it).
+PATH_RE = re.compile(r"^/game/(?:gd/)?([^/?#]+)(?:\?[^#]*)?$")
 _FAULT_POLICIES = ("bot", "forfeit")
+_MAX_MOVE_CARDS = 10          # the longest move: a bomb of 8 natural cards and 2 wild ones
 
 
 @dataclass
@@ -46,7 +52,8 @@ class ServerConfig:
     """Settings of ``GameServer`` (the ``serve`` options, docs/server.md).
 
     ``games``: matches per table; ``tables``: stop after that many tables ended (0: serve
-    until stopped); ``bots``: ``{seat: agent}`` filled by built-in agents; ``seed``: base of
+    until stopped); ``bots``: ``{seat: agent}`` filled by agents (any spec of
+    ``guandan_fast.agents``); ``seed``: base of
     every table's and game's seed (None: random); ``timeout``: seconds a client may take per
     answer (None: wait forever, as the platform); ``on_fault``: what a timeout or a dropped
     connection leads to: ``'bot'`` (the ``takeover`` agent plays that seat for the rest of
@@ -55,8 +62,22 @@ class ServerConfig:
     ``handshake_pause``: seconds between a handshake and the first message to that client
     (the ws4py race); ``error_messages``: also answer a refused message with
     ``{"type": "error", "message": ...}`` (off: platform clients fail on unknown messages);
+    ``ping_interval``: seconds between WebSocket keepalive pings (None: no pings); a ping
+    left unanswered never drops a client (a client that thinks long may not answer pings
+    meanwhile): only ``timeout`` does;
     ``record``: a JSONL file every game's record is appended to; ``game_factory``:
     ``f(table, game, seed, rules) -> Game`` for rigged starts (tests).
+
+    For people at the table (``guandan-fast play``, docs/web.md): ``http``:
+    ``f(path) -> (status, content_type, body bytes) | None`` answers plain HTTP requests on
+    paths other than ``/game/{name}`` (the web page); ``rejoin``: a client's seat outlives its
+    connection (no fault, the table waits): a new connection takes a seat whose client is
+    gone (or whose client has the same name), gets a ``{"type": "state"}`` message with the
+    table as the seat sees it and the pending question again; such clients also get a
+    ``state`` message after every notification (counts as the rules disclose them) and may
+    ask ``{"hint": AGENT}`` while asked (answered ``{"type": "hint", "actIndex": i}``);
+    ``record_each_hand``: the game's record is (re)written at the end of every hand, not only
+    when the game ends.
     """
 
     host: str = "127.0.0.1"
@@ -72,8 +93,12 @@ class ServerConfig:
     draw_after: int = 50
     handshake_pause: float = 0.2
     error_messages: bool = False
+    ping_interval: float | None = 20.0
     record: str | None = None
     game_factory: Callable | None = None
+    http: Callable | None = None
+    rejoin: bool = False
+    record_each_hand: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.rules, Rules):
@@ -86,16 +111,15 @@ class ServerConfig:
         for seat, agent in dict(self.bots).items():
             if isinstance(seat, bool) or seat not in (0, 1, 2, 3):
                 raise ValueError(f"bots: a seat is 0..3, got {seat!r}")
-            agent_kind(agent)
-            bots[seat] = agent
+            bots[seat] = parse_agent(agent)
         self.bots = bots
         if len(bots) == 4:
             raise ValueError("bots: at least one seat must be left for a client")
-        agent_kind(self.takeover)
+        self.takeover = parse_agent(self.takeover)
         if self.on_fault not in _FAULT_POLICIES:
             raise ValueError(f"on_fault must be one of {', '.join(_FAULT_POLICIES)}, "
                              f"got {self.on_fault!r}")
-        for name in ("timeout",):
+        for name in ("timeout", "ping_interval"):
             v = getattr(self, name)
             if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or v <= 0):
                 raise ValueError(f"{name} must be None or seconds > 0, got {v!r}")
@@ -108,7 +132,7 @@ class ServerConfig:
         return tuple(s for s in range(4) if s not in self.bots)
 
 
-def _websockets(module: str):
+def websockets_module(module: str):
     """A ``websockets`` submodule, with a clear error when the extra is missing or too old
     (the asyncio API used here came with websockets 13)."""
     import importlib
@@ -118,6 +142,25 @@ def _websockets(module: str):
     except ImportError:
         raise ImportError("network play needs websockets >= 13: pip install "
                           "'guandan-fast[net]' (or 'websockets>=13')") from None
+
+
+def text_frame(text: str) -> bytes:
+    """``text`` as one unmasked, unfragmented WebSocket text frame (RFC 6455 section 5.2:
+    FIN + opcode 1, then the payload length in 7, 16 or 64 bits; a server never masks).
+    The server negotiates no extension (compression=None), so no RSV bit is ever set.
+
+    >>> text_frame('hi')
+    b'\\x81\\x02hi'
+    >>> text_frame('x' * 200)[:4]
+    b'\\x81~\\x00\\xc8'
+    """
+    data = text.encode()
+    n = len(data)
+    if n < 126:
+        return bytes((0x81, n)) + data
+    if n < 65536:
+        return struct.pack("!BBH", 0x81, 126, n) + data
+    return struct.pack("!BBQ", 0x81, 127, n) + data
 
 
 class _Fault(Exception):
@@ -140,6 +183,8 @@ class _Client:
     def __init__(self, ws, name: str, pause: float) -> None:
         self.ws, self.name = ws, name
         self.ready_at = time.monotonic() + pause
+        self.close_with = (1000, "the table has ended")   # the server's close frame
+        self.open_state = type(ws.protocol.state).OPEN   # websockets' State.OPEN
         self.started = False
         self.closed = False
         self.pending: asyncio.Future | None = None
@@ -147,6 +192,24 @@ class _Client:
         self.table: "_Table | None" = None
         self.seat = -1
         self.done = asyncio.Event()
+        self.question: str | None = None    # the pending act message (re-sent on a rejoin)
+        self.rejoin = False
+
+    def send_now(self, frame: bytes) -> bool:
+        """Write a whole text frame (``text_frame``) at once when nothing stands in the way
+        (the connection open, started, nothing queued for it); False: use ``send``.
+        websockets' ``send`` cost about as much as the rest of serving a decision (a context
+        manager, a drain check, the framing per client); a frame made once goes to every
+        client of a table. A queued client (a slow reader) goes through ``send``, which
+        waits for it (flow control)."""
+        if not self.started or self.closed:
+            return False
+        transport = self.ws.transport
+        if self.ws.protocol.state is not self.open_state or transport.is_closing() \
+                or transport.get_write_buffer_size():
+            return False
+        transport.write(frame)
+        return True
 
     async def send(self, text: str, timeout: float | None) -> None:
         if self.closed:
@@ -168,7 +231,9 @@ class _Client:
     def _gone(self, why: str) -> None:
         if not self.closed:
             self.closed = True
-            log.info("%s: connection %s closed (%s)", self._where(), self.name, why)
+            log.info("%s (%s): connection closed: %s", self._where(), self.name, why)
+        if self.rejoin and self.table is not None:
+            return   # the seat waits for a new connection (ServerConfig.rejoin)
         if self.pending is not None and not self.pending.done():
             self.pending.set_exception(_Fault("disconnected"))
 
@@ -176,6 +241,26 @@ class _Client:
         if self.table is None:
             return "lobby"
         return f"table {self.table.index} seat {self.seat}"
+
+
+def _close_story(ws, exc: BaseException | None = None) -> str:
+    """Who closed a connection and why, from the close frames exchanged (websockets'
+    protocol state), for the log: 'by the client (1000 'bye')', 'by the server (...)', or
+    'lost without a close frame'."""
+    proto = getattr(ws, "protocol", None)
+    rcvd = getattr(proto, "close_rcvd", None)
+    sent = getattr(proto, "close_sent", None)
+
+    def frame(close) -> str:
+        text = f"{int(close.code)}"
+        return text + (f" {close.reason!r}" if close.reason else "")
+
+    if rcvd is not None and (sent is None or getattr(proto, "close_rcvd_then_sent", False)):
+        return f"by the client ({frame(rcvd)})"
+    if sent is not None:
+        return f"by the server ({frame(sent)})"
+    cause = f": {exc!r}" if exc is not None and not hasattr(exc, "rcvd") else ""
+    return f"lost without a close frame (the client's process or network went away){cause}"
 
 
 class _Table:
@@ -192,14 +277,50 @@ class _Table:
         self.faults: list = []
         self.game: Game | None = None
         self.seed = None if self.cfg.seed is None else mix_seed(self.cfg.seed, index)
+        self.trick = {"greater": None, "last": None, "area": [None] * 4}
+        self.record_offset: int | None = None   # where this game's record starts in the file
+        for client in self.seats.values():
+            client.rejoin = self.cfg.rejoin
 
     def _where(self, seat=None) -> str:
         return f"table {self.index}" + ("" if seat is None else f" seat {seat}")
 
     # -- sending ----------------------------------------------------------------------------
     async def _notify_all(self, msg: dict) -> None:
-        text = json.dumps(msg)
-        await asyncio.gather(*(c.send(text, self.cfg.timeout) for c in self.seats.values()))
+        await self._notify_all_text(json.dumps(msg))
+
+    async def _notify_all_text(self, text: str) -> None:
+        frame = text_frame(text)
+        for c in self.seats.values():   # one after the other: no task per send
+            if not c.send_now(frame):
+                await c.send(text, self.cfg.timeout)
+        if self.cfg.rejoin:
+            await self._send_states()
+
+    def state_message(self, seat: int) -> dict:
+        """The table as ``seat`` sees it (the ``state`` message of ``ServerConfig.rejoin``)."""
+        g = self.game
+        info = {"type": "state", "myPos": seat, "game": self.games_done + 1,
+                "games": self.cfg.games, "victoryNum": list(self.victories)}
+        if g is None:
+            return info
+        obs = g.observation(seat)
+        t = self.trick
+        info.update({"handNumber": g.hand_number, "phase": g.phase,
+                     "handCards": list(g.hand(seat)), "counts": list(obs["counts"]),
+                     "levels": [level_char(v) for v in g.levels], "curRank": level_char(g.level),
+                     "declarer": g.declarer, "currentPlayer": g.current_player,
+                     "finishOrder": list(obs["finish_order"]), "playArea": list(t["area"]),
+                     "greaterPos": -1 if t["greater"] is None else t["greater"][0],
+                     "greaterAction": None if t["greater"] is None else t["greater"][1],
+                     "tribute": [list(r) for r in obs["tribute"]],
+                     "back": [list(r) for r in obs["back"]],
+                     "antiTribute": obs["anti_tribute"], "over": g.is_over})
+        return info
+
+    async def _send_states(self) -> None:
+        for s, c in self.seats.items():
+            await c.send(json.dumps(self.state_message(s)), self.cfg.timeout)
 
     async def _notify(self, seat: int, msg: dict) -> None:
         c = self.seats.get(seat)
@@ -207,20 +328,22 @@ class _Table:
             await c.send(json.dumps(msg), self.cfg.timeout)
 
     def _live(self) -> bool:
-        return any(not c.closed for c in self.seats.values())
+        return self.cfg.rejoin or any(not c.closed for c in self.seats.values())
 
     # -- asking -----------------------------------------------------------------------------
-    async def _ask(self, seat: int, msg: dict) -> int:
+    async def _ask(self, seat: int, text: str, index_range: int) -> int:
         c = self.seats[seat]
-        if c.closed:
+        if c.closed and not c.rejoin:
             raise _Fault("disconnected")
-        await c.send(json.dumps(msg), self.cfg.timeout)
-        if c.closed:
+        c.question = text
+        if not c.send_now(text_frame(text)):
+            await c.send(text, self.cfg.timeout)
+        if c.closed and not c.rejoin:
             raise _Fault("disconnected")
         # Only now does an answer count: nothing runs between the send and these lines, so
         # a message read from here on was sent after the question.
         c.pending = asyncio.get_running_loop().create_future()
-        c.index_range = msg["indexRange"]
+        c.index_range = index_range
         try:
             if self.cfg.timeout is None:
                 return await c.pending
@@ -231,6 +354,7 @@ class _Table:
         finally:
             c.pending = None
             c.index_range = -1
+            c.question = None
 
     def _fault(self, seat: int, reason: str) -> None:
         self.faults.append({"game": self.games_done, "seat": seat, "reason": reason})
@@ -245,48 +369,51 @@ class _Table:
             raise _Abandoned("every client left")
 
     # -- one decision -----------------------------------------------------------------------
-    def _public_info(self, stage: str, play_area) -> list:
-        g = self.game
-        if stage in ("tribute", "back"):
-            # The engine takes tributes (and returns) one after the other; the platform asks
-            # the players at once, so counts change only with the tribute / back notify.
-            rest = self.shown
-        else:
-            rest = [len(g.hand(q)) for q in range(4)]
-        return [{"rest": rest[q], "playArea": play_area[q]} for q in range(4)]
+    def _public_info(self, play_area) -> list:
+        # self.shown: the counts of the deal during the tribute acts and those after the
+        # tribute during the back acts (the engine takes tributes and returns one after the
+        # other; the platform asks the players at once, so counts change only with the
+        # tribute / back notify), then the live counts of the play, kept by _play_hand.
+        return [{"rest": self.shown[q], "playArea": play_area[q]} for q in range(4)]
 
-    async def _decide(self, seat: int, stage: str, trick: dict):
-        """Have ``seat`` make its move (a bot's or the client's answer); returns the Move."""
+    async def _decide(self, seat: int, stage: str, trick: dict, moves=None):
+        """Have ``seat`` make its move (a bot's or the client's answer); returns the Move.
+        ``moves``: the legal moves when the caller has them already."""
         g = self.game
         if seat in self.bots:
             seed = mix_seed(g.seed, g.hand_number, len(g.history), seat)
             move = bot_move(g, self.bots[seat], seed)
             g.play(move, seat=seat)
             return move
-        moves = g.legal_moves()
+        if moves is None:
+            moves = g.legal_moves()
         n = len(moves)
-        order = list(range(n))
-        if stage == "play" and trick["greater"] is not None and n > 1:
-            order = [n - 1] + list(range(n - 1))   # the engine lists PASS last; PASS first
-        actions = [moves[i].to_platform() for i in order]
+        # the action list is most of an act message: each move written by action_json
+        # (about 12x faster than json.dumps of its platform list)
+        actions = [P.action_json(m.type, m.rank, m.cards) for m in moves.to_list()]
+        following = stage == "play" and trick["greater"] is not None and n > 1
+        if following:   # the engine lists PASS last; the platform first
+            actions.insert(0, actions.pop())
         team = seat % 2
         levels = g.levels
         greater = trick["greater"]
-        msg = P.act(stage, hand_cards=g.hand(seat), public_info=self._public_info(stage, trick["area"]),
-                    self_rank=level_char(levels[team]), oppo_rank=level_char(levels[1 - team]),
-                    cur_rank=level_char(g.level),
-                    cur_pos=-1 if trick["last"] is None else trick["last"][0],
-                    cur_action=None if trick["last"] is None else trick["last"][1],
-                    greater_pos=-1 if greater is None else greater[0],
-                    greater_action=None if greater is None else greater[1],
-                    action_list=actions)
+        text = P.act_json(stage, actions_json=actions, hand_cards=g.hand(seat),
+                          public_info=self._public_info(trick["area"]),
+                          self_rank=level_char(levels[team]),
+                          oppo_rank=level_char(levels[1 - team]), cur_rank=level_char(g.level),
+                          cur_pos=-1 if trick["last"] is None else trick["last"][0],
+                          cur_action=None if trick["last"] is None else trick["last"][1],
+                          greater_pos=-1 if greater is None else greater[0],
+                          greater_action=None if greater is None else greater[1])
         try:
-            i = await self._ask(seat, msg)
+            i = await self._ask(seat, text, n - 1)
         except _Fault as exc:
             self._fault(seat, str(exc))
-            return await self._decide(seat, stage, trick)
-        move = moves[order[i]]
-        g.play_index(order[i])
+            return await self._decide(seat, stage, trick, moves)
+        if following:
+            i = n - 1 if i == 0 else i - 1
+        move = moves[i]
+        g.play_index(i)
         return move
 
     # -- a match ------------------------------------------------------------------------------
@@ -343,7 +470,9 @@ class _Table:
         self.shown = [len(g.hand(q)) for q in range(4)]
         for seat in range(4):
             await self._notify(seat, P.notify_beginning(g.hand(seat), seat))
-        trick = {"greater": None, "last": None, "area": [None] * 4}
+        trick = self.trick = {"greater": None, "last": None, "area": [None] * 4}
+        if self.cfg.rejoin:
+            await self._send_states()
         if g.phase == "play" and g.observation(0)["anti_tribute"]:
             await self._notify_all(P.notify_anti_tribute(self._anti_pos()))
         if g.phase == "tribute":
@@ -356,13 +485,17 @@ class _Table:
                 await self._decide(g.current_player, "back", trick)
             await self._notify_all(P.notify_exchange("back", self._exchange_result("back")))
         rest = None
+        counts = self.shown = [len(g.hand(q)) for q in range(4)]   # kept up to date below
         while g.hand_number == hand_no and not g.is_over:
             seat = g.current_player
-            top = g.observation(seat)["top"]
-            if top is None:      # a fresh lead: a new trick
-                trick = {"greater": None, "last": None, "area": [None] * 4}
-            before = [g.hand(q) for q in range(4)]
-            move = await self._decide(seat, "play", trick)
+            moves = g.legal_moves()
+            if moves[-1] != PASS:  # PASS is legal exactly when following: a fresh lead
+                trick = self.trick = {"greater": None, "last": None, "area": [None] * 4}
+            # The hand can end only when the mover plays out; the others' cards are then
+            # read before the engine deals the next hand.
+            before = [g.hand(q) for q in range(4)] if counts[seat] <= _MAX_MOVE_CARDS else None
+            move = await self._decide(seat, "play", trick, moves)
+            counts[seat] -= len(move.cards)
             if g.hand_number != hand_no or g.is_over:   # the hand ended: who holds what
                 left = list(before)
                 left[seat] = ()
@@ -372,8 +505,8 @@ class _Table:
                 trick["greater"] = (seat, action)
             trick["last"] = (seat, action)
             trick["area"][seat] = action
-            await self._notify_all(P.notify_play(seat, action, trick["greater"][0],
-                                                 trick["greater"][1]))
+            await self._notify_all_text(P.notify_play_json(seat, action, trick["greater"][0],
+                                                           trick["greater"][1]))
         res = g.results[hand_no]
         order = list(res["finish_order"])
         if len(order) == 2:   # a double-down: the other two by cards left, then seat
@@ -382,6 +515,8 @@ class _Table:
         await self._notify_all(P.notify_episode_over(order, level_char(res["level"]), rest))
         d = res["declarer"]
         reset = d is not None and levels_before[d] == 14 and res["levels"][d] == 2
+        if self.cfg.record_each_hand and not g.is_over:
+            self._write_record("playing", self.games_done)
         return {"reset": reset}
 
     def _write_record(self, end: str, number: int) -> None:
@@ -396,7 +531,14 @@ class _Table:
                             "faults": [f for f in self.faults if f["game"] == number]}
         lines[0] = json.dumps(header)
         with open(self.cfg.record, "a", encoding="utf-8") as f:
+            if self.cfg.record_each_hand:
+                # the game's earlier (partial) record is replaced: it is the file's last one
+                if self.record_offset is None:
+                    self.record_offset = f.seek(0, 2)
+                f.truncate(self.record_offset)
             f.write("\n".join(lines) + "\n")
+        if end != "playing":
+            self.record_offset = None
 
     async def run(self) -> None:
         names = {s: c.name for s, c in self.seats.items()}
@@ -470,9 +612,10 @@ class GameServer:
     def __init__(self, config: ServerConfig | None = None) -> None:
         self.cfg = config or ServerConfig()
         self.stats = {"games": 0, "refused": 0, "faults": 0, "abandoned": 0, "errors": 0,
-                      "tables": 0, "connections": 0}
+                      "tables": 0, "connections": 0, "turned_away": 0}
         self._lobby: list[_Client] = []
         self._tables: dict[int, asyncio.Task] = {}
+        self._table_objects: dict[int, _Table] = {}
         self._n_tables = 0
         self._ended = 0
         self._server = None
@@ -480,28 +623,53 @@ class GameServer:
         self.port = None
 
     async def start(self) -> None:
-        ws_serve = _websockets("asyncio.server").serve
+        ws_serve = websockets_module("asyncio.server").serve
 
         self._finished = asyncio.Event()
         self._server = await ws_serve(self._handler, self.cfg.host, self.cfg.port,
                                       process_request=self._check_path, max_size=2 ** 20,
-                                      compression=None)
-        # websockets' keepalive pings (every 20 s) find dead peers; no compression: the
-        # platform's ws4py clients do not negotiate it and it costs more than it saves here.
+                                      compression=None, ping_interval=self.cfg.ping_interval,
+                                      ping_timeout=None)
+        # Pings keep idle connections open through proxies, but an unanswered one must not
+        # drop a client: a bot thinking for a minute in the thread that reads its socket
+        # answers no ping meanwhile, and the platform waits for it (ping_timeout=None;
+        # --timeout is the only clock). No compression: the platform's ws4py clients do not
+        # negotiate it and it costs more than it saves here.
         self.port = self._server.sockets[0].getsockname()[1]
         log.info("listening on ws://%s:%d/game/{name}", self.cfg.host, self.port)
 
     def _check_path(self, connection, request):
+        if self.cfg.http is not None and PATH_RE.match(request.path) is None:
+            answer = self.cfg.http(request.path)
+            if answer is not None:
+                status, content_type, body = answer
+                headers = _websockets("datastructures").Headers(
+                    [("Content-Type", content_type), ("Content-Length", str(len(body))),
+                     ("Cache-Control", "no-store"), ("Connection", "close")])
+                return _websockets("http11").Response(status, HTTPStatus(status).phrase,
+                                                      headers, body)
         if PATH_RE.match(request.path) is None:
             self.stats["refused"] += 1
             log.warning("refused a connection on path %r (expected /game/{name})", request.path)
             return connection.respond(HTTPStatus.NOT_FOUND, "use ws://HOST:PORT/game/{name}\n")
         return None
 
+    def _full(self) -> bool:
+        return bool(self.cfg.tables) and self._n_tables >= self.cfg.tables
+
     async def _handler(self, ws) -> None:
         name = PATH_RE.match(ws.request.path).group(1)
-        client = _Client(ws, name, self.cfg.handshake_pause)
         self.stats["connections"] += 1
+        if self.cfg.rejoin and await self._rejoin(ws, name):
+            return
+        if self._full():
+            # Turned away at once (not left waiting in a lobby that never fills).
+            self.stats["turned_away"] += 1
+            reason = f"server full: it plays only {self.cfg.tables} table(s), all started"
+            log.warning("lobby: %s turned away: %s", name, reason)
+            await ws.close(TRY_AGAIN_LATER, reason)
+            return
+        client = _Client(ws, name, self.cfg.handshake_pause)
         self._lobby.append(client)
         log.info("lobby: %s connected (%d waiting)", name, len(self._lobby))
         reader = asyncio.ensure_future(self._read(client))
@@ -512,21 +680,65 @@ class GameServer:
             # The connection lives until its table ends (or it leaves the lobby); returning
             # from the handler closes it.
             await client.done.wait()
+            if not client.closed and client.ws is ws:
+                code, reason = client.close_with
+                client._gone(f"by the server ({code} {reason!r})")
+                await ws.close(code, reason)
         finally:
             reader.cancel()
 
-    async def _read(self, client: _Client) -> None:
+    async def _rejoin(self, ws, name: str) -> bool:
+        """``ServerConfig.rejoin``: seat a new connection in place of a gone client (or of a
+        client with the same name); refuse it with a close reason when every seat of every
+        table is connected and no more table can open. False: go to the lobby."""
+        seats = [(t, s, c) for t in self._table_objects.values() for s, c in t.seats.items()]
+        pick = next((x for x in seats if x[2].name == name), None)
+        pick = pick or next((x for x in seats if x[2].closed), None)
+        if pick is None:
+            if self._full():
+                taken = ", ".join(str(s) for _, s, _ in seats)
+                log.warning("refused %s: every seat is taken", name)
+                await ws.close(4001, f"seat {taken} is taken: another page is playing it")
+                return True
+            return False
+        table, seat, client = pick
+        old = client.ws
+        client.ws, client.name, client.closed, client.started = ws, name, False, True
+        if old is not ws:
+            try:
+                await old.close(4002, "this seat was taken over by a new connection")
+            except Exception:
+                pass
+        log.info("%s: %s rejoins", table._where(seat), name)
+        reader = asyncio.ensure_future(self._read(client, ws))
+        await client.send(json.dumps(table.state_message(seat)), self.cfg.timeout)
+        if client.question is not None:
+            await client.send(client.question, self.cfg.timeout)
         try:
-            async for data in client.ws:
+            await client.done.wait()
+            if not client.closed and client.ws is ws:
+                code, reason = client.close_with
+                client._gone(f"by the server ({code} {reason!r})")
+                await ws.close(code, reason)
+        finally:
+            reader.cancel()
+        return True
+
+    async def _read(self, client: _Client, ws=None) -> None:
+        ws = client.ws if ws is None else ws
+        error = None
+        try:
+            async for data in ws:
                 self._received(client, data)
         except Exception as exc:  # a protocol error or a reset: the connection is over
-            log.info("connection %s: %r", client.name, exc)
+            error = exc
         finally:
             if client.table is None and client in self._lobby:
                 self._lobby.remove(client)
                 log.info("lobby: %s left before its table started", client.name)
                 client.done.set()
-            client._gone("closed by the client")
+            if client.ws is ws:   # (a rejoined seat has a new connection by now)
+                client._gone(_close_story(ws, error))
 
     def _refuse(self, client: _Client, reason: str) -> None:
         self.stats["refused"] += 1
@@ -537,6 +749,9 @@ class GameServer:
 
     def _received(self, client: _Client, data) -> None:
         fut = client.pending
+        if client.rejoin and isinstance(data, str) and '"hint"' in data:
+            self._hint(client, data)
+            return
         if fut is None or fut.done():
             what = "a binary frame" if isinstance(data, bytes) else repr(data[:80])
             self._refuse(client, f"message out of turn: {what}")
@@ -548,21 +763,32 @@ class GameServer:
             return
         fut.set_result(i)
 
+    def _hint(self, client: _Client, data: str) -> None:
+        """A ``{"hint": AGENT}`` request of a rejoin client: the index the agent would answer
+        to the pending question (``agents.choose_index``)."""
+        from .agents import choose_index
+
+        try:
+            agent = json.loads(data)["hint"]
+            if client.question is None:
+                raise ValueError("no question is pending")
+            i = choose_index(agent, json.loads(client.question), client.seat)
+            answer = {"type": "hint", "agent": agent, "actIndex": i}
+        except (ValueError, TypeError, KeyError) as exc:
+            answer = {"type": "error", "message": f"hint: {exc}"}
+        asyncio.ensure_future(client.send(json.dumps(answer), self.cfg.timeout))
+
     def _open_table(self, clients: list) -> None:
-        if self.cfg.tables and self._n_tables >= self.cfg.tables:
-            log.warning("lobby: %d client(s) turned away: the server plays only %d table(s)",
-                        len(clients), self.cfg.tables)
-            for c in clients:
-                c.done.set()
-            return
         index = self._n_tables
         self._n_tables += 1
         self.stats["tables"] += 1
         table = _Table(self, index, clients)
+        self._table_objects[index] = table
         self._tables[index] = asyncio.ensure_future(table.run())
 
     def _table_ended(self, table: _Table) -> None:
         self._tables.pop(table.index, None)
+        self._table_objects.pop(table.index, None)
         self._ended += 1
         if self.cfg.tables and self._ended >= self.cfg.tables:
             self._finished.set()

@@ -61,11 +61,12 @@ def classify(cards: str | Iterable[str], level: int | str, rules: Rules = Rules(
     """
     codes = sort_cards(parse_cards(cards))
     lv = parse_level(level)
-    _check_rules(rules)
+    check_rules(rules)
     return list(readings(codes, lv, rules.sf_as_straight, rules.fullhouse_joker_pair))
 
 
-def _check_rules(rules) -> None:
+def check_rules(rules) -> None:
+    """TypeError unless ``rules`` is a ``Rules`` (the reference's own check)."""
     if not isinstance(rules, Rules):
         raise TypeError(f"rules must be a Rules instance, not {type(rules).__name__}")
 
@@ -285,7 +286,7 @@ def beats(move: Move | Sequence, last: Move | Sequence | None, level: int | str,
     ValueError: move: cards D9 SB do not make Pair 9 at level 7
     """
     lv = parse_level(level)
-    _check_rules(rules)
+    check_rules(rules)
     m = check_play(move, lv, rules)
     prev = check_last(last, lv, rules)
     return beats_unchecked(m, prev, lv)

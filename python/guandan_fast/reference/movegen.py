@@ -23,7 +23,7 @@ from typing import Iterable, Iterator, Sequence
 from ..cards import RANKS, is_wild, natural_value, parse_cards, parse_level, sort_cards
 from ..moves import PASS, Move
 from ..rules import Rules
-from .combos import _check_rules, beats_unchecked, check_last, readings
+from .combos import check_rules, beats_unchecked, check_last, readings
 
 __all__ = ["legal_moves"]
 
@@ -44,7 +44,7 @@ def legal_moves(hand: str | Iterable[str], level: int | str, last: Move | Sequen
     """
     codes = parse_cards(hand)
     lv = parse_level(level)
-    _check_rules(rules)
+    check_rules(rules)
     prev = check_last(last, lv, rules)
 
     moves: set[Move] = set()

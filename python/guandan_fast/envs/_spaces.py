@@ -2,10 +2,10 @@
 (``guandan_fast.actions``) and the observation encoders (``guandan_fast.observe``), with the
 bounds of each tensor slot for the frameworks' ``Box`` spaces.
 
->>> c = Codec("default")
->>> c.num_actions, c.obs_size, Codec("danzero").obs_size, Codec("info").obs_size
+>>> c = Spaces("default")
+>>> c.num_actions, c.obs_size, Spaces("danzero").obs_size, Spaces("info").obs_size
 (501, 536, 513, 1480)
->>> float(c.high[c.layout["cards_left"][0]]), float(Codec("danzero").low[120])
+>>> float(c.high[c.layout["cards_left"][0]]), float(Spaces("danzero").low[120])
 (28.0, -1.0)
 """
 
@@ -29,8 +29,9 @@ _HIGH = {"cards_left": 28.0, "passes": 3.0}
 _LOW = {"last_move": -1.0, "partner_last_move": -1.0}
 
 
-class Codec:
-    """Actions and observations for one encoder (``ENCODERS``)."""
+class Spaces:
+    """The action and observation spaces of one encoder (``ENCODERS``): bounds, masks, the
+    seat's tensor, playing an action id."""
 
     num_actions = actions.N_ACTIONS
 
@@ -39,7 +40,6 @@ class Codec:
             raise ValueError(f"encoder must be one of {', '.join(map(repr, ENCODERS))}, "
                              f"got {encoder!r}")
         self.encoder = encoder
-        self.vec_encoder = encoder
         if encoder == "default":
             self.layout, self._obs = observe.OBS_LAYOUT, observe.observation_tensor
         elif encoder == "info":
@@ -73,11 +73,3 @@ class Codec:
     def obs(self, game, p):
         """Seat ``p``'s observation with this encoder, a new ``float32`` array."""
         return self._obs(game, p)
-
-    @staticmethod
-    def observation_tensor(game, p):
-        return observe.observation_tensor(game, p)
-
-    @staticmethod
-    def info_state(game, p):
-        return observe.information_state_tensor(game, p)

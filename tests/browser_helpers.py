@@ -1,0 +1,80 @@
+"""Headless Chromium for the web tests and the screenshots (docs/web.md): the operating
+system's ``chromium`` and ``chromium-driver`` driven by Selenium, nothing downloaded; and a
+``play`` server running in a thread."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import threading
+import time
+
+from guandan_fast.net.server import GameServer
+from guandan_fast.web.play import http_handler, page_config
+
+INSTALL = "apt-get install -y chromium chromium-driver"
+
+
+def chrome(width: int = 1280, height: int = 900):
+    """A headless Chromium (Selenium), at ``width`` x ``height`` CSS pixels."""
+    from selenium import webdriver
+
+    binary = shutil.which("chromium") or shutil.which("chromium-browser")
+    driver_path = shutil.which("chromedriver")
+    if binary is None or driver_path is None:
+        raise RuntimeError(f"the browser tests need Debian's chromium and its driver: {INSTALL}")
+    os.environ.setdefault("SE_OFFLINE", "true")   # Selenium Manager must not download anything
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = binary
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--disable-extensions", "--no-first-run", f"--window-size={width},{height}",
+                "--force-device-scale-factor=1"):
+        opts.add_argument(arg)
+    # no speculative connections: an idle preconnected socket would hold the server's
+    # shutdown until its handshake timeout
+    opts.add_experimental_option("prefs", {"net.network_prediction_options": 2})
+    return webdriver.Chrome(options=opts, service=webdriver.ChromeService(executable_path=driver_path))
+
+
+class PlayServer:
+    """``guandan-fast play``'s server (``cfg`` from ``play_config``) in a thread of its own."""
+
+    def __init__(self, cfg, delay: float = 0.0) -> None:
+        self.cfg = cfg
+        cfg.http = http_handler(lambda: page_config(cfg, delay))
+        self.loop = asyncio.new_event_loop()
+        self.server = GameServer(cfg)
+        started = threading.Event()
+
+        def run():
+            asyncio.set_event_loop(self.loop)
+            self.loop.run_until_complete(self.server.start())
+            started.set()
+            self.loop.run_forever()
+
+        self.thread = threading.Thread(target=run, daemon=True)
+        self.thread.start()
+        if not started.wait(10):
+            raise RuntimeError("the play server did not start")
+        self.url = f"http://127.0.0.1:{self.server.port}/"
+
+    def stop(self) -> None:
+        if self.loop.is_closed():
+            return
+        asyncio.run_coroutine_threadsafe(self.server.stop(), self.loop).result(10)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+        self.loop.close()
+
+
+def wait_for(predicate, timeout: float = 10.0, what: str = "the page"):
+    """Poll ``predicate()`` until it returns a true value (returned), or fail naming ``what``."""
+    end = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > end:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.02)

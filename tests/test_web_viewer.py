@@ -1,0 +1,89 @@
+"""The replay viewer's data and files (guandan_fast.web.viewer), without a browser."""
+
+import gzip
+import json
+import re
+
+import pytest
+
+from guandan_fast import Game, simulate
+from guandan_fast.cli import main
+from guandan_fast.records import read
+from guandan_fast.web.viewer import match_document, match_offsets, viewer_html
+
+
+@pytest.fixture(scope="module")
+def record(tmp_path_factory):
+    path = tmp_path_factory.mktemp("rec") / "games.jsonl"
+    simulate(matches=6, agents=("greedy", "random", "greedy", "random"), seed=3, record=str(path))
+    return path
+
+
+def test_offsets_are_the_header_lines(record):
+    data = record.read_bytes()
+    starts, pos = [], 0
+    for line in data.splitlines(keepends=True):
+        if json.loads(line).get("format"):
+            starts.append(pos)
+        pos += len(line)
+    assert match_offsets(record) == starts and len(starts) == 6
+
+
+def test_offsets_across_chunks(record, monkeypatch):
+    import guandan_fast.web.viewer as viewer
+    whole = viewer.match_offsets(record)
+    for chunk in (7, 1000, 4099):          # keys and lines straddle chunk borders
+        monkeypatch.setattr(viewer, "_CHUNK", chunk)
+        assert viewer.match_offsets(record) == whole
+
+
+def test_document_matches_the_record(record):
+    matches = read(record)
+    for m in (0, 5):
+        doc = match_document(record, m)
+        header, hands = matches[m]
+        assert doc["match"] == m and doc["matches"] == 6 and doc["seed"] == header["seed"]
+        assert [h["hand"] for h in doc["hands"]] == [h["hand"] for _, h in hands]
+        for got, (_, want) in zip(doc["hands"], hands):
+            assert [[s, a] for s, a, _ in got["moves"]] == want["moves"]
+            assert got["deal"] == want["deal"] and got["tribute"] == want["tribute"]
+            leads = [lead for _, _, lead in got["moves"]]
+            assert leads.count(True) >= 5          # several tricks per hand
+        assert doc["over"] is True
+
+
+def test_gzip_record_and_lines(record, tmp_path):
+    gz = tmp_path / "g.jsonl.gz"
+    gz.write_bytes(gzip.compress(record.read_bytes()))
+    assert match_document(gz, 4)["hands"] == match_document(record, 4)["hands"]
+    g = Game(seed=7)
+    for _ in range(30):
+        g.play_index(0)
+    doc = match_document(g.to_record())
+    assert doc["over"] is False and doc["hands"][0]["finish_order"] is None
+
+
+def test_bad_input(record, tmp_path):
+    with pytest.raises(ValueError, match="holds 6 match"):
+        match_document(record, 6)
+    with pytest.raises(ValueError, match="no such record file"):
+        match_document(tmp_path / "none.jsonl", 0)
+    bad = tmp_path / "bad.jsonl"
+    lines = record.read_text().splitlines()
+    h = json.loads(lines[1])
+    h["moves"][3][1] = ["Single", "3", ["S3"]] if h["moves"][3][1][2] != ["S3"] else ["Single", "4", ["S4"]]
+    bad.write_text("\n".join([lines[0], json.dumps(h)]) + "\n")
+    with pytest.raises(ValueError, match="record line 2"):
+        match_document(bad, 0)
+
+
+def test_cli_view_html_is_self_contained(record, tmp_path, capsys):
+    out = tmp_path / "m.html"
+    assert main(["view", str(record), "--match", "2", "--html", str(out)]) == 0
+    text = out.read_text()
+    assert "<script src" not in text and "@import" not in text and "url(" not in text
+    refs = re.findall(r'(?:src|href)="([^"]*)"', text)
+    assert refs and all(r.startswith(("data:", "#")) for r in refs), refs   # all inline
+    assert "wrote match 2" in capsys.readouterr().out
+    assert main(["view", str(record), "--match", "9", "--html", str(out)]) == 2
+    assert "holds 6 match" in capsys.readouterr().err
