@@ -39,9 +39,9 @@ def random_actions(batch, rng, candidates=False):
 
 
 def decisions_per_second(envs=256, decisions=200_000, threads=1, encoder="default",
-                         action_mode="abstract", learners=(0, 1, 2, 3)):
+                         action_mode="abstract", learners=(0, 1, 2, 3), adapt_threads=True):
     env = gf.VecEnv(envs, seed=1, threads=threads, encoder=encoder, action_mode=action_mode,
-                    learners=learners)
+                    learners=learners, adapt_threads=adapt_threads)
     batch = env.reset()
     rng = np.random.default_rng(0)
     cand = action_mode == "candidates"
@@ -199,6 +199,36 @@ def test_legal_action_mask(benchmark):
     benchmark(g.legal_action_mask, out)
 
 
+def busy_sweep(envs, decisions, repeats):
+    """1 thread against 2 (adapting, the default, and fixed) with k = 0, 1, 2 busy loops of
+    our own beside it: alternated runs, medians of the wall rates."""
+    import subprocess
+
+    print(f"VecEnv({envs}), default encoder, {decisions:,} decisions a run, {repeats} "
+          f"alternated rounds; wall decisions/s (medians)")
+    print("| busy processes | load at start | 1 thread | 2 threads (adapting) | ratio "
+          "| 2 threads (adapt_threads=False) | ratio |")
+    print("|---|---|---|---|---|---|---|")
+    for k in (0, 1, 2):
+        busy = [subprocess.Popen(["yes"], stdout=subprocess.DEVNULL) for _ in range(k)]
+        try:
+            time.sleep(0.5)
+            load = os.getloadavg()[0]
+            runs = {"1": [], "2a": [], "2f": []}
+            for _ in range(repeats):
+                runs["1"].append(decisions_per_second(envs, decisions, threads=1)[0])
+                runs["2a"].append(decisions_per_second(envs, decisions, threads=2)[0])
+                runs["2f"].append(decisions_per_second(envs, decisions, threads=2,
+                                                       adapt_threads=False)[0])
+        finally:
+            for b in busy:
+                b.kill()
+                b.wait()
+        m = {key: statistics.median(v) for key, v in runs.items()}
+        print(f"| {k} | {load:.1f} | {m['1']:,.0f} | {m['2a']:,.0f} | {m['2a'] / m['1']:.2f}x "
+              f"| {m['2f']:,.0f} | {m['2f'] / m['1']:.2f}x |", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--envs", type=int, default=256)
@@ -213,7 +243,12 @@ def main():
                     "drain_results() after each step too")
     ap.add_argument("--split", action="store_true", help="only the split of a step's time "
                     "(1 and 2 threads)")
+    ap.add_argument("--busy-sweep", action="store_true", help="only 1 vs 2 threads with 0, 1 "
+                    "and 2 extra busy processes (`yes > /dev/null`) started by the script")
     args = ap.parse_args()
+    if args.busy_sweep:
+        busy_sweep(args.envs, args.decisions, args.repeats)
+        return
     if args.steps_only:
         enc = None if args.encoder == "none" else args.encoder
         env = gf.VecEnv(args.envs, seed=1, encoder=enc)

@@ -270,3 +270,47 @@ def test_records_survive_sigkill(tmp_path, command):
         Game.from_record(str(rec), match=n - 1)
     except ValueError as exc:
         assert "cut short" in str(exc), exc
+
+
+def test_ctrl_c_on_simulate_says_how_far_it_got_and_keeps_whole_matches(tmp_path):
+    import signal
+    import time
+
+    rec = tmp_path / "int.jsonl"
+    proc = subprocess.Popen(CMD + ["simulate", "--matches", "100000", "--seed", "2", "--yes",
+                                   "--record", str(rec)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        if rec.exists() and rec.read_bytes().count(b'"format"') >= 2:
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    first = out.splitlines()[0]
+    assert first.startswith("interrupted after ") and " of 100000 match(es)" in first, out
+    done = int(first.split()[2])
+    assert done >= 2 and f"{done} matches" in out     # the totals so far follow
+    assert rec.read_bytes().count(b'"format"') == done  # the record ends on a whole match
+    Game.from_record(str(rec), match=done - 1)
+
+
+def test_simulate_interrupted_from_python_carries_the_partial_result():
+    import threading
+    import _thread
+
+    seen = []
+    timer = threading.Timer(1.0, _thread.interrupt_main)
+    timer.start()
+    try:
+        gf.simulate(matches=10_000_000, seed=1, progress=seen.append)
+        raise AssertionError("not interrupted")
+    except KeyboardInterrupt as exc:
+        part = exc.partial
+    finally:
+        timer.cancel()
+    assert isinstance(part, gf.SimulationResult) and 0 < part.matches < 10_000_000
+    assert part.hands > part.matches and sum(part.team_wins) == part.matches
+    assert seen and max(seen) >= part.matches   # progress came along the way

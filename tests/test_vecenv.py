@@ -364,3 +364,29 @@ def test_last_region_seconds_times_the_compiled_step():
         wall = time.perf_counter() - t
         assert 0 < env._last_region_seconds <= wall
         b = env.pending()
+
+
+def test_adapting_thread_count_changes_nothing_but_speed():
+    """With adapt_threads (the default) a 2-thread env probes 1 thread now and then and may
+    switch (docs/learning.md, "Threads"): over 300 steps (several probes) its batches and
+    results equal those of a 2-thread env that never adapts."""
+    envs = [gf.VecEnv(16, seed=4, threads=2, adapt_threads=a) for a in (True, False)]
+    assert envs[1].threads_in_use == 2 and envs[0].threads_in_use in (1, 2)
+    batches = [e.reset() for e in envs]
+    rng = np.random.default_rng(5)
+    seen = set()
+    for _ in range(300):
+        for f in ("obs", "mask", "cand_offsets", "cand_ids", "seat"):
+            assert np.array_equal(getattr(batches[0], f), getattr(batches[1], f)), f
+        ids, _ = random_choice(batches[0], rng)
+        for e in envs:
+            e.step(ids)
+        seen.add(envs[0].threads_in_use)
+        r1, r2 = (e.drain_results() for e in envs)
+        assert all(np.array_equal(r1[k], r2[k]) for k in r1)
+        batches = [e.pending() for e in envs]
+    assert seen <= {1, 2} and envs[1].threads_in_use == 2
+    assert gf.VecEnv(4, seed=1, threads=1).threads_in_use == 1
+    with pytest.raises(TypeError, match="adapt_threads must be a bool"):
+        gf.VecEnv(4, seed=1, threads=2, adapt_threads=1)
+    assert envs[0].fork(0, 2).threads_in_use in (1, 2)

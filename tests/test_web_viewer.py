@@ -29,12 +29,13 @@ def test_offsets_are_the_header_lines(record):
     assert match_offsets(record) == starts and len(starts) == 6
 
 
-def test_offsets_across_chunks(record, monkeypatch):
-    import guandan_fast.web.viewer as viewer
-    whole = viewer.match_offsets(record)
-    for chunk in (7, 1000, 4099):          # keys and lines straddle chunk borders
-        monkeypatch.setattr(viewer, "_CHUNK", chunk)
-        assert viewer.match_offsets(record) == whole
+def test_offsets_of_odd_files(tmp_path):
+    empty = tmp_path / "e.jsonl"
+    empty.write_bytes(b"")
+    assert match_offsets(empty) == []
+    one = tmp_path / "o.jsonl"
+    one.write_bytes(b'{"format": "guandan-fast"}')          # no final newline
+    assert match_offsets(one) == [0]
 
 
 def test_document_matches_the_record(record):
@@ -87,3 +88,27 @@ def test_cli_view_html_is_self_contained(record, tmp_path, capsys):
     assert "wrote match 2" in capsys.readouterr().out
     assert main(["view", str(record), "--match", "9", "--html", str(out)]) == 2
     assert "holds 6 match" in capsys.readouterr().err
+
+
+def test_cli_view_serves_the_page_and_stops_on_a_signal(record):
+    import signal
+    import subprocess
+    import sys
+    import urllib.error
+    import urllib.request
+
+    proc = subprocess.Popen([sys.executable, "-m", "guandan_fast", "view", str(record), "--match",
+                             "1", "--no-browser"], stdout=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        url = re.search(r"http://\S+/", line).group(0)
+        body = urllib.request.urlopen(url, timeout=10).read().decode()
+        assert 'id="gf-config"' in body and '"match":1' in body
+        with pytest.raises(urllib.error.HTTPError):
+            urllib.request.urlopen(url + "elsewhere", timeout=10)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=10) == 0
+        assert "stopped" in proc.stdout.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()

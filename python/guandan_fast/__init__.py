@@ -21,6 +21,8 @@ from .simulate import SimulationResult, simulate  # the function shadows the sub
 from .tournament import TournamentResult, tournament  # likewise
 from .solve import Solution, solve  # the exact endgame solver (docs/search.md)
 from . import actions, observe  # learning interface (docs/learning.md)
+from . import agents  # every agent by name: the table and the spec parser
+from .agents import parse_agent
 from .vecenv import VecEnv
 
 __all__ = ["Move", "PASS", "IllegalMoveError", "Rules", "parse_cards", "parse_level",
@@ -29,6 +31,7 @@ __all__ = ["Move", "PASS", "IllegalMoveError", "Rules", "parse_cards", "parse_le
 __all__ += ["solve", "Solution"]  # search backend (docs/search.md)
 __all__ += ["tournament", "TournamentResult"]  # duplicate tournament (docs/tournament.md)
 __all__ += ["VecEnv"]  # learning interface (docs/learning.md)
+__all__ += ["parse_agent"]  # agent specs (guandan_fast.agents)
 __version__ = "0.1.0"
 
 

@@ -62,7 +62,9 @@ class AgentKind:
 
 
 #: The agent kinds, in the order they are listed to users. The compiled codes of the compiled
-#: kinds are ``bots.AGENT_CODES`` (tests/test_agents.py checks that the two agree).
+#: kinds are ``bots.AGENT_CODES`` (tests/test_agents.py checks that the two agree). A new
+#: compiled bot is an ``AGENT_*`` code in bots.pxd, its entry in ``bots.AGENT_CODES``, its
+#: branch in ``bot_choose`` and a row here; every command, ``--help`` and loop then has it.
 KINDS: dict[str, AgentKind] = {k.name: k for k in (
     AgentKind("random", "uniform over the complete legal move list"),
     AgentKind("random_compact", "uniform over the compact list (one move per type, rank, size)"),

@@ -45,24 +45,34 @@ class _Progress:
     def __init__(self, total: int, label: str, enabled: bool) -> None:
         self.total, self.label, self.enabled = total, label, enabled
         self.t0 = self.drawn = time.perf_counter()
+        self.line = False    # a bar is drawn on the current line
+        self.done = 0
 
     def __call__(self, done: int) -> None:
+        self.done = done
         if not self.enabled:
             return
         now = time.perf_counter()
         if now - self.drawn < 0.1 and done < self.total:  # the callback comes every few matches
             return
         self.drawn = now
+        self.line = True
         width = 30
         frac = min(1.0, done / self.total) if self.total else 1.0
         bar = "#" * int(frac * width) + "-" * (width - int(frac * width))
         elapsed = time.perf_counter() - self.t0
-        sys.stderr.write(f"\r{self.label} [{bar}] {done}/{self.total} {elapsed:6.1f}s")
+        rate = done / elapsed if elapsed > 0 else 0.0
+        left = f"{(self.total - done) / rate:6.0f}s left" if rate > 0 else "     ? left"
+        sys.stderr.write(f"\r{self.label} [{bar}] {done}/{self.total} {elapsed:6.1f}s "
+                         f"{rate:,.1f}/s {left}\x1b[K")
         sys.stderr.flush()
 
     def close(self) -> None:
-        if self.enabled:
+        """End the bar's line (once), so that what follows starts on a line of its own."""
+        if self.enabled and self.line:
             sys.stderr.write("\n")
+            sys.stderr.flush()
+            self.line = False
 
 
 def _show_progress(args) -> bool:
@@ -144,8 +154,22 @@ def _cmd_simulate(args) -> int:
                                            task_matches=args.task_matches)
     if args.task_matches is not None and args.ray is None:
         raise ValueError("--task-matches needs --ray")
-    res = simulate(matches=args.matches, hands=args.hands, agents=agents, seed=args.seed,
-                   rules=rules, threads=args.threads, record=args.record, progress=bar, **ray)
+    try:
+        res = simulate(matches=args.matches, hands=args.hands, agents=agents, seed=args.seed,
+                       rules=rules, threads=args.threads, record=args.record, progress=bar,
+                       **ray)
+    except KeyboardInterrupt as exc:
+        bar.close()
+        part = getattr(exc, "partial", None)
+        if part is None:
+            print("interrupted before any match was done", flush=True)
+        else:
+            print(f"interrupted after {part.matches} of {total if args.matches else '?'} "
+                  f"match(es), {part.hands} hand(s)"
+                  + (f" (the record {args.record} ends on the last whole match)"
+                     if args.record else "") + "; the totals so far:", flush=True)
+            print(part.summary(), flush=True)
+        return 130
     bar.close()
     print(res.summary())
     return 0
@@ -167,6 +191,13 @@ def _cmd_tournament(args) -> int:
         ray = {} if args.ray is None else dict(cluster="ray", address=args.ray or None)
         res = tournament(agents, deals=args.deals, seed=args.seed, rules=rules,
                          workers=args.workers, record=args.record, progress=bar, **ray)
+    except KeyboardInterrupt:
+        bar.close()
+        print(f"interrupted after {bar.done} of {bar.total} match(es), "
+              f"{time.perf_counter() - bar.t0:.1f} s"
+              + (f" (the record {args.record} ends on the last whole match)"
+                 if args.record else ""), flush=True)
+        return 130
     finally:
         bar.close()
     print(res.table())
@@ -247,8 +278,16 @@ def _cmd_perft(args) -> int:
         where = " (mostly the reference engine; --fast-only skips it)" if reference else ""
         print(f"perft: this will take about {_duration(guess)}{where}; Ctrl-C stops it",
               file=sys.stderr, flush=True)
-    print(perft.perft_report(seed=args.seed, depth=args.depth, rules=rules,
-                             per_move=args.per_move, reference=reference))
+    t0 = time.perf_counter()
+    try:
+        report = perft.perft_report(seed=args.seed, depth=args.depth, rules=rules,
+                                    per_move=args.per_move, reference=reference)
+    except KeyboardInterrupt:
+        print(f"perft interrupted after {time.perf_counter() - t0:.1f} s (seed {args.seed}, "
+              f"depth {args.depth}): a count is the whole tree's, so none is printed",
+              flush=True)
+        return 130
+    print(report)
     return 0
 
 
@@ -399,12 +438,14 @@ def _cmd_play(args) -> int:
     if args.delay < 0:
         raise ValueError(f"--delay must be seconds >= 0, got {args.delay}")
     rules = _profile_rules(args)
-    record, resume = args.record, None
+    record, resume, saved = args.record, None, None
     if args.resume:
         resume, offset = resume_game(args.resume)
         if record is None or os.path.abspath(record) == os.path.abspath(args.resume):
             record = args.resume
             with open(record, "r+b") as f:   # the match's record is rewritten from here
+                f.seek(offset)
+                saved = (offset, f.read())
                 f.truncate(offset)
         print(f"resuming: hand {resume.hand_number}, levels {resume.levels[0]}/{resume.levels[1]}")
     if record is not None and record.endswith(".gz"):
@@ -414,9 +455,15 @@ def _cmd_play(args) -> int:
                       port=args.port, games=args.games, record=record, resume=resume)
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(message)s",
                         stream=sys.stderr)
-    stats = run(cfg, args.delay, browser=not args.no_browser)
+    try:
+        stats = run(cfg, args.delay, browser=not args.no_browser)
+    finally:
+        if saved is not None and os.path.getsize(record) == saved[0]:
+            with open(record, "ab") as f:   # nothing was played: the old record goes back
+                f.write(saved[1])
     if stats is None:
-        print("stopped" + (f"; the match so far is in {record}" if record else ""))
+        kept = record is not None and os.path.exists(record) and os.path.getsize(record) > 0
+        print("stopped" + (f"; the match so far is in {record}" if kept else ""))
     else:
         print(f"done: {stats['games']} match(es) played" + (f"; recorded in {record}" if record else ""))
     return 0

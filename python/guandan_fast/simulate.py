@@ -183,6 +183,9 @@ def simulate(matches: int | None = None, hands: int | None = None,
     single-process run; ``progress`` is then called after each finished task
     (docs/distributed.md).
 
+    Ctrl-C stops it within a second: ``KeyboardInterrupt`` with ``.partial``, the
+    ``SimulationResult`` of the whole matches played so far (the record ends on the last).
+
     >>> simulate(matches=2, hands=10)
     Traceback (most recent call last):
     ...
@@ -230,14 +233,25 @@ def simulate(matches: int | None = None, hands: int | None = None,
 
     block = MatchBlock(seed, kinds, rules, search, threads, record is not None)
     t0 = time.perf_counter()
-    if cluster == "ray":
-        total = _run_on_ray(block, matches, hands, record, progress, address, task_matches)
-    else:
-        total = _run_local(block, matches, hands, record, progress)
+    try:
+        if cluster == "ray":
+            total = _run_on_ray(block, matches, hands, record, progress, address, task_matches)
+        else:
+            total = _run_local(block, matches, hands, record, progress)
+    except KeyboardInterrupt as exc:
+        # Ctrl-C: the result so far (whole matches only; the record ends on the last of
+        # them) rides on the exception as ``partial``
+        if getattr(exc, "totals", None) is not None:
+            exc.partial = _result(names, seed, threads, rules, exc.totals,
+                                  time.perf_counter() - t0)
+        raise
     elapsed = time.perf_counter() - t0
     if total["errors"]:
         raise RuntimeError(f"{total['errors']} match(es) failed inside the compiled engine")
+    return _result(names, seed, threads, rules, total, elapsed)
 
+
+def _result(names, seed, threads, rules, total, elapsed) -> SimulationResult:
     tw = tuple(total["team_wins"])
     agent_wins = {n: sum(tw[t] for t in (0, 1) if n in (names[t], names[t + 2]))
                   for n in dict.fromkeys(names)}
@@ -371,6 +385,7 @@ def _run_local(block, matches, hands, record, progress) -> dict:
     from .records import LineWriter
 
     out = None if record is None else LineWriter(record, "record")
+    tally = None
     try:
         if record is not None:
             tally = Tally(hands, out, progress, budgeted=True)
@@ -392,6 +407,10 @@ def _run_local(block, matches, hands, record, progress) -> dict:
             k, budget = tally.last
             tally.add(*block.chunk(*bounds(k), hand_budget=budget))
         return tally.total
+    except KeyboardInterrupt as exc:
+        if tally is not None:   # how far it got: the counters of the units merged so far
+            exc.totals = tally.total
+        raise
     finally:
         if out is not None:
             out.close()
@@ -434,7 +453,12 @@ def _run_on_ray(block, matches, hands, record, progress, address, task_matches) 
             tally = Tally(hands, out, progress)
             order = Ordered(None if matches is None else -(-matches // task_matches),
                             tally.merge, tally.after)
-            run_on_ray(ray, order, blocks, cpus=block.threads, window=TASKS_PER_SLOT * n_slots)
+            try:
+                run_on_ray(ray, order, blocks, cpus=block.threads,
+                           window=TASKS_PER_SLOT * n_slots)
+            except KeyboardInterrupt as exc:
+                exc.totals = tally.total   # how far it got (as _run_local)
+                raise
             if tally.last is not None:
                 k, budget = tally.last
                 tally.add(*block(*blocks.bounds(k), hand_budget=budget))

@@ -94,6 +94,15 @@ cdef extern from *:
 
 
 cdef enum:
+    # The thread count's choice (VecEnv._choose_threads, docs/learning.md "Threads").
+    MODE_SAMPLES = 8          # region times kept of the current count (their median)
+    PROBE_STEPS = 4           # steps a probe of the other count runs (their 2nd best)
+    FIRST_PROBE = 8           # steps before the first probe of more threads
+    MIN_BACKOFF = 64          # steps before the next one, after a probe that lost
+    CHECK_EVERY = 512         # steps between 1-thread probes while more threads win
+    MAX_BACKOFF = 16384       # most steps between probes of more threads while 1 wins
+
+cdef enum:
     ENC_NONE = 0
     ENC_DEFAULT = 1
     ENC_INFO = 2
@@ -462,6 +471,37 @@ _RESULT_FIELDS = ("env_id", "match", "hand_number", "level", "declarer", "finish
                   "reward", "match_over", "match_winner")
 
 
+cdef double _median(double* xs, int n) noexcept nogil:
+    """The median of n <= MODE_SAMPLES values (the upper one of an even count)."""
+    cdef double buf[MODE_SAMPLES]
+    cdef double v
+    cdef int i, k
+    for i in range(n):                 # insertion sort of a copy: n is at most 8
+        v = xs[i]
+        k = i
+        while k > 0 and buf[k - 1] > v:
+            buf[k] = buf[k - 1]
+            k -= 1
+        buf[k] = v
+    return buf[n // 2]
+
+
+cdef double _second_best(double* xs, int n) noexcept nogil:
+    """The second smallest of n >= 2 values (a probe's first step may pay the threads'
+    wake-up)."""
+    cdef double a = xs[0], b = xs[1], v
+    cdef int i
+    if b < a:
+        a, b = b, a
+    for i in range(2, n):
+        v = xs[i]
+        if v < a:
+            a, b = v, a
+        elif v < b:
+            b = v
+    return b
+
+
 cdef inline cnp.ndarray _empty(int nd, Py_ssize_t m, Py_ssize_t w, int typenum):
     cdef cnp.npy_intp dims[2]
     dims[0] = m
@@ -495,6 +535,14 @@ cdef class VecEnv:
     cdef bint _pending
     cdef int _last_nt             # threads of the last parallel step (Job.prev_nt)
     cdef double _region_s         # wall time of the last step's compiled region
+    # The thread count's choice (_choose_threads): steps run on _nt_mode threads (1 or
+    # threads); every so often a probe of PROBE_STEPS steps on the other count decides.
+    cdef bint _adapt
+    cdef int _nt_mode, _probe_nt, _probe_left, _probe_count, _until_probe, _backoff
+    cdef int _mode_count, _slow_steps
+    cdef double _one_typical      # the median step on one thread when more were chosen
+    cdef double _mode_times[MODE_SAMPLES]
+    cdef double _probe_times[PROBE_STEPS]
     cdef object _obs, _mask, _offsets, _ids, _words, _cards, _env_id, _seat, _phase
     cdef Py_ssize_t _cap
     cdef int32_t* _choice
@@ -527,7 +575,8 @@ cdef class VecEnv:
         free(self._rows)
 
     def __init__(self, num_envs, *, seed, rules=Rules(), threads=1, learners=(0, 1, 2, 3),
-                 opponents="greedy", encoder="default", action_mode="abstract"):
+                 opponents="greedy", encoder="default", action_mode="abstract",
+                 adapt_threads=True):
         from .agents import parse_agents
         cdef int p
         cdef int ks[4]
@@ -540,6 +589,8 @@ cdef class VecEnv:
             raise ValueError(f"threads must be an int >= 1, got {threads!r}")
         if not isinstance(rules, Rules):
             raise TypeError(f"rules must be a guandan_fast.Rules, not {type(rules).__name__}")
+        if not isinstance(adapt_threads, bool):
+            raise TypeError(f"adapt_threads must be a bool, not {type(adapt_threads).__name__}")
         try:
             ls = tuple(learners)
         except TypeError:
@@ -560,6 +611,14 @@ cdef class VecEnv:
             raise ValueError(f"action_mode must be 'abstract' or 'candidates', got {action_mode!r}")
         self.num_envs = num_envs
         self.threads = threads
+        self._adapt = adapt_threads and threads > 1
+        # Start on one thread: on a busy machine a step on more threads can take
+        # milliseconds, on an idle one the first probe (after FIRST_PROBE steps) switches.
+        self._nt_mode = 1 if self._adapt else threads
+        self._probe_left = 0
+        self._mode_count = 0
+        self._until_probe = FIRST_PROBE
+        self._backoff = FIRST_PROBE
         self._seed = seed
         self._rules = rules
         self._learners = ls
@@ -648,7 +707,7 @@ cdef class VecEnv:
     cdef int _run(self, Job* j) except -2:
         """Run one step (j.fresh: start every table) over the env's threads. Returns the first
         table with an invalid action (nothing moved), or -1 when every table stepped."""
-        cdef int i, t, nt = self.threads, bad = -1
+        cdef int i, t, nt = self._choose_threads(), bad = -1
         cdef int64_t need = self._nrows + <int64_t>MAX_RES * self.num_envs
         cdef Row* rows
         cdef timespec t0, t1
@@ -676,6 +735,8 @@ cdef class VecEnv:
                 bad = self.lanes[t].bad
         if bad >= 0:
             return bad
+        if not j.fresh:                  # a reset's region deals too: not a typical step
+            self._record_time(nt, self._region_s)
         self._last_nt = j.nt_seen
         for t in range(j.nt_seen):
             if self.lanes[t].err:
@@ -687,6 +748,78 @@ cdef class VecEnv:
             self._grow(j.total)
             self._emit_all(j)
         return -1
+
+    # -- the thread count ----------------------------------------------------------------------
+    # More threads are faster only while the machine has a core for each: with one or two
+    # other busy processes on 2 cores, a step's threads wait for each other at every barrier
+    # (libgomp's default policy spins meanwhile: 0.01-0.02x of one thread's rate; PASSIVE
+    # sleeps: 0.87-0.90x, and 0.88x on an idle machine). So the env measures: it runs the
+    # steps on one thread first, and now and then a short probe on the other count (1 or
+    # `threads`); it switches when the probe's steps are at least 10 % faster than the
+    # median of the last steps. While 1 thread wins, probes of more threads come ever more
+    # rarely (doubling up to MAX_BACKOFF steps) and stop at the first step that is clearly
+    # slower, so a busy machine costs a few slow steps a probe. Results do not depend on
+    # the thread count (every table is stepped the same on any thread).
+    cdef int _choose_threads(self) noexcept:
+        if not self._adapt:
+            return self.threads
+        if self._probe_left > 0:
+            return self._probe_nt
+        self._until_probe -= 1
+        if self._until_probe <= 0 and self._mode_count >= MODE_SAMPLES:
+            self._probe_nt = 1 if self._nt_mode != 1 else self.threads
+            self._probe_left = PROBE_STEPS
+            self._probe_count = 0
+            return self._probe_nt
+        return self._nt_mode
+
+    cdef void _record_time(self, int nt, double dt) noexcept:
+        cdef double typical, best
+        cdef int k
+        if not self._adapt:
+            return
+        if self._probe_left > 0 and nt == self._probe_nt:
+            self._probe_times[self._probe_count] = dt
+            self._probe_count += 1
+            self._probe_left -= 1
+            typical = _median(self._mode_times, MODE_SAMPLES)
+            if dt > 4 * typical:         # clearly slower: stop the probe here
+                self._probe_left = 0
+            if self._probe_left > 0:
+                return
+            best = _median(self._probe_times, self._probe_count) if self._probe_count < 3 \
+                else _second_best(self._probe_times, self._probe_count)
+            if best < 0.9 * typical:    # the other count wins: switch
+                self._one_typical = typical if self._probe_nt != 1 else best
+                self._nt_mode = self._probe_nt
+                self._mode_count = 0
+                self._slow_steps = 0
+                self._backoff = FIRST_PROBE
+            elif self._nt_mode == 1:
+                self._backoff = min(max(2 * self._backoff, MIN_BACKOFF), MAX_BACKOFF)
+            else:                       # one thread lost: its step as measured now
+                self._one_typical = best
+            self._until_probe = self._backoff if self._nt_mode == 1 else CHECK_EVERY
+            return
+        k = self._mode_count % MODE_SAMPLES
+        self._mode_times[k] = dt
+        self._mode_count += 1
+        if self._nt_mode != 1:
+            # the machine got busy: two steps in a row slower than one thread's typical step
+            # go back to one thread at once (not at the next probe, up to CHECK_EVERY away)
+            self._slow_steps = self._slow_steps + 1 if dt > 1.5 * self._one_typical else 0
+            if self._slow_steps >= 2:
+                self._nt_mode = 1
+                self._mode_count = 0
+                self._slow_steps = 0
+                self._backoff = MIN_BACKOFF
+                self._until_probe = MIN_BACKOFF
+
+    @property
+    def threads_in_use(self):
+        """Threads the steps run on now: ``threads``, or 1 while one thread is faster (the
+        machine busy; ``adapt_threads=False`` keeps ``threads``)."""
+        return self._nt_mode if self._adapt else self.threads
 
     cdef _emit_all(self, Job* j):
         """The batch's candidate lists (and seats, phases), on the calling thread."""
@@ -849,7 +982,8 @@ cdef class VecEnv:
             raise ValueError(f"n must be an int >= 1, got {n!r}")
         out = VecEnv(n, seed=self._seed, rules=self._rules, threads=self.threads,
                      learners=self._learners, opponents=self._opponents,
-                     encoder=self._encoder, action_mode=self._mode)
+                     encoder=self._encoder, action_mode=self._mode,
+                     adapt_threads=bool(self._adapt) or self.threads == 1)
         for i in range(n):
             memcpy(&out.tables[i], &self.tables[src], sizeof(Table))
         out._started = True

@@ -643,11 +643,11 @@ class GameServer:
             answer = self.cfg.http(request.path)
             if answer is not None:
                 status, content_type, body = answer
-                headers = _websockets("datastructures").Headers(
+                headers = websockets_module("datastructures").Headers(
                     [("Content-Type", content_type), ("Content-Length", str(len(body))),
                      ("Cache-Control", "no-store"), ("Connection", "close")])
-                return _websockets("http11").Response(status, HTTPStatus(status).phrase,
-                                                      headers, body)
+                return websockets_module("http11").Response(status, HTTPStatus(status).phrase,
+                                                            headers, body)
         if PATH_RE.match(request.path) is None:
             self.stats["refused"] += 1
             log.warning("refused a connection on path %r (expected /game/{name})", request.path)
@@ -764,16 +764,22 @@ class GameServer:
         fut.set_result(i)
 
     def _hint(self, client: _Client, data: str) -> None:
-        """A ``{"hint": AGENT}`` request of a rejoin client: the index the agent would answer
-        to the pending question (``agents.choose_index``)."""
-        from .agents import choose_index
-
+        """A ``{"hint": AGENT}`` request of a rejoin client: the index in the pending
+        question's ``actionList`` of the move AGENT (any spec of ``guandan_fast.agents``)
+        would make in the client's seat."""
         try:
-            agent = json.loads(data)["hint"]
-            if client.question is None:
+            spec = json.loads(data)["hint"]
+            table = client.table
+            if client.question is None or table is None or table.game is None:
                 raise ValueError("no question is pending")
-            i = choose_index(agent, json.loads(client.question), client.seat)
-            answer = {"type": "hint", "agent": agent, "actIndex": i}
+            g = table.game
+            move = parse_agent(spec).move(g, mix_seed(g.seed, g.hand_number, len(g.history),
+                                                      client.seat))
+            def key(a):
+                return (a[0], a[1], sorted(a[2]))
+            actions = [key(a) for a in json.loads(client.question)["actionList"]]
+            i = actions.index(key(move.to_platform()))
+            answer = {"type": "hint", "agent": str(spec), "actIndex": i}
         except (ValueError, TypeError, KeyError) as exc:
             answer = {"type": "error", "message": f"hint: {exc}"}
         asyncio.ensure_future(client.send(json.dumps(answer), self.cfg.timeout))

@@ -6,7 +6,7 @@ client (``assets/play.js``). ``ServerConfig.rejoin`` keeps the person's seat acr
 and sends the page ``state`` messages (the table as the seat sees it) and hints.
 
 >>> cfg = play_config(seat=2, agents="greedy,random,greedy", seed=5)
->>> cfg.bots, cfg.remote_seats, cfg.rejoin
+>>> {s: a.name for s, a in cfg.bots.items()}, cfg.remote_seats, cfg.rejoin
 ({0: 'greedy', 1: 'random', 3: 'greedy'}, (2,), True)
 >>> play_config(seat=0, agents="greedy,greedy")
 Traceback (most recent call last):
@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import os
 
-from ..bots import agent_kind
+from ..agents import parse_agents
 from ..game import Game
 from ..net.server import ServerConfig
 from ..rules import Rules
@@ -27,21 +27,21 @@ from .pages import favicon, page
 
 __all__ = ["play_config", "page_config", "resume_game", "HINT_AGENTS"]
 
-#: Agents a hint can come from (their answer to the pending ``act`` message).
-HINT_AGENTS = ("greedy", "random_compact", "random")
+#: Agents the page offers hints from (the move the agent would make in the person's seat).
+HINT_AGENTS = ("greedy", "pimc:samples=8", "random_compact")
 
 
 def _agents(seat: int, agents: str) -> dict:
+    """The other seats' agents: one spec for all three or three in seat order (any spec of
+    ``guandan_fast.agents``, as ``serve --bots``)."""
     names = [a.strip() for a in agents.split(",")] if agents else []
     if len(names) == 1:
         names *= 3
     if len(names) != 3:
         raise ValueError(f"--agents: give one agent, or three (for the seats other than yours "
                          f"in seat order), got {len(names)}")
-    for n in names:
-        agent_kind(n)
-    others = [s for s in range(4) if s != seat]
-    return dict(zip(others, names))
+    found = parse_agents(names, 3, place="play --agents")
+    return dict(zip([s for s in range(4) if s != seat], found))
 
 
 def resume_game(path) -> tuple[Game, int]:
@@ -91,7 +91,7 @@ def play_config(seat: int = 0, agents: str = "greedy", rules: Rules | None = Non
 def page_config(cfg: ServerConfig, delay: float) -> dict:
     """The data the play page is served with."""
     seat = cfg.remote_seats[0]
-    players = [f"{cfg.bots[s]} (bot)" if s in cfg.bots else "you" for s in range(4)]
+    players = [f"{cfg.bots[s].name} (bot)" if s in cfg.bots else "you" for s in range(4)]
     return {"seat": seat, "delay": int(round(delay * 1000)), "players": players,
             "hintAgents": list(HINT_AGENTS), "stateMessages": True, "name": "web"}
 

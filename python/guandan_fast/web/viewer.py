@@ -29,7 +29,6 @@ from .pages import page
 
 __all__ = ["match_offsets", "match_document", "viewer_html", "write_html", "serve"]
 
-_CHUNK = 1 << 24
 _KEY = b'"format"'
 
 
@@ -42,51 +41,24 @@ def match_offsets(path) -> list[int]:
     """Byte offsets of the header lines (one per match) of a plain JSON Lines record.
 
     Only lines holding ``"format"`` can be headers (a hand line never does), so the file is
-    searched for that string chunk by chunk and each hit is taken back to its line's start.
+    searched for that string (memory-mapped: nothing is copied or parsed) and each hit is
+    taken back to its line's start.
     """
+    import mmap
+
     offsets: list[int] = []
     with open(path, "rb") as f:
-        base = 0
-        tail = b""
-        while True:
-            chunk = f.read(_CHUNK)
-            if not chunk:
-                break
-            data = tail + chunk
-            start = base - len(tail)
-            i = data.find(_KEY)
+        if os.fstat(f.fileno()).st_size == 0:
+            return offsets
+        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            i = mm.find(_KEY)
             while i >= 0:
-                nl = data.rfind(b"\n", 0, i)
-                if nl >= 0:
-                    line_start = start + nl + 1
-                else:   # the line began before this window: find it in the file
-                    line_start = _line_start(f, start + i)
-                if not offsets or offsets[-1] != line_start:
-                    offsets.append(line_start)
-                i = data.find(_KEY, i + 1)
-            base += len(chunk)
-            # keep the last partial line (a key may straddle two chunks)
-            cut = data.rfind(b"\n")
-            tail = data[cut + 1:] if cut >= 0 else data
-            if len(tail) > (1 << 22):
-                tail = tail[-len(_KEY):]
+                offsets.append(mm.rfind(b"\n", 0, i) + 1)
+                end = mm.find(b"\n", i)   # one header per line: go on after this line
+                if end < 0:
+                    break
+                i = mm.find(_KEY, end)
     return offsets
-
-
-def _line_start(f, pos: int) -> int:
-    keep = f.tell()
-    lo = pos
-    while lo > 0:
-        step = min(lo, 1 << 16)
-        f.seek(lo - step)
-        block = f.read(step)
-        nl = block.rfind(b"\n")
-        if nl >= 0:
-            f.seek(keep)
-            return lo - step + nl + 1
-        lo -= step
-    f.seek(keep)
-    return 0
 
 
 def _match_lines(path, offset: int):
@@ -214,6 +186,15 @@ def serve(doc: dict, port: int = 0, browser: bool = True, out=print) -> None:
         def log_message(self, *args):
             pass
 
+    import signal
+
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+
+    # Ctrl-C and SIGTERM stop it, even where SIGINT was ignored at start (a background job)
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, stop)
+        signal.signal(signal.SIGTERM, stop)
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler)
     url = f"http://127.0.0.1:{httpd.server_address[1]}/"
     out(f"viewing match {doc['match']} at {url}  (Ctrl-C stops)", flush=True)

@@ -5,7 +5,10 @@
 "use strict";
 (() => {
   const {el, card, cardRow, sortCards, actionText, play, positions, PLACES} = GF;
-  const cfg = GF.config;
+  // ?server=ws://HOST:PORT/game/NAME: sit at another platform server as a plain client (no
+  // state messages, no hints, no rejoin there)
+  const foreign = new URLSearchParams(location.search).get("server");
+  const cfg = Object.assign({}, GF.config, foreign ? {ws: foreign, stateMessages: false} : {});
   const $ = id => document.getElementById(id);
   const model = {me: cfg.seat ?? 0, hand: [], counts: [null, null, null, null], area: [null, null, null, null],
                  levels: null, curRank: "2", handNumber: null, finish: [], current: null, act: null,
@@ -22,8 +25,6 @@
   }
   function wsUrl() {
     if (cfg.ws) return cfg.ws;
-    const params = new URLSearchParams(location.search);
-    if (params.get("server")) return params.get("server");
     return (location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/game/" + tabName();
   }
   function log(text) {
