@@ -10,6 +10,8 @@ for rep in range(k):
         core.run_chunk(0, 50, 0, (0, 0, 0, 0))
     elif name == "simgreedy":
         core.run_chunk(0, 50, 0, (2, 2, 2, 2))
+    elif name == "simexpert":
+        core.run_chunk(0, 50, 0, (5, 5, 5, 5))     # bots.AGENT_CODES['expert']
     elif name == "perft":
         perft_game(Game(seed=0), 3)
     elif name == "playout":

@@ -120,3 +120,27 @@ def test_docs_search_examples_run():
     result = doctest.testfile(str(path), module_relative=False,
                               optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0 and result.attempted >= 8
+
+
+def test_rollout_policy_and_time_budget_options():
+    assert parse_agent("pimc:rollout=expert")[1]["rollout"] == "expert"
+    assert parse_agent("ismcts:rollout=random:ms=5")[1]["ms"] == 5.0
+    for bad, msg in (("pimc:rollout=smart", "rollout must be one of"),
+                     ("pimc:ms=-1", "ms must be in"), ("pimc:ms=x", "ms must be a number")):
+        with pytest.raises(ValueError, match=msg):
+            parse_agent(bad)
+    g = random_endgame(seed=2, cards=4)
+    legal = g.legal_moves(compact=True)
+    for agent in ("pimc:samples=6:rollout=expert", "pimc:samples=6:rollout=random",
+                  "ismcts:iterations=60:rollout=expert"):
+        m = choose(g, agent, seed=3)
+        assert m in legal and m == choose(g, agent, seed=3)   # no time budget: deterministic
+    # A time budget stops a search that would otherwise run for minutes (2 ms per decision).
+    assert choose(g, "pimc:samples=100000:solve_at=0:ms=2", seed=1) in legal
+
+
+def test_expert_rollouts_play_expert_moves_above_search_at():
+    # Above search_at the agent plays its rollout policy's move: the expert's.
+    from guandan_fast.expert import choose as expert_move
+    g = gf.Game(seed=4)
+    assert choose(g, "pimc:rollout=expert", seed=0) == expert_move(g)

@@ -107,6 +107,30 @@ def test_exchange_cards_are_pinned_and_uniform_otherwise():
         assert trib in h[1] and back in h[2]
 
 
+def test_a_payer_gets_nothing_above_his_tribute():
+    # Seat 2 (4th) pays seat 1 its highest card, HQ: it held no A, so no sample gives it one
+    # of the two unseen aces (the heart 2 is the wild at level 2 and stays possible). The
+    # deal is uniform over the deals that respect this (exact enumeration, conditioned).
+    g = small_game([["S3", "D8", "CA"], ["S5", "HQ", "C9"], ["C4", "D6", "DA"]],
+                   previous_finish=[1, 0, 3, 2])
+    g.play(g.legal_moves()[0])
+    assert g.history[0][1].cards == ("HQ",)
+    g.play(g.legal_moves()[0])
+    back = g.history[1][1].cards[0]
+    assert g.phase == "play"
+    pool = [c for q in (1, 2, 3) for c in g.hand(q)]
+    unconstrained = exact_distribution(pool, {q: len(g.hand(q)) for q in (1, 2, 3)},
+                                       {1: ["HQ"], 2: [back]})
+    allowed = {k: v for k, v in unconstrained.items() if not any(c[1] == "A" for c in k[2])}
+    total = sum(allowed.values())
+    assert 0 < total < 1
+    expected = {k: v / total for k, v in allowed.items()}
+    n = 20000
+    observed = Counter(hidden(sample_world(g, 0, seed=s), 0) for s in range(n))
+    chi2_ok(observed, expected, n)
+    assert len(observed) == len(expected)
+
+
 def test_pin_released_when_the_kind_is_played():
     g = exchange_game()
     trib = g.history[0][1].cards[0]

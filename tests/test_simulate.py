@@ -137,7 +137,7 @@ def test_bad_argument_types(kwargs):
 
 def test_agents_as_a_string():
     assert simulate(matches=3, agents="greedy, random,greedy,random") == simulate(matches=3)
-    assert set(AGENTS) == {"random", "random_compact", "greedy", "pimc", "ismcts"}
+    assert set(AGENTS) == {"random", "random_compact", "greedy", "expert", "pimc", "ismcts"}
 
 
 # -- progress ----------------------------------------------------------------------------------------

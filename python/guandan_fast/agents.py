@@ -26,7 +26,7 @@ True
 >>> parse_agent("smart")                                   # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-ValueError: unknown agent 'smart'; known agents: random, random_compact, greedy, pimc, ismcts; ...
+ValueError: unknown agent 'smart'; known agents: random, random_compact, greedy, expert, pimc, ismcts; ...
 >>> from guandan_fast import Game
 >>> g = Game(seed=3)
 >>> parse_agent("greedy").move(g) in g.legal_moves()
@@ -69,6 +69,9 @@ KINDS: dict[str, AgentKind] = {k.name: k for k in (
     AgentKind("random", "uniform over the complete legal move list"),
     AgentKind("random_compact", "uniform over the compact list (one move per type, rank, size)"),
     AgentKind("greedy", "the greedy heuristic (docs/design.md, Bots)"),
+    # Not a platform agent: an act message does not carry the cards played before the trick,
+    # which the expert's card tracking needs.
+    AgentKind("expert", "the plan-based rule player (docs/expert.md)", platform=False),
     AgentKind("pimc", "perfect-information Monte Carlo search (docs/search.md)",
               bot=False, platform=False, parameters=True),
     AgentKind("ismcts", "information-set MCTS (docs/search.md)",
@@ -93,7 +96,7 @@ def names(where: str = "compiled") -> tuple:
     """The agent names a place accepts: ``'compiled'``, ``'bot'``, ``'platform'`` or ``'all'``.
 
     >>> names('bot')
-    ('random', 'random_compact', 'greedy')
+    ('random', 'random_compact', 'greedy', 'expert')
     """
     if where == "all":
         return tuple(KINDS)
@@ -153,6 +156,12 @@ class Agent:
             from .search import choose
 
             return choose(game, self.name, seed=seed)
+        if self.kind == "expert":
+            from .expert import choose
+
+            # The compiled decision on the game's own state (it reads the union of the hidden
+            # hands, which bots.choose's placeholder hands would not give).
+            return choose(game)
         if self.compiled:
             return _bot_move(game, self.kind, seed)
         where = (f"agent {self.name!r} at seat {p}, hand {game.hand_number}, "
@@ -332,7 +341,7 @@ def parse_agents(specs, count: int | None = None, where: str = "all",
     >>> parse_agents(["greedy", "pimc"] * 2, 4, where="bot", place="VecEnv")
     Traceback (most recent call last):
     ...
-    ValueError: agent 'pimc' cannot play in VecEnv, which takes random, random_compact, greedy
+    ValueError: agent 'pimc' cannot play in VecEnv, which takes random, random_compact, greedy, expert
     """
     if isinstance(specs, str):
         specs = [s for s in specs.split(",")]

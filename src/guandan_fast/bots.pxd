@@ -5,6 +5,7 @@
 # the caller). The greedy policy is documented in docs/design.md ("Bots").
 from guandan_fast.types cimport u64
 from guandan_fast.game_core cimport GameState
+from guandan_fast.expert cimport ExpertMemo
 
 cdef enum:
     # Agent kinds (the names of simulate(agents=...) are "random", "random_compact", "greedy").
@@ -14,11 +15,13 @@ cdef enum:
     # Search agents (search.pyx; simulate_core dispatches them, bot_choose never sees them)
     AGENT_PIMC = 3
     AGENT_ISMCTS = 4
-    N_AGENT_KINDS = 5
+    AGENT_EXPERT = 5          # the plan-based rule player (expert.pyx), over the compact list
+    N_AGENT_KINDS = 6
 
 cdef struct Bot:
     u64 rng                   # SplitMix64 state of this seat's bot
     int kind                  # AGENT_*
+    ExpertMemo memo           # the expert's plan of its hand (AGENT_EXPERT)
 
 # Does this kind of agent choose among compact moves (movegen's compact mode)?
 cdef bint agent_compact(int kind) noexcept nogil

@@ -25,6 +25,7 @@ from guandan_fast.types cimport (u64, N_RANKS, ACE_RANK, LAST_STRAIGHT_POS, N_KI
 from guandan_fast.rng cimport sm_next, sm_below
 from guandan_fast.game_core cimport GameState, PH_TRIBUTE, PH_BACK, PH_PLAY
 from guandan_fast.movegen_core cimport RulesC, generate_grow
+from guandan_fast.expert cimport expert_choose, expert_reset
 
 import numpy as np
 
@@ -57,6 +58,7 @@ cdef void bot_init(Bot* bot, int kind, u64 match_seed, int seat) noexcept nogil:
         out = sm_next(&st)
     bot.rng = out
     bot.kind = kind
+    expert_reset(&bot.memo)
 
 
 cdef int bot_choose(Bot* bot, const GameState* s, const u64* moves, int n) noexcept nogil:
@@ -64,6 +66,8 @@ cdef int bot_choose(Bot* bot, const GameState* s, const u64* moves, int n) noexc
         return 0
     if bot.kind == AGENT_GREEDY:
         return greedy_choose(s, moves, n)
+    if bot.kind == AGENT_EXPERT:
+        return expert_choose(s, moves, n, &bot.memo)
     return <int>sm_below(&bot.rng, <u64>n)
 
 
@@ -349,7 +353,8 @@ cdef int greedy_choose(const GameState* s, const u64* moves, int n) noexcept nog
 #: Every compiled agent kind by name (the codes of bots.pxd). The user-facing table of agents,
 #: with what each does, is python/guandan_fast/agents.py (which checks it against this).
 AGENT_CODES = {"random": AGENT_RANDOM, "random_compact": AGENT_RANDOM_COMPACT,
-               "greedy": AGENT_GREEDY, "pimc": AGENT_PIMC, "ismcts": AGENT_ISMCTS}
+               "greedy": AGENT_GREEDY, "expert": AGENT_EXPERT, "pimc": AGENT_PIMC,
+               "ismcts": AGENT_ISMCTS}
 
 
 cdef inline bint is_bot(int kind) noexcept nogil:
@@ -365,7 +370,7 @@ def bot_kind(name):
     >>> bot_kind('pimc')
     Traceback (most recent call last):
     ...
-    ValueError: unknown agent 'pimc' for a built-in bot; the bots are: random, random_compact, greedy
+    ValueError: unknown agent 'pimc' for a built-in bot; the bots are: random, random_compact, greedy, expert
     """
     if not isinstance(name, str) or name not in AGENT_CODES or not is_bot(AGENT_CODES[name]):
         known = ", ".join(n for n, k in AGENT_CODES.items() if is_bot(k))
@@ -389,7 +394,7 @@ def _parse_top(top, int level):
 
 
 def choose(agent, hand, level=2, top=None, top_seat=None, seat=0, counts=None, moves=None,
-           phase="play", seed=0, disclosure=10):
+           phase="play", seed=0, disclosure=10, unseen=None):
     """The move a built-in bot makes in a constructed position (one decision).
 
     ``hand``: the cards of ``seat``; ``top``: the play to follow (a ``Move``, a platform list
@@ -398,6 +403,10 @@ def choose(agent, hand, level=2, top=None, top_seat=None, seat=0, counts=None, m
     when at most ``disclosure``; ``moves``: the candidate moves (default: the legal moves the
     agent sees, compact or complete, from movegen); ``phase``: ``'play'``, ``'tribute'`` or
     ``'back'`` (the latter two need ``moves``). ``seed`` seeds the seat's random stream.
+    ``unseen``: the cards ``seat`` cannot see (the union of the other hands: the deck minus its
+    hand and the cards played), as many as the other seats' counts; they are dealt to the other
+    seats in order (only their union and counts matter to the bots). By default the other
+    seats hold placeholder cards, the lowest kinds of the deck.
 
     >>> choose('greedy', 'S3 D5 C9', level=2, top='Single 4 D4', top_seat=1)
     Move('Single', '5', ('D5',))
@@ -408,6 +417,7 @@ def choose(agent, hand, level=2, top=None, top_seat=None, seat=0, counts=None, m
     ...
     ValueError: phase 'back' needs the candidate moves
     """
+    from collections import Counter
     from .cards import parse_cards, parse_level
     from .moves import Move, cards_to_words
     from .rules import Rules
@@ -439,6 +449,16 @@ def choose(agent, hand, level=2, top=None, top_seat=None, seat=0, counts=None, m
                                      and 0 <= c <= 27 for c in cnts):
             raise ValueError(f"counts must be four ints 0..27, got {counts!r}")
     cnts[seat] = len(codes)
+    unseen_codes = None
+    if unseen is not None:
+        unseen_codes = parse_cards(unseen)
+        want = sum(cnts[p] for p in range(4) if p != seat)
+        if len(unseen_codes) != want:
+            raise ValueError(f"unseen must hold the other seats' {want} cards (their counts), "
+                             f"got {len(unseen_codes)}")
+        both = Counter(codes) + Counter(unseen_codes)
+        if any(c > 2 for c in both.values()):
+            raise ValueError("hand and unseen together hold more than two copies of a card")
     memset(&s, 0, sizeof(GameState))
     s.level = lv
     s.phase = {"play": PH_PLAY, "tribute": PH_TRIBUTE, "back": PH_BACK}[phase]
@@ -449,11 +469,16 @@ def choose(agent, hand, level=2, top=None, top_seat=None, seat=0, counts=None, m
     s.rules.gen.sf_as_straight = True
     s.rules.gen.fullhouse_joker_pair = True
     s.hand_lo[seat], s.hand_hi[seat] = cards_to_words(codes)
-    # Other seats get placeholder cards: only their counts matter to the bots.
+    # Other seats get the unseen cards in order, or placeholder cards.
+    i = 0
     for p in range(4):
         if p == seat:
             continue
         want = cnts[p]
+        if unseen_codes is not None:
+            s.hand_lo[p], s.hand_hi[p] = cards_to_words(unseen_codes[i:i + want])
+            i += want
+            continue
         k = 0
         while want > 0:
             n = 2 if want >= 2 else 1

@@ -29,7 +29,7 @@ from libc.time cimport clock_t, clock, CLOCKS_PER_SEC
 
 from guandan_fast.types cimport (u64, Cards, LO_KINDS, LO_CARD_MASK, HI_CARD_MASK, T_PASS,
                                  T_TRIBUTE, kind_count, kind_add, move_type, card_count,
-                                 __builtin_ctzll)
+                                 single_value, wild_kind, __builtin_ctzll)
 from guandan_fast.codec cimport codes_of
 from guandan_fast.game_core cimport GameState, PH_BACK, PH_PLAY
 from guandan_fast.rng cimport sm_next
@@ -141,16 +141,120 @@ cdef inline int pool_deck(const GameState* s, int p, const Cards* pins, uint8_t*
     return m
 
 
+cdef int tribute_limits(const GameState* s, int p, int* limit) noexcept nogil:
+    """What the tributes tell p (docs/rules.md §9): a payer paid his highest card but the
+    wilds, so he held no other card above it, and since then he received only the returned
+    card (pinned while he holds it). limit[q]: the highest single-order value seat q may hold
+    among the unseen non-wild cards (99: no limit). Returns the number of limited seats."""
+    cdef int i, q, k, v, n = 0
+    for q in range(4):
+        limit[q] = 99
+    for i in range(s.n_pay):
+        q = s.payer[i]
+        k = s.trib_kind[i]
+        if q < 0 or k < 0 or q == p:
+            continue
+        # Known to p once the exchange is over, or as the receiver during the returns.
+        if s.phase != PH_PLAY and not (s.phase == PH_BACK and p == s.receiver[i]):
+            continue
+        v = single_value(k, s.level)
+        if v < limit[q]:
+            if limit[q] == 99:
+                n += 1
+            limit[q] = v
+    return n
+
+
+cdef int deal_limited(const GameState* s, int p, const int* limit, uint8_t* deck, int m,
+                      int* need, u64* rng, Cards* h) noexcept nogil:
+    """Deal deck[0..m) to the free places need[q] of the other seats, uniformly over the
+    assignments that respect the limits. A card a limited seat may not hold goes first, to a
+    uniformly drawn free place among the seats that may hold it, the most restricted cards
+    first. The seats allowed a card only grow with its value (a seat is excluded when the
+    card is above its limit), so every earlier card's place lies inside every later card's
+    choice: the number of choices at each step does not depend on the earlier draws, and so
+    every valid assignment is equally likely. The other cards are then shuffled into the
+    places left. Returns 0, or -1 when a card has no free place (inconsistent limits)."""
+    cdef int i, j, q, r, k, v, rounds, allowed, total, wk = wild_kind(s.level)
+    cdef int free_[4]
+    cdef uint8_t tmp
+    cdef int done[108]
+    for q in range(4):
+        free_[q] = need[q]
+    for i in range(m):
+        done[i] = 0
+    # The cards one seat may hold, then those two seats may hold (the others: any seat).
+    for rounds in range(1, 3):
+        for i in range(m):
+            if done[i]:
+                continue
+            k = deck[i]
+            v = 0 if k == wk else single_value(k, s.level)
+            allowed = 0
+            total = 0
+            for q in range(4):
+                if q != p and v <= limit[q]:
+                    allowed += 1
+                    total += free_[q]
+            if allowed != rounds:
+                continue
+            if total == 0:
+                return -1
+            r = fast_below(rng, <u64>total)
+            q = 0
+            while q == p or v > limit[q] or r >= free_[q]:
+                if q != p and v <= limit[q]:
+                    r -= free_[q]
+                q += 1
+            free_[q] -= 1
+            kind_add(&h[q], k, 1)
+            done[i] = 1
+    # The rest: a partial Fisher-Yates shuffle deals the free places seat by seat.
+    j = 0
+    for i in range(m):
+        if not done[i]:
+            deck[j] = deck[i]
+            j += 1
+    m = j
+    i = 0
+    for q in range(4):
+        if q == p:
+            continue
+        for j in range(free_[q]):
+            r = i + fast_below(rng, <u64>(m - i))
+            tmp = deck[r]
+            deck[r] = deck[i]
+            deck[i] = tmp
+            kind_add(&h[q], tmp, 1)
+            i += 1
+    return 0
+
+
 cdef int sample_deal(const GameState* s, int p, const Cards* pins, u64* rng,
                      GameState* out) noexcept nogil:
     cdef uint8_t deck[108]
     cdef int need[4]
+    cdef int limit[4]
     cdef int m, q, j, i, r, last
     cdef uint8_t tmp
     cdef Cards h
+    cdef Cards hs[4]
     m = pool_deck(s, p, pins, deck, need)
     if m < 0:
         return -1
+    if tribute_limits(s, p, limit) > 0:
+        for q in range(4):
+            hs[q] = pins[q]
+        if deal_limited(s, p, limit, deck, m, need, rng, hs) != 0:
+            return -1
+        if out != s:
+            memcpy(out, s, sizeof(GameState))
+        for q in range(4):
+            if q != p:
+                out.hand_lo[q] = hs[q].lo
+                out.hand_hi[q] = hs[q].hi
+        out.rng = sm_next(rng)
+        return 0
     if out != s:
         memcpy(out, s, sizeof(GameState))
     # A partial Fisher-Yates shuffle deals need[q] uniformly drawn cards to each seat in turn;

@@ -13,6 +13,10 @@ cdef struct SearchParams:
     int search_at         # search when the seat to move holds at most this many cards
     int solve_at          # solve a world exactly when all hands hold at most this many cards
     long long nodes       # node budget of one exact solve
+    int rollout           # the rollout and default policy: AGENT_GREEDY, AGENT_EXPERT or
+                          # AGENT_RANDOM_COMPACT (bots.pxd)
+    double ms             # time budget per decision in milliseconds (0: none); stops the
+                          # samples / iterations early (not deterministic: docs/search.md)
 
 cdef struct TreeNode:
     u64 lo                # the move that leads here

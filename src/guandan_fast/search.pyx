@@ -36,7 +36,9 @@ from guandan_fast.codec cimport move_of
 from guandan_fast.game_core cimport (GameState, game_legal, game_apply, STEP_CONTINUE, PH_PLAY)
 from guandan_fast.movegen_core cimport MAX_MOVES
 from guandan_fast.rng cimport sm_next
-from guandan_fast.bots cimport greedy_choose, AGENT_PIMC, AGENT_ISMCTS
+from guandan_fast.bots cimport (greedy_choose, AGENT_PIMC, AGENT_ISMCTS, AGENT_GREEDY,
+                                AGENT_EXPERT, AGENT_RANDOM_COMPACT)
+from guandan_fast.expert cimport expert_choose
 from guandan_fast.sample cimport Played, played_track, known_pins, sample_deal
 from guandan_fast.solve cimport solver_new, solver_free, solver_run, outcome_of
 
@@ -44,6 +46,25 @@ from guandan_fast import validate as _validate
 
 cdef u64 SEARCH_SALT = 0x5EA4C4A6E1715EEDULL
 cdef int PATH_CAP = 4096
+
+cdef extern from "<time.h>" nogil:
+    ctypedef long time_t
+    cdef struct timespec:
+        time_t tv_sec
+        long tv_nsec
+    int clock_gettime(int clk, timespec* ts)
+    int CLOCK_MONOTONIC
+
+
+cdef inline double now_ms() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec * 1000.0 + ts.tv_nsec * 1e-6
+
+
+cdef inline bint out_of_time(const SearchCtx* c, double t0) noexcept nogil:
+    """Has the decision used its time budget (never when there is none)?"""
+    return c.prm.ms > 0.0 and now_ms() - t0 >= c.prm.ms
 
 
 cdef inline int fast_below(u64* rng, u64 n) noexcept nogil:
@@ -99,8 +120,21 @@ cdef void search_observe(SearchCtx* c, const GameState* s, u64 lo, u64 hi) noexc
     played_track(&c.played, s, lo, hi)
 
 
+cdef inline int policy_choose(SearchCtx* c, const GameState* w, const u64* moves,
+                              int n) noexcept nogil:
+    """The rollout policy's move (also the default move of a decision)."""
+    if n <= 1:
+        return 0
+    if c.prm.rollout == AGENT_EXPERT:
+        return expert_choose(w, moves, n, NULL)
+    if c.prm.rollout == AGENT_RANDOM_COMPACT:
+        return fast_below(&c.rng, <u64>n)
+    return greedy_choose(w, moves, n)
+
+
 cdef int rollout(SearchCtx* c, GameState* w, double eps) noexcept nogil:
-    """Greedy play (a random move with probability eps) to the end of the hand; the outcome."""
+    """The rollout policy's play (a random move with probability eps) to the end of the hand;
+    the outcome."""
     cdef int n, i, r
     while True:
         n = game_legal(w, True, c.buf, MAX_MOVES)
@@ -109,7 +143,7 @@ cdef int rollout(SearchCtx* c, GameState* w, double eps) noexcept nogil:
         if eps > 0.0 and uniform01(&c.rng) < eps:
             i = fast_below(&c.rng, <u64>n)
         else:
-            i = greedy_choose(w, c.buf, n)
+            i = policy_choose(c, w, c.buf, n)
         r = game_apply(w, c.buf[2 * i], c.buf[2 * i + 1])
         if r != STEP_CONTINUE:
             return outcome_of(w)
@@ -139,9 +173,12 @@ cdef int pimc_choose(SearchCtx* c, const GameState* s, const u64* moves, int n,
     cdef int i, j, r, v, best
     cdef bint exact
     cdef double bestv
+    cdef double t0 = now_ms() if c.prm.ms > 0.0 else 0.0
     for i in range(n):
         c.sums[i] = 0.0
     for j in range(c.prm.samples):
+        if j > 0 and out_of_time(c, t0):
+            break
         if sample_deal(s, p, pins, &c.rng, &world) != 0:
             return g
         exact = c.solver != NULL and total_cards(&world) <= c.prm.solve_at
@@ -182,6 +219,7 @@ cdef int ismcts_choose(SearchCtx* c, const GameState* s, const u64* moves, int n
     cdef int nn = 1, it, node, depth, m, i, ch, pick, untried, best_ch, r, v, k, best, most, gi
     cdef double ucb, best_ucb, val
     cdef bint done
+    cdef double t0 = now_ms() if c.prm.ms > 0.0 else 0.0
     T[0].first_child = -1
     T[0].next_sibling = -1
     T[0].visits = 0
@@ -189,6 +227,8 @@ cdef int ismcts_choose(SearchCtx* c, const GameState* s, const u64* moves, int n
     T[0].total = 0.0
     T[0].mover = -1
     for it in range(c.prm.iterations):
+        if it > 0 and out_of_time(c, t0):
+            break
         if sample_deal(s, p, pins, &c.rng, &st) != 0:
             break
         node = 0
@@ -206,7 +246,7 @@ cdef int ismcts_choose(SearchCtx* c, const GameState* s, const u64* moves, int n
             best_ucb = -1e300
             # The greedy move is expanded first, the others in random order: with a small
             # budget a node's first visits then follow the rollout policy, not random moves.
-            gi = greedy_choose(&st, c.buf, m) if m > 1 else 0
+            gi = policy_choose(c, &st, c.buf, m)
             for i in range(m):
                 ch = find_child(T, node, c.buf[2 * i], c.buf[2 * i + 1])
                 if ch < 0:
@@ -275,7 +315,9 @@ cdef int search_choose(SearchCtx* c, const GameState* s, const u64* moves, int n
     cdef int g, p = s.current
     if n <= 1:
         return 0
-    g = greedy_choose(s, moves, n)
+    # The default move (exchanges, large hands, ties): the expert's with expert rollouts,
+    # greedy's otherwise (a random rollout policy is no default).
+    g = expert_choose(s, moves, n, NULL) if c.prm.rollout == AGENT_EXPERT else greedy_choose(s, moves, n)
     if s.phase != PH_PLAY or card_count(s.hand_lo[p], s.hand_hi[p]) > c.prm.search_at:
         return g
     known_pins(s, p, &c.played, pins)
@@ -289,10 +331,13 @@ cdef int search_choose(SearchCtx* c, const GameState* s, const u64* moves, int n
 
 #: Default parameters of each search agent (docs/search.md).
 DEFAULTS = {
-    "pimc": {"samples": 8, "rollouts": 1, "search_at": 12, "solve_at": 10, "nodes": 20000},
+    "pimc": {"samples": 8, "rollouts": 1, "search_at": 12, "solve_at": 10, "nodes": 20000,
+             "rollout": "greedy", "ms": 0},
     "ismcts": {"iterations": 200, "explore": 0.15, "search_at": 12, "solve_at": 10,
-               "nodes": 20000},
+               "nodes": 20000, "rollout": "greedy", "ms": 0},
 }
+#: The rollout (and default-move) policies a search agent takes.
+ROLLOUTS = {"greedy": AGENT_GREEDY, "expert": AGENT_EXPERT, "random": AGENT_RANDOM_COMPACT}
 _KINDS = {"pimc": AGENT_PIMC, "ismcts": AGENT_ISMCTS}
 _LIMITS = {"samples": (1, 100000), "rollouts": (1, 100000), "iterations": (1, 10000000),
            "search_at": (0, 27), "solve_at": (0, 108), "nodes": (1, 1 << 40)}
@@ -302,12 +347,13 @@ def parse_agent(name):
     """``(base name, parameters)`` of a search agent name ``NAME[:KEY=VALUE...]``; the
     parameters are the defaults updated by the name's. ``ValueError`` names a bad part.
 
-    >>> parse_agent("pimc:samples=3")
-    ('pimc', {'samples': 3, 'rollouts': 1, 'search_at': 12, 'solve_at': 10, 'nodes': 20000})
+    >>> parse_agent("pimc:samples=3:rollout=expert")    # doctest: +NORMALIZE_WHITESPACE
+    ('pimc', {'samples': 3, 'rollouts': 1, 'search_at': 12, 'solve_at': 10, 'nodes': 20000,
+              'rollout': 'expert', 'ms': 0})
     >>> parse_agent("pimc:iterations=3")
     Traceback (most recent call last):
     ...
-    ValueError: agent 'pimc:iterations=3': unknown parameter 'iterations' (pimc takes samples, rollouts, search_at, solve_at, nodes)
+    ValueError: agent 'pimc:iterations=3': unknown parameter 'iterations' (pimc takes samples, rollouts, search_at, solve_at, nodes, rollout, ms)
     """
     if not isinstance(name, str):
         raise TypeError(f"an agent name is a str, not {type(name).__name__}")
@@ -323,15 +369,25 @@ def parse_agent(name):
         if key not in params:
             raise ValueError(f"agent {name!r}: unknown parameter {key!r} ({base} takes "
                              f"{', '.join(DEFAULTS[base])})")
+        if key == "rollout":
+            value = value.strip()
+            if value not in ROLLOUTS:
+                raise ValueError(f"agent {name!r}: rollout must be one of "
+                                 f"{', '.join(ROLLOUTS)}, got {value!r}")
+            params[key] = value
+            continue
         try:
-            v = float(value) if key == "explore" else int(value)
+            v = float(value) if key in ("explore", "ms") else int(value)
         except ValueError:
             raise ValueError(f"agent {name!r}: {key} must be "
-                             f"{'a number' if key == 'explore' else 'an integer'}, "
+                             f"{'a number' if key in ('explore', 'ms') else 'an integer'}, "
                              f"got {value!r}") from None
         if key == "explore":
             if not 0.0 <= v <= 100.0:
                 raise ValueError(f"agent {name!r}: explore must be in 0..100, got {value}")
+        elif key == "ms":
+            if not 0.0 <= v <= 3600000.0:
+                raise ValueError(f"agent {name!r}: ms must be in 0..3600000, got {value}")
         else:
             lo, hi = _LIMITS[key]
             if not lo <= v <= hi:
@@ -351,6 +407,8 @@ cdef SearchParams params_to_c(str base, dict params):
     prm.search_at = params["search_at"]
     prm.solve_at = params["solve_at"]
     prm.nodes = params["nodes"]
+    prm.rollout = ROLLOUTS[params.get("rollout", "greedy")]
+    prm.ms = params.get("ms", 0)
     return prm
 
 

@@ -1,0 +1,12 @@
+"""Type stubs of the compiled expert agent (src/guandan_fast/expert.pyx)."""
+
+from typing import Iterable, TypedDict
+
+class Group(TypedDict):
+    type: str
+    key: int
+    size: int
+    value: int
+    control: bool
+
+def plan(hand: str | Iterable[str], level: int | str = 2) -> list[Group]: ...

@@ -1,0 +1,812 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""The ``expert`` agent: a rule-based player that plays from a plan of its hand (docs/expert.md).
+
+The **plan** splits the hand into plays (groups) so that the sum of the groups' values is
+highest: every group costs a fixed amount (fewer groups is better), low groups are worth less
+than high ones, bombs are worth a lot, and the wild cards go where they remove a whole group (a
+gap of a straight or a pair run, trips made a bomb) or stay level cards. The split is found by
+a bounded depth-first search over the sequences (straights, pair runs, plates) the hand can
+make, the rest being same-rank groups with full houses formed from the lowest pairs.
+
+The agent then leads its weakest group, follows an opponent with the cheapest group of its plan
+that wins (a control group, a broken group or a bomb only when the situation calls for it),
+lets its partner's winning play stand, feeds a partner who is about to finish, and pays and
+returns the exchange cards that cost its plan least. It reads only what its seat may know.
+
+>>> sorted((g['type'], g['key']) for g in plan('S3 H3 C3 D9 S9 S5 S6 S7 S8 C4 HK', 2))
+[('Single', 13), ('Straight', 4), ('ThreeWithTwo', 3)]
+>>> from guandan_fast.bots import choose
+>>> choose('expert', 'S3 S3 D5 D6 C7 S8 H9 HK HK', level=2)        # the weakest group first
+Move('Pair', '3', ('S3', 'S3'))
+"""
+from libc.string cimport memset, memcpy
+from guandan_fast.codec cimport move_of
+from guandan_fast.types cimport (u64, N_RANKS, ACE_RANK, LO_KINDS, KIND_SB, KIND_HR,
+                                 LO_CARD_MASK, HI_CARD_MASK, T_PASS, T_SINGLE, T_PAIR, T_TRIPS,
+                                 T_THREE_WITH_TWO, T_STRAIGHT, T_THREE_PAIR, T_TWO_TRIPS, T_BOMB,
+                                 T_STRAIGHT_FLUSH, T_TRIBUTE, VALUE_LEVEL, VALUE_SB, VALUE_HR,
+                                 LAST_STRAIGHT_POS, LAST_THREE_PAIR_POS, LAST_TWO_TRIPS_POS,
+                                 kind_count, move_type, wild_kind, rank_value, single_value,
+                                 card_count, is_bomb_type, tier_key, play_key, __builtin_ctzll)
+from guandan_fast.game_core cimport GameState, PH_PLAY, PH_BACK
+
+cdef enum:
+    # ---- group values (the knobs of docs/expert.md; higher is better) ----------------------
+    GROUP_COST = 6        # every group costs this: the plan with fewer groups wins
+    BASE = 12             # a group's rank value v is worth v - BASE (A = +2, a 2 = -10)
+    TRIPS_BONUS = 1
+    FULL_HOUSE_BONUS = 2
+    STRAIGHT_BONUS = 1
+    THREE_PAIR_BONUS = 2
+    TWO_TRIPS_BONUS = 3
+    BOMB_VALUE = 12       # a 4-card bomb of 2s; +3 per rung of the ladder, + rank / 4
+    JOKER_BOMB_VALUE = 40
+    PLAN_BUDGET = 96      # nodes of the sequence search per plan
+    MAX_SEQ = 12          # sequences in one plan at most (27 cards / 5 + wild gaps)
+    MAX_CAND = 36         # sequence windows considered (10 + 12 + 13 at most)
+    # ---- play ---------------------------------------------------------------------------
+    UNKNOWN = 99          # a card count the rules do not disclose (more than 10)
+    NEAR_OUT = 5          # the top player (or the next seat, on lead) is close to going out
+    NEAR_OUT_OTHER = 3    # the other opponent (or the previous seat, on lead) is
+    ATTACK_MARGIN = 1     # attack when weak groups <= control groups + this
+    SHED_OVER_PARTNER = 10  # shed a low group over a partner holding more cards than this
+    BREAK_LOSS = 10       # plan value given up to win a trick from an opponent (tuned: 3..14
+                          # all beat greedy by far, bench/RESULTS.md "Expert")
+    BOMB_AT = 10          # bomb an opponent's top play when he holds this many cards or fewer
+    UNBEATEN_KEEP = 30    # lead score kept back for a group no unseen cards can beat
+
+
+# ---------------------------------------------------------------------------------------------
+# Hand counts
+
+cdef struct Counts:
+    int cnt[N_RANKS]      # natural cards per rank index (wilds excluded)
+    int wilds
+    int sb
+    int hr
+
+
+cdef void count_cards(Counts* c, u64 lo, u64 hi, int level) noexcept nogil:
+    """Rank counts of a multiset; the wilds (heart level cards) apart."""
+    cdef int k, b, wk = wild_kind(level)
+    cdef u64 w
+    memset(c, 0, sizeof(Counts))
+    w = lo & LO_CARD_MASK
+    while w:
+        b = __builtin_ctzll(w) >> 1
+        w &= ~((<u64>3) << (2 * b))
+        k = b
+        if k == wk:
+            c.wilds = <int>((lo >> (2 * b)) & 3)
+        else:
+            c.cnt[k % N_RANKS] += <int>((lo >> (2 * b)) & 3)
+    w = hi & HI_CARD_MASK
+    while w:
+        b = __builtin_ctzll(w) >> 1
+        w &= ~((<u64>3) << (2 * b))
+        k = LO_KINDS + b
+        if k == KIND_SB:
+            c.sb = <int>((hi >> (2 * b)) & 3)
+        elif k == KIND_HR:
+            c.hr = <int>((hi >> (2 * b)) & 3)
+        elif k == wk:
+            c.wilds = <int>((hi >> (2 * b)) & 3)
+        else:
+            c.cnt[k % N_RANKS] += <int>((hi >> (2 * b)) & 3)
+
+
+cdef inline int pos_rank(int pos) noexcept nogil:
+    """Rank index of a natural position 1..14 (the ace at both ends)."""
+    return ACE_RANK if pos == 1 else pos - 2
+
+
+# ---------------------------------------------------------------------------------------------
+# Group values
+
+cdef inline int bomb_value(int size, int v) noexcept nogil:
+    cdef int tier = 1 if size == 4 else (2 if size == 5 else size - 2)
+    return BOMB_VALUE + 3 * (tier - 1) + (v - 2) // 4
+
+
+cdef inline int seq_value(int t, int pos) noexcept nogil:
+    if t == T_STRAIGHT:
+        return pos + 4 - BASE - GROUP_COST + STRAIGHT_BONUS
+    if t == T_THREE_PAIR:
+        return pos + 2 - BASE - GROUP_COST + THREE_PAIR_BONUS
+    return pos + 1 - BASE - GROUP_COST + TWO_TRIPS_BONUS
+
+
+cdef inline bint seq_control(int t, int pos) noexcept nogil:
+    return ((t == T_STRAIGHT and pos == LAST_STRAIGHT_POS)
+            or (t == T_THREE_PAIR and pos == LAST_THREE_PAIR_POS)
+            or (t == T_TWO_TRIPS and pos == LAST_TWO_TRIPS_POS))
+
+
+cdef inline void add_group(Plan* out, int t, int key, int size, int value, bint control) noexcept nogil:
+    cdef Group* g
+    if out == NULL:
+        return
+    out.value += value
+    if out.n > HAND_SIZE:
+        return
+    g = &out.g[out.n]
+    g.type = t
+    g.key = key
+    g.size = size
+    g.value = value
+    g.control = control
+    out.n += 1
+    if not control:
+        out.weak += 1
+
+
+# ---------------------------------------------------------------------------------------------
+# The planner
+
+cdef struct Search:
+    int cnt[N_RANKS]
+    int sb
+    int hr
+    int level_r                  # rank index of the level
+    int order[N_RANKS]           # rank indices in single order (the level rank last)
+    int ncand
+    int cand_t[MAX_CAND]
+    int cand_pos[MAX_CAND]
+    int nseq                     # the sequences taken on the current path
+    int seq_t[MAX_SEQ]
+    int seq_pos[MAX_SEQ]
+    int seq_val
+    int best_val
+    int best_nseq
+    int best_t[MAX_SEQ]
+    int best_pos[MAX_SEQ]
+    int budget
+
+
+cdef int eval_groups(Search* S, Plan* out) noexcept nogil:
+    """Value of the same-rank groups of S.cnt and the jokers (groups into out when not NULL)."""
+    cdef int trips[N_RANKS + 2]
+    cdef int pairs[N_RANKS + 2]
+    cdef int tn = 0, pn = 0, i, r, c, v, val = 0, k, attach
+    cdef int* cnt = S.cnt
+    for i in range(N_RANKS):
+        r = S.order[i]
+        c = cnt[r]
+        if c == 0:
+            continue
+        v = rank_value(r, S.level_r)
+        if c >= 4:
+            val += bomb_value(c, v)
+            if out != NULL:
+                add_group(out, T_BOMB, v, c, bomb_value(c, v), True)
+        elif c == 3:
+            trips[tn] = v
+            tn += 1
+        elif c == 2:
+            pairs[pn] = v
+            pn += 1
+        else:
+            val += v - BASE - GROUP_COST
+            if out != NULL:
+                add_group(out, T_SINGLE, v, 1, v - BASE - GROUP_COST, v >= 14)
+    if S.sb == 2 and S.hr == 2:
+        val += JOKER_BOMB_VALUE
+        if out != NULL:
+            add_group(out, T_BOMB, VALUE_HR, 4, JOKER_BOMB_VALUE, True)
+    else:
+        if S.sb == 2:
+            pairs[pn] = VALUE_SB
+            pn += 1
+        elif S.sb == 1:
+            val += VALUE_SB - BASE - GROUP_COST
+            if out != NULL:
+                add_group(out, T_SINGLE, VALUE_SB, 1, VALUE_SB - BASE - GROUP_COST, True)
+        if S.hr == 2:
+            pairs[pn] = VALUE_HR
+            pn += 1
+        elif S.hr == 1:
+            val += VALUE_HR - BASE - GROUP_COST
+            if out != NULL:
+                add_group(out, T_SINGLE, VALUE_HR, 1, VALUE_HR - BASE - GROUP_COST, True)
+    # Full houses: the lowest pairs below the ace go with the trips (a pair is in single order).
+    attach = 0
+    while attach < tn and attach < pn and pairs[attach] < 14:
+        attach += 1
+    for k in range(tn):
+        v = trips[k]
+        if k < attach:
+            val += v - BASE - GROUP_COST + FULL_HOUSE_BONUS
+            if out != NULL:
+                add_group(out, T_THREE_WITH_TWO, v, 5, v - BASE - GROUP_COST + FULL_HOUSE_BONUS,
+                          v >= 14)
+        else:
+            val += v - BASE - GROUP_COST + TRIPS_BONUS
+            if out != NULL:
+                add_group(out, T_TRIPS, v, 3, v - BASE - GROUP_COST + TRIPS_BONUS, v >= 14)
+    for k in range(attach, pn):
+        v = pairs[k]
+        val += v - BASE - GROUP_COST
+        if out != NULL:
+            add_group(out, T_PAIR, v, 2, v - BASE - GROUP_COST, v >= 14)
+    return val
+
+
+cdef int lowest_rank_with(Search* S, int c) noexcept nogil:
+    """The lowest rank (single order, the level rank excluded) holding exactly c naturals."""
+    cdef int i, r
+    for i in range(N_RANKS - 1):
+        r = S.order[i]
+        if S.cnt[r] == c:
+            return r
+    return -1
+
+
+cdef int leaf(Search* S, int w, Plan* out) noexcept nogil:
+    """Value of the remaining cards with w wilds to place: kept as level cards, or making the
+    lowest trips a bomb (one wild each), or the lowest pair a bomb (two). When out is given,
+    the best placement's groups are written."""
+    cdef int best, v, r, choice = 0, r1 = -1, r2 = -1
+    S.cnt[S.level_r] += w
+    best = eval_groups(S, NULL)
+    S.cnt[S.level_r] -= w
+    if w >= 1:
+        r1 = lowest_rank_with(S, 3)
+        if r1 >= 0:
+            S.cnt[r1] += 1
+            v = leaf(S, w - 1, NULL)
+            S.cnt[r1] -= 1
+            if v > best:
+                best = v
+                choice = 1
+    if w >= 2:
+        r2 = lowest_rank_with(S, 2)
+        if r2 >= 0:
+            S.cnt[r2] += 2
+            v = eval_groups(S, NULL)
+            S.cnt[r2] -= 2
+            if v > best:
+                best = v
+                choice = 2
+    if out != NULL:
+        if choice == 0:
+            S.cnt[S.level_r] += w
+            eval_groups(S, out)
+            S.cnt[S.level_r] -= w
+        elif choice == 1:
+            S.cnt[r1] += 1
+            leaf(S, w - 1, out)
+            S.cnt[r1] -= 1
+        else:
+            S.cnt[r2] += 2
+            eval_groups(S, out)
+            S.cnt[r2] -= 2
+    return best
+
+
+cdef inline int seq_slots(int t) noexcept nogil:
+    return 5 if t == T_STRAIGHT else (3 if t == T_THREE_PAIR else 2)
+
+
+cdef inline int seq_width(int t) noexcept nogil:
+    return 1 if t == T_STRAIGHT else (2 if t == T_THREE_PAIR else 3)
+
+
+cdef int seq_need(const int* cnt, int t, int pos) noexcept nogil:
+    """Wilds a sequence needs from these counts, or -1 when it would break a bigger group (a
+    straight takes no card of trips or bombs and at most one of a pair: its window is mostly
+    cards held singly; a pair run none of trips, a plate none of a bomb)."""
+    cdef int j, c, need = 0, pairs = 0, width = seq_width(t)
+    cdef int most = 2 if t != T_TWO_TRIPS else 3
+    for j in range(seq_slots(t)):
+        c = cnt[pos_rank(pos + j)]
+        if c > most:
+            return -1
+        if c < width:
+            need += width - c
+        elif t == T_STRAIGHT and c == 2:
+            pairs += 1
+            if pairs > 1:
+                return -1
+    return need
+
+
+cdef void dfs(Search* S, int start, int w) noexcept nogil:
+    cdef int ci, t, pos, need, j, r, width, v
+    cdef int taken[5]
+    if S.budget <= 0:
+        return
+    S.budget -= 1
+    v = S.seq_val + leaf(S, w, NULL)
+    if v > S.best_val:
+        S.best_val = v
+        S.best_nseq = S.nseq
+        for j in range(S.nseq):
+            S.best_t[j] = S.seq_t[j]
+            S.best_pos[j] = S.seq_pos[j]
+    if S.nseq >= MAX_SEQ:
+        return
+    for ci in range(start, S.ncand):
+        t = S.cand_t[ci]
+        pos = S.cand_pos[ci]
+        need = seq_need(S.cnt, t, pos)
+        if need < 0 or need > w:
+            continue
+        width = seq_width(t)
+        for j in range(seq_slots(t)):
+            r = pos_rank(pos + j)
+            taken[j] = S.cnt[r] if S.cnt[r] < width else width
+            S.cnt[r] -= taken[j]
+        S.seq_t[S.nseq] = t
+        S.seq_pos[S.nseq] = pos
+        S.nseq += 1
+        S.seq_val += seq_value(t, pos)
+        dfs(S, ci, w - need)
+        S.nseq -= 1
+        S.seq_val -= seq_value(t, pos)
+        for j in range(seq_slots(t)):
+            S.cnt[pos_rank(pos + j)] += taken[j]
+        if S.budget <= 0:
+            return
+
+
+cdef void search_init(Search* S, const Counts* c, int level) noexcept nogil:
+    cdef int i, r, k = 0, t, pos, last
+    for r in range(N_RANKS):
+        S.cnt[r] = c.cnt[r]
+    S.sb = c.sb
+    S.hr = c.hr
+    S.level_r = level - 2
+    for r in range(N_RANKS):
+        if r != S.level_r:
+            S.order[k] = r
+            k += 1
+    S.order[k] = S.level_r
+    # Candidate windows: every sequence the whole hand could make (checked again on the way).
+    S.ncand = 0
+    for t in range(T_STRAIGHT, T_TWO_TRIPS + 1):     # Straight, ThreePair, TwoTrips
+        last = (LAST_STRAIGHT_POS if t == T_STRAIGHT else
+                (LAST_THREE_PAIR_POS if t == T_THREE_PAIR else LAST_TWO_TRIPS_POS))
+        for pos in range(1, last + 1):
+            i = seq_need(S.cnt, t, pos)
+            if 0 <= i <= c.wilds:
+                S.cand_t[S.ncand] = t
+                S.cand_pos[S.ncand] = pos
+                S.ncand += 1
+    S.nseq = 0
+    S.seq_val = 0
+    S.best_val = -(1 << 30)
+    S.best_nseq = 0
+    S.budget = PLAN_BUDGET
+
+
+cdef int run_plan(const Counts* c, int level, Plan* out) noexcept nogil:
+    cdef Search S
+    cdef int j, t, pos, r, width, w, need
+    search_init(&S, c, level)
+    dfs(&S, 0, c.wilds)
+    if out == NULL:
+        return S.best_val
+    out.n = 0
+    out.value = 0
+    out.weak = 0
+    w = c.wilds
+    for j in range(S.best_nseq):
+        t = S.best_t[j]
+        pos = S.best_pos[j]
+        need = seq_need(S.cnt, t, pos)
+        w -= need
+        width = seq_width(t)
+        for r in range(seq_slots(t)):
+            S.cnt[pos_rank(pos + r)] -= S.cnt[pos_rank(pos + r)] if S.cnt[pos_rank(pos + r)] < width else width
+        add_group(out, t, pos, 5 if t == T_STRAIGHT else 6, seq_value(t, pos), seq_control(t, pos))
+    leaf(&S, w, out)
+    return out.value
+
+
+cdef void plan_hand(u64 lo, u64 hi, int level, Plan* out) noexcept nogil:
+    cdef Counts c
+    count_cards(&c, lo, hi, level)
+    run_plan(&c, level, out)
+
+
+cdef int plan_value(u64 lo, u64 hi, int level) noexcept nogil:
+    cdef Counts c
+    count_cards(&c, lo, hi, level)
+    return run_plan(&c, level, NULL)
+
+
+# ---------------------------------------------------------------------------------------------
+# Playing from the plan
+
+cdef struct View:
+    # What the seat to move knows, read once per decision.
+    int me
+    int partner
+    int level
+    int counts[4]         # public card counts (UNKNOWN above the disclosure limit, 0 when out)
+    Counts unseen         # the cards the seat cannot see (the other hands' union)
+    u64 hand_lo
+    u64 hand_hi
+    const Plan* plan      # the memo's, or own
+    Plan own
+
+
+cdef inline int public_count(const GameState* s, int p) noexcept nogil:
+    cdef int c = card_count(s.hand_lo[p], s.hand_hi[p])
+    if c <= s.rules.disclosure:
+        return c
+    return UNKNOWN
+
+
+cdef void expert_reset(ExpertMemo* memo) noexcept nogil:
+    memo.lo = 0
+    memo.hi = 0
+    memo.level = -1
+    memo.plan.n = 0
+
+
+cdef void read_view(View* v, const GameState* s, ExpertMemo* memo) noexcept nogil:
+    cdef int q
+    cdef u64 ulo = 0, uhi = 0
+    v.me = s.current
+    v.partner = (v.me + 2) & 3
+    v.level = s.level
+    v.hand_lo = s.hand_lo[v.me]
+    v.hand_hi = s.hand_hi[v.me] & HI_CARD_MASK
+    for q in range(4):
+        v.counts[q] = public_count(s, q)
+        if q != v.me:
+            # Only the union: the deck minus this hand and every card played (public).
+            ulo += s.hand_lo[q] & LO_CARD_MASK
+            uhi += s.hand_hi[q] & HI_CARD_MASK
+    count_cards(&v.unseen, ulo, uhi, s.level)
+    if memo == NULL:
+        plan_hand(v.hand_lo, v.hand_hi, s.level, &v.own)
+        v.plan = &v.own
+        return
+    if memo.level != s.level or memo.lo != v.hand_lo or memo.hi != v.hand_hi:
+        plan_hand(v.hand_lo, v.hand_hi, s.level, &memo.plan)
+        memo.lo = v.hand_lo
+        memo.hi = v.hand_hi
+        memo.level = s.level
+    v.plan = &memo.plan
+
+
+cdef int find_group(const Plan* P, int t, int key, int size) noexcept nogil:
+    cdef int i
+    for i in range(P.n):
+        if P.g[i].type == t and P.g[i].key == key and P.g[i].size == size:
+            return i
+    return -1
+
+
+cdef bint beatable(const View* v, int t, int key) noexcept nogil:
+    """Could the unseen cards beat a same-rank group of this type and key (bombs aside)?"""
+    cdef int r, val, need, have
+    cdef const Counts* u = &v.unseen
+    if t == T_SINGLE or t == T_PAIR or t == T_TRIPS or t == T_THREE_WITH_TWO:
+        need = 1 if t == T_SINGLE else (2 if t == T_PAIR else 3)
+        if u.hr >= need and VALUE_HR > key and need <= 2:
+            return True
+        if u.sb >= need and VALUE_SB > key and need <= 2:
+            return True
+        for r in range(N_RANKS):
+            val = rank_value(r, v.level - 2)
+            if val > key:
+                have = u.cnt[r] + u.wilds
+                if have >= need:
+                    return True
+        return False
+    if is_bomb_type(t):
+        return False
+    return not seq_control(t, key)
+
+
+cdef inline int rest_value(const View* v, u64 lo, u64 hi) noexcept nogil:
+    """Plan value of the hand after playing (lo, hi)."""
+    return plan_value(v.hand_lo - (lo & LO_CARD_MASK), v.hand_hi - (hi & HI_CARD_MASK), v.level)
+
+
+cdef inline int move_size(u64 lo, u64 hi) noexcept nogil:
+    return card_count(lo, hi)
+
+
+cdef inline int bomb_rank(u64 lo, u64 hi, int level) noexcept nogil:
+    cdef int tier, key
+    tier_key(lo, hi, level, &tier, &key)
+    return tier * 32 + key
+
+
+cdef int choose_lead(const View* v, const u64* moves, int n) noexcept nogil:
+    cdef int i, t, key, size, gi, score, best = -1, best_score = -(1 << 30)
+    cdef int nxt = v.counts[(v.me + 1) & 3], prv = v.counts[(v.me + 3) & 3]
+    cdef int pc = v.counts[v.partner]
+    cdef bint feed = 0 < pc <= 2
+    cdef u64 lo, hi
+    cdef const Plan* P = v.plan
+    for i in range(n):
+        lo = moves[2 * i]
+        hi = moves[2 * i + 1]
+        t = move_type(hi)
+        if t == T_PASS:
+            continue
+        key = play_key(lo, hi, v.level)
+        size = move_size(lo, hi)
+        gi = find_group(P, t, key, size)
+        if gi < 0:
+            # Outside the plan only a low single or pair to feed a partner about to finish.
+            if not (feed and (t == T_SINGLE or (t == T_PAIR and pc == 2))):
+                continue
+            score = 0
+        else:
+            # The weakest group first; a little more for more cards (harder to follow).
+            score = -4 * P.g[gi].value + size
+            if not P.g[gi].control and not beatable(v, t, key):
+                score -= UNBEATEN_KEEP        # a group nobody can beat wins the lead back: keep it
+            if is_bomb_type(t):
+                score -= 400
+            if P.n == 2 and not beatable(v, t, key):
+                score += 300        # keep the lead with the group nobody can beat, then out
+        if feed and ((pc == 1 and t == T_SINGLE) or (pc == 2 and t == T_PAIR)):
+            score = 10000 - 40 * key      # the lowest one, whatever the plan
+        # An opponent close to going out: not a play of his card count he could beat.
+        if not is_bomb_type(t) and beatable(v, t, key):
+            if 0 < nxt <= NEAR_OUT and size == nxt:
+                score -= 300 if nxt <= 2 else 80
+            if 0 < prv <= 3 and size == prv:
+                score -= 150 if prv <= 2 else 40
+            if (0 < nxt <= 2 or 0 < prv <= 2) and t == T_SINGLE:
+                score += 6 * key    # then the highest single
+        if score > best_score:
+            best_score = score
+            best = i
+    if best < 0:
+        best = 0
+        best_score = -(1 << 30)
+        for i in range(n):
+            hi = moves[2 * i + 1]
+            if move_type(hi) == T_PASS:
+                continue
+            score = rest_value(v, moves[2 * i], hi)
+            if is_bomb_type(move_type(hi)):
+                score -= 100
+            if score > best_score:
+                best_score = score
+                best = i
+    return best
+
+
+cdef int choose_follow(const View* v, const GameState* s, const u64* moves, int n,
+                       int pass_i) noexcept nogil:
+    """Following an opponent's top play."""
+    cdef const Plan* P = v.plan
+    cdef int i, t, key, size, gi, val, best = -1, best_val = 1 << 30
+    cdef int bomb_i = -1, bomb_best = -(1 << 30), brk = -1, brk_best = -(1 << 30), sc
+    cdef int top_t = move_type(s.top_hi)
+    cdef int top_count = v.counts[s.top_seat]
+    cdef int other_opp = (s.top_seat + 2) & 3
+    cdef int oc = v.counts[other_opp]
+    cdef int controls = P.n - P.weak, weak
+    cdef bint urgent, attack, best_control = False
+    cdef u64 lo, hi
+    # Urgent: an opponent about to go out; the top play's player just went out and his
+    # partner would take the lead.
+    urgent = ((0 < top_count <= NEAR_OUT) or (0 < oc <= NEAR_OUT_OTHER)
+              or (top_count == 0 and 0 < oc <= 10)
+              or (0 < top_count <= BOMB_AT and not is_bomb_type(top_t)))
+    # Control groups: the plan's, and any group the unseen cards cannot beat (card tracking).
+    controls = 0
+    weak = 0
+    for i in range(P.n):
+        if P.g[i].control or not beatable(v, P.g[i].type, P.g[i].key):
+            controls += 1
+        else:
+            weak += 1
+    attack = weak <= controls + ATTACK_MARGIN
+    for i in range(n):
+        lo = moves[2 * i]
+        hi = moves[2 * i + 1]
+        t = move_type(hi)
+        if t == T_PASS:
+            continue
+        if is_bomb_type(t):
+            bomb_i = i          # there is a bomb (which one: below, when one is spent)
+            continue
+        key = play_key(lo, hi, v.level)
+        size = move_size(lo, hi)
+        gi = find_group(P, t, key, size)
+        if gi >= 0:
+            val = P.g[gi].value
+            if val < best_val:
+                best_val = val
+                best = i
+                best_control = P.g[gi].control
+    if bomb_i >= 0 and (urgent or attack):
+        # The bomb whose loss hurts the plan least, the lowest on the ladder among equals.
+        for i in range(n):
+            lo = moves[2 * i]
+            hi = moves[2 * i + 1]
+            if is_bomb_type(move_type(hi)):
+                sc = 64 * rest_value(v, lo, hi) - bomb_rank(lo, hi, v.level)
+                if sc > bomb_best:
+                    bomb_best = sc
+                    bomb_i = i
+    if best >= 0:
+        # A plan group that wins: shed it unless it is a control group worth keeping.
+        if not best_control or urgent or attack:
+            return best
+        if top_t <= T_THREE_WITH_TWO and play_key(s.top_lo, s.top_hi, v.level) >= 13:
+            return best     # the opponent spent a high group: take the lead from him
+    # Otherwise the play that hurts the plan least (it may break a group), when winning the
+    # trick is worth what it costs the plan, or the situation is urgent.
+    for i in range(n):
+        lo = moves[2 * i]
+        hi = moves[2 * i + 1]
+        t = move_type(hi)
+        if t == T_PASS or is_bomb_type(t):
+            continue
+        sc = rest_value(v, lo, hi)
+        if sc > brk_best:
+            brk_best = sc
+            brk = i
+    if brk >= 0 and (urgent or brk_best >= P.value - BREAK_LOSS):
+        return brk
+    if bomb_i >= 0 and (urgent or attack) and (not is_bomb_type(top_t) or urgent):
+        return bomb_i
+    return pass_i if pass_i >= 0 else 0
+
+
+cdef int choose_over_partner(const View* v, const GameState* s, const u64* moves, int n,
+                             int pass_i) noexcept nogil:
+    """The partner's play is on top: let it stand, except to shed a low loose group just
+    above it while the partner is far from finishing."""
+    cdef const Plan* P = v.plan
+    cdef int i, t, key, size, gi
+    cdef int top_key = play_key(s.top_lo, s.top_hi, v.level)
+    cdef int pc = v.counts[v.partner]
+    cdef u64 lo, hi
+    if pc <= SHED_OVER_PARTNER or top_key > 10 or move_type(s.top_hi) > T_TRIPS:
+        return pass_i if pass_i >= 0 else 0
+    for i in range(n):
+        lo = moves[2 * i]
+        hi = moves[2 * i + 1]
+        t = move_type(hi)
+        if t == T_PASS or is_bomb_type(t):
+            continue
+        key = play_key(lo, hi, v.level)
+        size = move_size(lo, hi)
+        gi = find_group(P, t, key, size)
+        if gi >= 0 and not P.g[gi].control and key <= top_key + 2:
+            return i
+    return pass_i if pass_i >= 0 else 0
+
+
+cdef int sf_windows(u64 lo, u64 hi, int level) noexcept nogil:
+    """Natural straight-flush windows of a hand (five consecutive natural cards of one suit;
+    the plan does not model suits, the exchange uses this to keep them)."""
+    cdef int s, r, k, mask, ext, pos, total = 0, wk = wild_kind(level)
+    for s in range(4):
+        mask = 0
+        for r in range(N_RANKS):
+            k = s * N_RANKS + r
+            if k != wk and kind_count(lo, hi, k) > 0:
+                mask |= 1 << r
+        ext = (mask << 1) | ((mask >> ACE_RANK) & 1)
+        for pos in range(LAST_STRAIGHT_POS):
+            if ((ext >> pos) & 31) == 31:
+                total += 1
+    return total
+
+
+cdef int choose_exchange(const GameState* s, const u64* moves, int n) noexcept nogil:
+    """Tribute and return: the allowed card whose loss costs the plan least, keeping natural
+    straight flushes (a return avoids a 5 or a 10, which helps the receiver's straights)."""
+    cdef int me = s.current
+    cdef int i, k, sc, best = 0, best_sc = -(1 << 30)
+    cdef u64 lo, hi
+    cdef u64 hlo = s.hand_lo[me], hhi = s.hand_hi[me] & HI_CARD_MASK
+    for i in range(n):
+        lo = moves[2 * i] & LO_CARD_MASK
+        hi = moves[2 * i + 1] & HI_CARD_MASK
+        sc = 4 * plan_value(hlo - lo, hhi - hi, s.level) + 40 * sf_windows(hlo - lo, hhi - hi, s.level)
+        if s.phase == PH_BACK:
+            k = 0
+            while k < 54 and kind_count(lo, hi, k) == 0:
+                k += 1
+            if k < 52 and (k % N_RANKS == 3 or k % N_RANKS == 8):
+                sc -= 3
+            sc -= single_value(k, s.level)
+        if sc > best_sc:
+            best_sc = sc
+            best = i
+    return best
+
+
+cdef int expert_choose(const GameState* s, const u64* moves, int n, ExpertMemo* memo) noexcept nogil:
+    cdef View v
+    cdef int i, pass_i = -1
+    cdef u64 hand_lo, hand_hi, hi
+    if n <= 1:
+        return 0
+    if s.phase != PH_PLAY:
+        return choose_exchange(s, moves, n)
+    # Going out comes first (even over the partner).
+    hand_lo = s.hand_lo[s.current]
+    hand_hi = s.hand_hi[s.current] & HI_CARD_MASK
+    for i in range(n):
+        hi = moves[2 * i + 1]
+        if move_type(hi) == T_PASS:
+            pass_i = i
+        elif moves[2 * i] == hand_lo and (hi & HI_CARD_MASK) == hand_hi:
+            return i
+    read_view(&v, s, memo)
+    if s.top_seat < 0:
+        return choose_lead(&v, moves, n)
+    if s.top_seat == v.partner:
+        return choose_over_partner(&v, s, moves, n, pass_i)
+    return choose_follow(&v, s, moves, n, pass_i)
+
+
+# ---------------------------------------------------------------------------------------------
+# Python access: the plan of a hand (docs, tests)
+
+_TYPE_NAMES = {T_SINGLE: "Single", T_PAIR: "Pair", T_TRIPS: "Trips",
+               T_THREE_WITH_TWO: "ThreeWithTwo", T_STRAIGHT: "Straight",
+               T_THREE_PAIR: "ThreePair", T_TWO_TRIPS: "TwoTrips", T_BOMB: "Bomb",
+               T_STRAIGHT_FLUSH: "StraightFlush"}
+
+
+def plan(hand, level=2):
+    """The expert's plan of a hand: a list of groups, each a dict with ``type``, ``key``
+    (single-order value 2..17 for same-rank groups: 15 the level rank, 16/17 the jokers; the
+    lowest natural position 1..10 for sequences), ``size``, ``value`` and ``control``.
+
+    >>> [(g['type'], g['key']) for g in plan('S2 H2 C5 D5 S5 C5', level=3)]
+    [('Bomb', 5), ('Pair', 2)]
+    >>> plan('', 2)
+    Traceback (most recent call last):
+    ...
+    ValueError: hand is empty
+    """
+    from .cards import parse_cards, parse_level
+    from .moves import cards_to_words
+    cdef Plan P
+    cdef int lv = parse_level(level)
+    codes = parse_cards(hand)
+    if not codes:
+        raise ValueError("hand is empty")
+    if len(codes) > 108:
+        raise ValueError(f"a hand holds at most 108 cards, got {len(codes)}")
+    lo, hi = cards_to_words(codes)
+    cdef u64 clo = lo, chi = hi
+    with nogil:
+        plan_hand(clo, chi, lv, &P)
+    return [{"type": _TYPE_NAMES[P.g[i].type], "key": P.g[i].key, "size": P.g[i].size,
+             "value": P.g[i].value, "control": bool(P.g[i].control)} for i in range(P.n)]
+
+
+def choose(game):
+    """The expert's move for the seat to move in a ``Game`` (one decision, among the compact
+    legal moves).
+
+    >>> from guandan_fast.game import Game
+    >>> g = Game(seed=5)
+    >>> m = choose(g)
+    >>> m in g.legal_moves(compact=True), m == choose(g.clone())
+    (True, True)
+    """
+    from .game import Game
+    cdef GameState st
+    cdef int i, n
+    cdef u64[::1] arr
+    if not isinstance(game, Game):
+        raise TypeError(f"game must be a guandan_fast.Game, not {type(game).__name__}")
+    if game.is_over:
+        raise ValueError("the match is over: no decision to make")
+    b = game._state_bytes()
+    memcpy(&st, <const char*>b, sizeof(GameState))
+    arr = game.legal_moves_array(compact=True).reshape(-1).copy()
+    n = arr.shape[0] // 2
+    with nogil:
+        i = expert_choose(&st, &arr[0], n, NULL)
+    return move_of(arr[2 * i], arr[2 * i + 1])

@@ -1,0 +1,219 @@
+"""The expert agent (docs/expert.md): its plan of a hand, its behaviours in constructed
+positions, its determinism and privacy, and its strength.
+
+Expected moves follow from the documented policy and the rules (docs/rules.md), not from runs
+of the implementation. The strength tests play a bounded number of matches (about 10 s in all).
+"""
+
+import random
+from collections import Counter
+
+import pytest
+
+import guandan_fast as gf
+from guandan_fast import PASS, Move
+from guandan_fast.bots import choose
+from guandan_fast.expert import choose as decide, plan
+from guandan_fast.simulate import simulate
+
+
+def expert(hand, level=2, **kw):
+    return choose("expert", hand, level=level, **kw)
+
+
+def shape(p):
+    return sorted((g["type"], g["key"], g["size"]) for g in p)
+
+
+# -- the plan -------------------------------------------------------------------------------
+
+def test_plan_takes_the_straight_and_makes_a_full_house():
+    # 3 4 5 6 7 8 9 with three 3s and a 9 pair: the straight 4..8 leaves 333 + 99 and the K.
+    p = plan("S3 H3 C3 C4 S5 S6 S7 S8 D9 S9 HK", 2)
+    assert shape(p) == [("Single", 13, 1), ("Straight", 4, 5), ("ThreeWithTwo", 3, 5)]
+
+
+def test_plan_keeps_a_bomb_whole():
+    p = plan("S7 H7 C7 D7 S8 S9 ST SJ", 2)
+    assert ("Bomb", 7, 4) in shape(p)
+    assert all(g["type"] != "Straight" for g in p)
+
+
+def test_plan_spends_the_wild_on_a_straight_gap():
+    # Level 2: H2 is wild; 3 4 _ 6 7 needs one card: one group instead of four singles.
+    p = plan("S3 D4 C6 S7 H2", 2)
+    assert shape(p) == [("Straight", 3, 5)]
+
+
+def test_plan_makes_trips_a_bomb_with_the_wild():
+    p = plan("S9 C9 D9 H5 SK", 5)     # H5 is the wild at level 5
+    assert ("Bomb", 9, 4) in shape(p)
+
+
+def test_plan_counts_every_card_once():
+    from guandan_fast.cards import FULL_DECK
+    rnd = random.Random(1)
+    deck = list(FULL_DECK)
+    for level in (2, 7, 14):
+        for _ in range(200):
+            hand = rnd.sample(deck, rnd.randint(1, 27))
+            p = plan(hand, level)
+            assert sum(g["size"] for g in p) == len(hand)
+
+
+def test_plan_rejects_bad_input():
+    with pytest.raises(ValueError):
+        plan("", 2)
+    with pytest.raises(ValueError):
+        plan("S3 XX", 2)
+    with pytest.raises(ValueError):
+        plan("S3", 15)
+
+
+# -- leading --------------------------------------------------------------------------------
+
+def test_lead_weakest_group_first():
+    # Plan: pair of 4s, single 9, pair of As. The 4s are the weakest group.
+    assert expert("S4 D4 C9 SA HA") == Move("Pair", "4", "S4 D4")
+
+
+def test_lead_keeps_control_cards():
+    # The joker and the A are control; the 6 goes first.
+    assert expert("HR SA D6") == Move("Single", "6", "D6")
+
+
+def test_lead_feeds_a_partner_with_one_card():
+    # Partner (seat 2) holds 1 card: the lowest single, even out of a pair.
+    move = expert("S3 D3 C9 C9 SK", counts=[5, 20, 1, 20])
+    assert move == Move("Single", "3", "S3")
+
+
+def test_lead_avoids_singles_when_the_next_opponent_has_one_card():
+    # Seat 1 (next) holds one card; a single he could beat is not led: the pair goes.
+    move = expert("S4 D9 C9 S6", counts=[4, 1, 20, 20])
+    assert move.type == "Pair"
+
+
+def test_two_groups_left_leads_the_unbeatable_one_first():
+    # HR HR is the top pair: no pair can beat it. Lead it (the 3 is the weaker group), keep
+    # the lead and go out with the 3.
+    move = expert("HR HR S3", counts=[3, 20, 20, 20])
+    assert move == Move("Pair", "R", "HR HR")
+
+
+def test_lead_goes_out_when_possible():
+    assert expert("S9 HT CJ DQ SK") == Move("Straight", "9", "S9 HT CJ DQ SK")
+
+
+# -- following ------------------------------------------------------------------------------
+
+def test_follow_with_the_cheapest_group_of_the_plan():
+    # Opponent (seat 1) played a 4: the 5 of the pair stays, the loose 9 wins.
+    move = expert("S5 D5 C9 HK", top="Single 4 D4", top_seat=1)
+    assert move == Move("Single", "9", "C9")
+
+
+def test_does_not_overtake_the_partner():
+    # Partner (seat 2) leads a K; an A would win but the trick is already the team's.
+    assert expert("SA D6 C7", top="Single K SK", top_seat=2) == PASS
+
+
+def test_does_not_overtake_a_partner_about_to_finish():
+    assert expert("S5 D9 CQ", top="Single 4 S4", top_seat=2, counts=[3, 20, 6, 20]) == PASS
+
+
+def test_keeps_a_bomb_against_a_far_opponent():
+    # An opponent with many cards plays an A: no bomb spent on it.
+    move = expert("S6 H6 C6 D6 S9 DJ CQ", top="Single A SA", top_seat=1, counts=[7, 20, 20, 20])
+    assert move == PASS
+
+
+def test_bombs_an_opponent_about_to_go_out():
+    # Seat 1 holds 2 cards after his A: the bomb stops him.
+    move = expert("S6 H6 C6 D6 S9 DJ CQ", top="Single A SA", top_seat=1, counts=[7, 2, 20, 20])
+    assert move == Move("Bomb", "6", "S6 H6 C6 D6")
+
+
+def test_goes_out_over_the_partner():
+    assert expert("SA", top="Single K SK", top_seat=2) == Move("Single", "A", "SA")
+
+
+# -- exchanges ------------------------------------------------------------------------------
+
+def test_return_gives_the_loose_low_card_not_a_pair():
+    # Level 5 (no 5 may be returned). The 2s are a pair; the 3 is a loose low single.
+    hand = "S2 H2 S3 D7 C7 C9 SK"
+    cands = [gf.Move("back", "back", (c,)) for c in ("S2", "H2", "S3", "D7", "C7", "C9")]
+    assert expert(hand, level=5, phase="back", moves=cands) == gf.Move("back", "back", ("S3",))
+
+
+def test_tribute_keeps_the_straight_flush():
+    # Level 6: the highest cards are the natural 6s (H6 is wild, never paid). S6 is the top of
+    # the spade straight flush 2..6; D6 is loose: D6 is paid, in either order of the offer.
+    hand = "S2 S3 S4 S5 S6 D6 C9 SJ"
+    cands = [gf.Move("tribute", "tribute", (c,)) for c in ("S6", "D6")]
+    want = gf.Move("tribute", "tribute", ("D6",))
+    assert expert(hand, level=6, phase="tribute", moves=cands) == want
+    assert expert(hand, level=6, phase="tribute", moves=cands[::-1]) == want
+
+
+# -- determinism, privacy, strength ---------------------------------------------------------
+
+def test_same_seed_same_games_at_any_thread_count():
+    agents = ("expert", "greedy", "expert", "greedy")
+    a = simulate(matches=8, agents=agents, seed=3, threads=1)
+    b = simulate(matches=8, agents=agents, seed=3, threads=2)
+    assert (a.team_wins, a.hands, a.plays, a.cards) == (b.team_wins, b.hands, b.plays, b.cards)
+
+
+def replay_permuted(seed: int, steps: int):
+    """A from the seed played `steps` moves (random compact moves); then p = the seat to move
+    and B = the same match set up with the other seats' unplayed cards permuted, the same
+    moves replayed. Returns (A, B, p)."""
+    a = gf.Game(seed=seed)
+    start = [list(a.hand(q)) for q in range(4)]
+    leader = a.current_player
+    rnd = random.Random(seed)
+    for _ in range(steps):
+        moves = a.legal_moves(compact=True)
+        a.play(moves[rnd.randrange(len(moves))])
+        if a.hand_number > 0 or a.is_over:
+            break
+    assert a.hand_number == 0 and not a.is_over
+    p = a.current_player
+    played = [Counter() for _ in range(4)]
+    for seat, m in a.history:
+        played[seat].update(m.cards)
+    rest = {q: Counter(start[q]) - played[q] for q in range(4) if q != p}
+    pool = [c for q in rest for c in sorted(rest[q].elements())]
+    rnd.shuffle(pool)
+    hands_b = [None] * 4
+    hands_b[p] = start[p]
+    i = 0
+    for q in sorted(rest):
+        k = sum(rest[q].values())
+        hands_b[q] = sorted(played[q].elements()) + pool[i:i + k]
+        i += k
+    b = gf.Game.setup(hands_b, leader=leader, seed=seed + 1)
+    for _, m in a.history:
+        b.play(m)
+    return a, b, p
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_same_public_history_different_hidden_cards_same_decision(seed):
+    a, b, p = replay_permuted(seed, steps=10 + 3 * seed)
+    assert a.hand(p) == b.hand(p)
+    assert [a.hand(q) for q in range(4)] != [b.hand(q) for q in range(4)]
+    assert decide(a) == decide(b)
+
+
+def test_beats_random_clearly():
+    r = simulate(matches=60, agents=("expert", "random", "expert", "random"), seed=11)
+    assert r.team_wins[0] >= 57
+
+
+def test_beats_greedy_in_duplicate_deals():
+    from guandan_fast.tournament import tournament
+    p = tournament(["expert", "greedy"], deals=60, seed=5).pair("expert", "greedy")
+    assert p.match_ci_paired[0] > 0.6 and p.hand_win_rate > 0.6
