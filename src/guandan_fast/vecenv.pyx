@@ -27,7 +27,7 @@ from guandan_fast.rules_core cimport rules_to_c
 from guandan_fast.bots cimport Bot
 from guandan_fast.driver cimport (Seating, seating_init, match_start, match_apply, drive,
                                   DRIVE_DECIDE)
-from guandan_fast.actions cimport fill_legal_actions, N_ACTIONS, ACT_SCRATCH
+from guandan_fast.actions cimport fill_legal_actions, N_ACTIONS, ACT_SCRATCH, A_PASS
 from guandan_fast.observe cimport (Track, track_reset, track_play, encode_obs, encode_info,
                                    encode_danzero, cards_u8, cards_u8_danzero, OBS_SIZE,
                                    INFO_SIZE, DZ_STATE_SIZE)
@@ -283,6 +283,7 @@ cdef struct Config:
     int encoder
     int dim
     int mode
+    bint auto_pass         # a learner whose only legal action is PASS passes in the step
 
 cdef struct Table:
     GameState s
@@ -407,7 +408,17 @@ cdef void advance(Table* tb, const Config* cfg, u64* scratch) noexcept nogil:
             tb.n_legal = fill_legal_actions(&tb.s, scratch, tb.ids, tb.words)
             if tb.n_legal <= 0:
                 tb.error = 1
-            return
+                return
+            if not (cfg.auto_pass and tb.n_legal == 1 and tb.ids[0] == A_PASS):
+                return
+            # A forced pass (auto_pass): played here, as the learner would have to.
+            track_move(tb, &tb.s, tb.words[0], tb.words[1])
+            r = match_apply(&tb.s, &cfg.seating, tb.words[0], tb.words[1])
+            if r == STEP_CONTINUE:
+                continue
+            if r < 0:
+                tb.error = 1
+                return
         if r < 0:
             tb.error = 1
             return
@@ -665,7 +676,8 @@ cdef class VecEnv:
     """``num_envs`` Guandan tables stepped together (docs/learning.md).
 
     ``VecEnv(num_envs, *, seed, rules=Rules(), threads=1, learners=(0, 1, 2, 3),
-    opponents='greedy', encoder='default', action_mode='abstract')``; ``reset()``, then
+    opponents='greedy', encoder='default', action_mode='abstract', adapt_threads=True,
+    auto_pass=False)``; ``reset()``, then
     ``pending()`` / ``step(actions)`` / ``drain_results()`` / ``fork(env_id, n)``.
     """
     cdef Table* tables
@@ -730,7 +742,7 @@ cdef class VecEnv:
 
     def __init__(self, num_envs, *, seed, rules=Rules(), threads=1, learners=(0, 1, 2, 3),
                  opponents="greedy", encoder="default", action_mode="abstract",
-                 adapt_threads=True):
+                 adapt_threads=True, auto_pass=False):
         from .agents import parse_agents
         cdef int p
         cdef int ks[4]
@@ -741,6 +753,8 @@ cdef class VecEnv:
         _validate.check_rules(rules)
         if not isinstance(adapt_threads, bool):
             raise TypeError(f"adapt_threads must be a bool, not {type(adapt_threads).__name__}")
+        if not isinstance(auto_pass, bool):
+            raise TypeError(f"auto_pass must be a bool, not {type(auto_pass).__name__}")
         try:
             ls = tuple(learners)
         except TypeError:
@@ -782,6 +796,7 @@ cdef class VecEnv:
         seating_init(&self.cfg.seating, ks, NULL, listed)
         self.cfg.encoder = _ENCODERS[encoder]
         self.cfg.mode = _MODES[action_mode]
+        self.cfg.auto_pass = auto_pass
         self.obs_size = {ENC_NONE: 0, ENC_DEFAULT: OBS_SIZE, ENC_INFO: INFO_SIZE,
                          ENC_DANZERO: DZ_STATE_SIZE}[self.cfg.encoder]
         self.cfg.dim = self.obs_size
@@ -1131,7 +1146,8 @@ cdef class VecEnv:
         out = VecEnv(n, seed=self._seed, rules=self._rules, threads=self.threads,
                      learners=self._learners, opponents=self._opponents,
                      encoder=self._encoder, action_mode=self._mode,
-                     adapt_threads=bool(self._adapt) or self.threads == 1)
+                     adapt_threads=bool(self._adapt) or self.threads == 1,
+                     auto_pass=bool(self.cfg.auto_pass))
         for i in range(n):
             memcpy(&out.tables[i], &self.tables[src], sizeof(Table))
         out._started = True
@@ -1155,4 +1171,4 @@ cdef class VecEnv:
     def __repr__(self):
         return (f"VecEnv({self.num_envs}, seed={self._seed!r}, threads={self.threads}, "
                 f"learners={self._learners}, encoder={self._encoder!r}, "
-                f"action_mode={self._mode!r})")
+                f"action_mode={self._mode!r}, auto_pass={bool(self.cfg.auto_pass)})")
