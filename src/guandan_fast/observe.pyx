@@ -22,7 +22,7 @@ from libc.string cimport memset, memcpy
 from libc.stdint cimport int8_t, uint8_t
 
 from guandan_fast.types cimport (u64, N_RANKS, N_KINDS, LO_KINDS, KIND_SB, LO_CARD_MASK, HI_CARD_MASK, move_type,
-                                 move_rank, card_count, __builtin_ctzll,
+                                 move_rank, card_count, kind_count, __builtin_ctzll,
                                  __builtin_popcountll)
 from guandan_fast.game_core cimport GameState
 from guandan_fast.game cimport game_state_ptr, game_hand_plays
@@ -278,28 +278,33 @@ cdef void encode_info(const GameState* s, const Track* t, int p, float* out) noe
 # DanZero
 # ------------------------------------------------------------------------------------------
 
-cdef void wild_flags(const float* h, int level, float* res) noexcept nogil:
-    """DanZero's 12 wild-card flags of a hand (its actor's ``proc_universal``, on the
-    DanZero-ordered counts ``h``), kept quirk for quirk: straight-flush windows are those
-    starting at 2..9, rank "counts" are numbers of suits held, the run test looks only at the
-    run that ends at A."""
-    cdef int wild = (level - 2) * 4
-    cdef int s, start, j, idx, i, nmax, run
+cdef void wild_flags(u64 lo, u64 hi, int level, float* res) noexcept nogil:
+    """DanZero's 12 wild-card flags of a hand (its actor's ``proc_universal``), kept quirk
+    for quirk: straight-flush windows are those starting at 2..9, rank "counts" are numbers
+    of suits held, the run test looks only at the run that ends at A. Read from the hand's
+    words: per suit, the ranks of its natural cards (the wild, the heart of the level rank,
+    left out)."""
+    cdef int wild = N_RANKS + level - 2          # its kind (hearts are kinds 13..25)
+    cdef int s, start, j, i, nmax, run, ks
     cdef int nc[13]
-    cdef unsigned held[4]          # per suit, bit j: a natural card of rank j (not the wild)
+    cdef unsigned held[4]          # per DanZero suit (H S C D), bit j: a card of rank j held
+    cdef u64 w
     cdef bint rock = False
-    if h[wild] == 0:
+    if kind_count(lo, hi, wild) == 0:
         return
     res[0] = 1.0
-    held[0] = held[1] = held[2] = held[3] = 0
+    lo -= (<u64>kind_count(lo, hi, wild)) << (2 * wild)
+    for s in range(4):
+        ks = s ^ 1 if s < 2 else s             # the kind order's suit (S H C D)
+        w = (lo >> (2 * N_RANKS * ks)) if ks < 2 else (hi >> (2 * N_RANKS * (ks - 2)))
+        held[s] = 0
+        for j in range(N_RANKS):
+            if (w >> (2 * j)) & 3:
+                held[s] |= 1u << j
     nmax = 0
     for j in range(13):
-        nc[j] = 0
-        for s in range(4):
-            idx = s + 4 * j
-            if idx != wild and h[idx] != 0:
-                nc[j] += 1
-                held[s] |= 1u << j
+        nc[j] = (((held[0] >> j) & 1) + ((held[1] >> j) & 1) + ((held[2] >> j) & 1)
+                 + ((held[3] >> j) & 1))
         if nc[j] > nmax:
             nmax = nc[j]
     # a window of 5 ranks (starting at 2..9) missing at most one card of the suit
@@ -356,7 +361,7 @@ cdef void encode_danzero(const GameState* s, const Track* t, int p, float* out) 
     cdef bint out_partner = False
     memset(out, 0, DZ_STATE_SIZE * sizeof(float))
     add_cards_dz(s.hand_lo[p], s.hand_hi[p], out)
-    wild_flags(out, s.level, out + 54)
+    wild_flags(s.hand_lo[p], s.hand_hi[p], s.level, out + 54)
     # Unseen: two of each card, less p's hand and every card played this hand (a pass over
     # the cards held or played, not over the 54 kinds per seat).
     fill(out + 66, 54, 2.0)
