@@ -11,7 +11,7 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from browser_helpers import PlayServer, chrome, wait_for
+from browser_helpers import PlayServer, chrome, emulate_width, wait_for
 from helpers import make_hands
 from guandan_fast import Game, Rules, simulate
 from guandan_fast.web.play import play_config
@@ -42,6 +42,7 @@ def test_replay_file_offline_stepped_to_the_end(browser, tmp_path):
         assert "match 1 of 2" in browser.find_element(By.ID, "gf-title").text
         # the start: 27 face-up cards per seat, the first hand, nothing played
         assert len(browser.find_elements(By.CSS_SELECTOR, "#gf-table .card")) == 108
+        assert browser.execute_script(CLIPPED)["bad"] == []     # every label shows
         # the keyboard steps too
         browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)
         last = browser.find_element(By.ID, "gf-last")
@@ -426,13 +427,10 @@ return {bad, width: doc.clientWidth, cards: document.querySelectorAll('.card').l
 
 @pytest.fixture
 def phone(browser):
-    """The browser at a phone's width (375 CSS pixels; a window cannot be that narrow, so the
-    device metrics are emulated, as the browser's own phone mode does)."""
-    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                            {"width": PHONE, "height": 812, "deviceScaleFactor": 1,
-                             "mobile": True})
+    """The browser at a phone's width (375 CSS pixels)."""
+    emulate_width(browser, PHONE, 812)
     yield browser
-    browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    emulate_width(browser, None)
 
 
 def test_play_page_at_phone_width_clips_no_card(phone, tmp_path):
