@@ -28,6 +28,7 @@ import json
 import os
 import random
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -191,6 +192,9 @@ def main(argv=None) -> int:
                          "(games about 3x shorter)")
     ap.add_argument("--client-procs", type=int, default=1,
                     help="processes the clients run in (default 1; the tables' clients mix)")
+    ap.add_argument("--minutes", type=float, default=0.0,
+                    help="stop the server (Ctrl-C) after this long and report the games "
+                         "finished by then (0: play them all)")
     ap.add_argument("--record", help="the record file (default: a temporary file)")
     ap.add_argument("--profile", metavar="FILE", help="run the server under cProfile, stats to FILE")
     ap.add_argument("--server-prefix", default="",
@@ -264,9 +268,15 @@ def main(argv=None) -> int:
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
         t0 = time.perf_counter()
+        limit = None
+        if args.minutes > 0:   # the server's own Ctrl-C: running games are recorded as cut
+            limit = threading.Timer(60 * args.minutes, server.send_signal, (signal.SIGINT,))
+            limit.start()
         seen, lat, counts = run_all_clients(port, 4 * args.tables, args.client_procs,
                                             args.seed, args.fault_rate, args.policy)
         elapsed = time.perf_counter() - t0
+        if limit is not None:
+            limit.cancel()
         out = server.stdout.read()
         _, status, usage = os.wait4(server.pid, 0)
         server.returncode = os.waitstatus_to_exitcode(status)
@@ -283,13 +293,19 @@ def main(argv=None) -> int:
     acts = sum(s["acts"] for s in ok)
     m = re.search(r"(\d+) game\(s\)", out)
     server_games = int(m.group(1)) if m else 0
-    # a client that stayed must see every game end and a result for each
-    incomplete = len(crashed) + sum(
-        1 for s in ok if not s["left"] and (s["games"] != args.games or s["result"] is None))
+    stopped = server.returncode == 130     # --minutes: the server was stopped by Ctrl-C
+    # a client that stayed must see every game end and a result for each (unless stopped)
+    incomplete = len(crashed) + (0 if stopped else sum(
+        1 for s in ok if not s["left"] and (s["games"] != args.games or s["result"] is None)))
     headers, replayed, unfinished = check_record(args.record)
     ends = {}
     for h in headers:
         ends[h["server"]["end"]] = ends.get(h["server"]["end"], 0) + 1
+    finished = len(headers) - ends.get("interrupted", 0)
+    if stopped:
+        print(f"stopped after {args.minutes} min (--minutes): {finished} of {games} games "
+              f"finished, {ends.get('interrupted', 0)} cut short by the stop")
+        games = finished
     faults = sum(len(h["server"]["faults"]) for h in headers)
     xs = sorted(lat)
     warm = next((mib for _, done, mib in rss if done >= games // 10), None)
@@ -312,7 +328,8 @@ def main(argv=None) -> int:
           f"{unfinished} 'win' games that do not replay to the end")
     if crashed:
         print(f"client errors: {crashed[:3]!r}")
-    bad = (server.returncode != 0 or server_games != games or len(headers) != games
+    bad = (server.returncode not in (0, 130) or (server.returncode == 130 and not stopped)
+           or server_games != games or finished != games
            or unfinished or incomplete or "Traceback" in err)
     if bad:
         print(f"FAILED: server exit {server.returncode}, games {server_games}/{games}, record "
