@@ -9,6 +9,7 @@ from collections import Counter
 
 import pytest
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 
 from browser_helpers import PlayServer, chrome, emulate_width, wait_for
@@ -231,8 +232,13 @@ def test_return_reload_taken_seat_refusals_and_disconnection(browser):
         browser.find_element(By.ID, "gf-hint").click()
         wait_for(lambda: "hint (greedy)" in page_state(browser)["message"], what="the hint")
         # a message that is no legal answer is refused, with the server's reason shown
+        hinted = page_state(browser)
         browser.execute_script("window.gfPage.send('{\"actIndex\": 99999}')")
         wait_for(lambda: "out of range" in page_state(browser)["message"], what="the refusal")
+        # ... and nothing changed: the same question is pending, the same hand shown
+        after = page_state(browser)
+        assert after["act"] == hinted["act"] and after["asks"] == hinted["asks"]
+        assert after["hand"] == hinted["hand"]
         # a reload returns to the same game, same question
         browser.refresh()
         st = wait_for(lambda: (lambda s: s if s["act"] else None)(page_state(browser)), what="the rejoin")
@@ -258,9 +264,25 @@ def test_keyboard_alone_plays_a_move(browser):
     try:
         browser.get(server.url)
         st = wait_for(lambda: (lambda s: s if s["act"] else None)(page_state(browser)), what="the lead")
-        first = browser.find_element(By.CSS_SELECTOR, "#gf-seat-bottom button.card")
-        first.send_keys(Keys.SPACE)            # select the lowest card (the hand is redrawn,
-        card = browser.switch_to.active_element   # the focus stays on the card)
+        # the cards are labelled for screen readers: names, toggle states, a group
+        labels = browser.execute_script("""
+            return [...document.querySelectorAll('#gf-seat-bottom button.card')]
+              .map(b => [b.getAttribute('aria-label'), b.getAttribute('aria-pressed')]);""")
+        assert len(labels) == 27 and all(p == "false" for _, p in labels)
+        names = {lab for lab, _ in labels}
+        assert {"2 of spades", "10 of hearts", "queen of clubs", "king of hearts"} <= names
+        assert browser.find_element(By.ID, "gf-seat-bottom").get_attribute("aria-label") == "your hand"
+        # from the top of the page, Tab alone reaches the hand
+        body = browser.find_element(By.TAG_NAME, "body")
+        body.click()
+        for _ in range(10):
+            ActionChains(browser).send_keys(Keys.TAB).perform()
+            if browser.switch_to.active_element.get_attribute("data-code"):
+                break
+        first = browser.switch_to.active_element
+        assert first.get_attribute("data-index") == "0"
+        ActionChains(browser).send_keys(Keys.SPACE).perform()   # select the lowest card (the
+        card = browser.switch_to.active_element    # hand is redrawn, the focus stays on the card)
         assert card.get_attribute("aria-pressed") == "true"
         assert card.get_attribute("aria-label") == "2 of spades"
         card.send_keys(Keys.ARROW_RIGHT)
@@ -269,6 +291,17 @@ def test_keyboard_alone_plays_a_move(browser):
         wait_sent(browser, st["asks"])
         wait_for(lambda: "you: Single 2: S2" in browser.find_element(By.ID, "gf-log").text,
                  what="the move in the log")
+        # the play in the middle is labelled too
+        wait_for(lambda: browser.find_elements(
+            By.CSS_SELECTOR, '#gf-center .trick-bottom [aria-label="Single 2: S2"]'),
+            what="the labelled trick")
+        # P passes (when the turn comes back with a play to beat)
+        st = wait_for(lambda: (lambda s: s if s["act"] and s["act"]["actions"][0][0] == "PASS"
+                               else None)(page_state(browser)), timeout=20, what="a turn to follow")
+        ActionChains(browser).send_keys("p").perform()
+        wait_sent(browser, st["asks"])
+        wait_for(lambda: "you: PASS" in browser.find_element(By.ID, "gf-log").text,
+                 what="the pass in the log")
     finally:
         server.stop()
 
