@@ -368,6 +368,34 @@ def test_replay_of_a_record_cut_mid_line_or_mid_match_says_so(files, tmp_path):
     assert "before the match is over" not in gf_run("replay", str(files / "good.jsonl")).stdout
 
 
+def _running_until(argv, rec, matches, **popen):
+    """``guandan-fast argv`` started and left running until its record ``rec`` holds
+    ``matches`` match headers (at most a minute); the process is returned."""
+    import time
+
+    proc = subprocess.Popen(CMD + argv, **popen)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        if rec.exists() and rec.read_bytes().count(b'"format"') >= matches:
+            break
+        time.sleep(0.05)
+    return proc
+
+
+def _interrupted(argv, rec, matches):
+    """``_running_until``, then Ctrl-C (SIGINT): (exit status, stdout, stderr, seconds it took
+    to stop)."""
+    import signal
+    import time
+
+    proc = _running_until(argv, rec, matches, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True)
+    t0 = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    return proc.returncode, out, err, time.monotonic() - t0
+
+
 @pytest.mark.parametrize("command", [
     ["simulate", "--matches", "100000", "--seed", "3", "--no-progress", "--yes"],
     ["tournament", "--agents", "random,greedy", "--deals", "100000", "--seed", "3",
@@ -377,17 +405,11 @@ def test_records_survive_sigkill(tmp_path, command):
     """A writer killed (SIGKILL) in the middle: every match before the cut replays, and a
     replay of the cut one is whole or says it is cut short."""
     import signal
-    import time
 
     rec = tmp_path / "killed.jsonl"
-    proc = subprocess.Popen(CMD + command + ["--record", str(rec)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
+    proc = _running_until(command + ["--record", str(rec)], rec, 3, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True)
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and proc.poll() is None:
-            if rec.exists() and rec.read_bytes().count(b'"format"') >= 3:
-                break
-            time.sleep(0.05)
         assert proc.poll() is None, proc.stderr.read()
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)
@@ -404,21 +426,10 @@ def test_records_survive_sigkill(tmp_path, command):
 
 
 def test_ctrl_c_on_simulate_says_how_far_it_got_and_keeps_whole_matches(tmp_path):
-    import signal
-    import time
-
     rec = tmp_path / "int.jsonl"
-    proc = subprocess.Popen(CMD + ["simulate", "--matches", "100000", "--seed", "2", "--yes",
-                                   "--record", str(rec)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and proc.poll() is None:
-        if rec.exists() and rec.read_bytes().count(b'"format"') >= 2:
-            break
-        time.sleep(0.05)
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=30)
-    assert proc.returncode == 130, err
+    code, out, err, _ = _interrupted(["simulate", "--matches", "100000", "--seed", "2", "--yes",
+                                      "--record", str(rec)], rec, 2)
+    assert code == 130, err
     assert "Traceback" not in err
     first = out.splitlines()[0]
     assert first.startswith("interrupted after ") and " of 100000 match(es)" in first, out
@@ -448,23 +459,12 @@ def test_simulate_interrupted_from_python_carries_the_partial_result():
 
 
 def test_ctrl_c_on_tournament_prints_the_totals_so_far_and_keeps_whole_matches(tmp_path):
-    import signal
-    import time
-
     rec = tmp_path / "int.jsonl"
-    proc = subprocess.Popen(CMD + ["tournament", "--agents", "random,greedy", "--deals",
-                                   "100000", "--seed", "4", "--record", str(rec)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and proc.poll() is None:
-        if rec.exists() and rec.read_bytes().count(b'"format"') >= 5:
-            break
-        time.sleep(0.05)
-    t0 = time.monotonic()
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=30)
-    assert time.monotonic() - t0 < 5
-    assert proc.returncode == 130, err
+    code, out, err, seconds = _interrupted(["tournament", "--agents", "random,greedy",
+                                            "--deals", "100000", "--seed", "4", "--record",
+                                            str(rec)], rec, 5)
+    assert seconds < 5
+    assert code == 130, err
     assert "Traceback" not in err
     lines = out.splitlines()
     assert lines[0].startswith("interrupted after ") and "of 200000 match(es)" in lines[0], out
