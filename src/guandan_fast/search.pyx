@@ -40,7 +40,8 @@ from guandan_fast.bots cimport (greedy_choose, AGENT_PIMC, AGENT_ISMCTS, AGENT_G
                                 AGENT_EXPERT, AGENT_RANDOM_COMPACT)
 from guandan_fast.expert cimport expert_choose
 from guandan_fast.sample cimport Played, played_track, known_pins, sample_deal
-from guandan_fast.solve cimport solver_new, solver_free, solver_run, outcome_of
+from guandan_fast.solve cimport (solver_new, solver_free, solver_run, solve_pick, hands_known,
+                                 outcome_of)
 
 from guandan_fast import validate as _validate
 
@@ -312,13 +313,21 @@ cdef int ismcts_choose(SearchCtx* c, const GameState* s, const u64* moves, int n
 
 cdef int search_choose(SearchCtx* c, const GameState* s, const u64* moves, int n) noexcept nogil:
     cdef Cards pins[4]
-    cdef int g, p = s.current
+    cdef int g, i, p = s.current
     if n <= 1:
         return 0
     # The default move (exchanges, large hands, ties): the expert's with expert rollouts,
     # greedy's otherwise (a random rollout policy is no default).
     g = expert_choose(s, moves, n, NULL) if c.prm.rollout == AGENT_EXPERT else greedy_choose(s, moves, n)
-    if s.phase != PH_PLAY or card_count(s.hand_lo[p], s.hand_hi[p]) > c.prm.search_at:
+    if s.phase != PH_PLAY:
+        return g
+    # Every hand known (one other seat left with cards): no world to sample, solve the real
+    # position (bounded; the search below when the budget runs out).
+    if c.solver != NULL and hands_known(s) and total_cards(s) <= 2 * c.prm.solve_at:
+        i = solve_pick(c.solver, s, moves, n, g, c.prm.nodes)
+        if i >= 0:
+            return i
+    if card_count(s.hand_lo[p], s.hand_hi[p]) > c.prm.search_at:
         return g
     known_pins(s, p, &c.played, pins)
     if c.prm.kind == AGENT_ISMCTS:
