@@ -239,7 +239,16 @@ def cards_left(g):
     return [len(g.hand(q)) for q in range(4)]
 
 
-def test_the_end_game_is_played_exactly_when_every_hand_is_known():
+@pytest.fixture
+def endgame_up_to_14_cards():
+    from guandan_fast.expert import endgame_limits
+
+    old = endgame_limits(cards=14, nodes=10 ** 6)
+    yield
+    endgame_limits(*old)
+
+
+def test_the_end_game_is_played_exactly_when_every_hand_is_known(endgame_up_to_14_cards):
     """Two seats left (their cards the complement of everything seen): the expert's move keeps
     the solved value, and somewhere the rules alone would have given some of it away."""
     from guandan_fast.solve import random_endgame, solve
@@ -251,7 +260,7 @@ def test_the_end_game_is_played_exactly_when_every_hand_is_known():
         m, rule = decide(g), decide(g, endgame=False)
         after = g.clone()
         after.play(m)
-        assert after.hand_number > g.hand_number or solve(after).outcome == best
+        assert after.is_over or after.hand_number > g.hand_number or solve(after).outcome == best
         if m != rule:
             after = g.clone()
             after.play(rule)
@@ -260,8 +269,26 @@ def test_the_end_game_is_played_exactly_when_every_hand_is_known():
     assert improved >= 3
 
 
+def test_end_game_limits(endgame_up_to_14_cards):
+    """Above the card limit (or past the node budget) the rules decide alone."""
+    from guandan_fast.expert import endgame_limits
+    from guandan_fast.solve import random_endgame
+
+    g = random_endgame(seed=84, cards=(1, 1, 6, 6), out=2)
+    assert decide(g) != decide(g, endgame=False)
+    endgame_limits(cards=11)
+    assert decide(g) == decide(g, endgame=False)
+    endgame_limits(cards=12, nodes=1)
+    assert decide(g) == decide(g, endgame=False)
+    with pytest.raises(ValueError, match="cards must be at most 108, got 109"):
+        endgame_limits(cards=109)
+    with pytest.raises(TypeError):
+        decide(g, endgame=1)
+
+
 @pytest.mark.parametrize("seed", range(12))
-def test_three_seats_in_play_hidden_split_does_not_change_the_decision(seed):
+def test_three_seats_in_play_hidden_split_does_not_change_the_decision(seed,
+                                                                       endgame_up_to_14_cards):
     """One seat out, three in play, few cards: how the unseen cards split between the two other
     seats is hidden, so the expert (which solves only known positions) decides the same for any
     split with the same counts."""

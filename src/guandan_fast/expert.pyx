@@ -29,7 +29,7 @@ from guandan_fast.types cimport (u64, N_RANKS, ACE_RANK, LO_KINDS, KIND_SB, KIND
                                  kind_count, move_type, wild_kind, rank_value, single_value,
                                  card_count, is_bomb_type, tier_key, play_key, __builtin_ctzll)
 from guandan_fast.game_core cimport GameState, PH_PLAY, PH_BACK
-from guandan_fast.solve cimport Solver, thread_solver, solve_pick, hands_known
+from guandan_fast.solve cimport Solver, thread_solver, solver_clear, solve_pick, hands_known
 
 cdef enum:
     # ---- group values (the knobs of docs/expert.md; higher is better) ----------------------
@@ -55,10 +55,15 @@ cdef enum:
                           # all beat greedy by far, bench/RESULTS.md "Expert")
     BOMB_AT = 10          # bomb an opponent's top play when he holds this many cards or fewer
     UNBEATEN_KEEP = 30    # lead score kept back for a group no unseen cards can beat
-    # ---- end game -----------------------------------------------------------------------
-    SOLVE_AT = 24         # solve exactly when every hand is known and they hold this many
+    # ---- end game (defaults of endgame_limits) -----------------------------------------
+    SOLVE_AT = 10         # solve exactly when every hand is known and they hold this many
                           # cards or fewer together (bench/RESULTS.md "End game")
-    SOLVE_NODES = 6000    # node budget of one decision's solve (then the rules above decide)
+    SOLVE_NODES = 1000    # node budget of one decision's solve (then the rules above decide)
+
+
+# The end-game limits in force (endgame_limits sets them for a run; read-only during it).
+cdef int solve_at = SOLVE_AT
+cdef long long solve_nodes = SOLVE_NODES
 
 
 # ---------------------------------------------------------------------------------------------
@@ -766,12 +771,15 @@ cdef int endgame_choose(const GameState* s, const u64* moves, int n, int rule_i)
         return rule_i
     for q in range(4):
         total += card_count(s.hand_lo[q], s.hand_hi[q])
-    if total > SOLVE_AT:
+    if total > solve_at:
         return rule_i
     S = thread_solver()
     if S == NULL:
         return rule_i
-    i = solve_pick(S, s, moves, n, rule_i, SOLVE_NODES)
+    # A fresh table: the move depends on the position alone (a thread's earlier solves differ
+    # with the thread count).
+    solver_clear(S)
+    i = solve_pick(S, s, moves, n, rule_i, solve_nodes)
     return i if i >= 0 else rule_i
 
 
@@ -782,6 +790,34 @@ _TYPE_NAMES = {T_SINGLE: "Single", T_PAIR: "Pair", T_TRIPS: "Trips",
                T_THREE_WITH_TWO: "ThreeWithTwo", T_STRAIGHT: "Straight",
                T_THREE_PAIR: "ThreePair", T_TWO_TRIPS: "TwoTrips", T_BOMB: "Bomb",
                T_STRAIGHT_FLUSH: "StraightFlush"}
+
+
+def endgame_limits(cards=None, nodes=None):
+    """The expert's exact end game: solved when every hand is known and at most ``cards``
+    cards remain (0: never), within ``nodes`` positions per decision. Sets the given ones
+    (for every expert of the process, from the next decision on: set them before a run, not
+    during one) and returns the previous ``(cards, nodes)``.
+
+    >>> old = endgame_limits(cards=0)        # the rules alone
+    >>> endgame_limits(*old) == (0, old[1])
+    True
+    >>> endgame_limits(nodes=0)
+    Traceback (most recent call last):
+    ...
+    ValueError: nodes must be >= 1, got 0
+    """
+    global solve_at, solve_nodes
+    from . import validate as _validate
+    old = (solve_at, solve_nodes)
+    if cards is not None:
+        cards = _validate.check_count(cards, "cards", 0, 108)
+    if nodes is not None:
+        nodes = _validate.check_count(nodes, "nodes", 1, 1 << 40)
+    if cards is not None:
+        solve_at = cards
+    if nodes is not None:
+        solve_nodes = nodes
+    return old
 
 
 def plan(hand, level=2):

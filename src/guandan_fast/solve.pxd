@@ -39,13 +39,19 @@ cdef void solver_clear(Solver* S) noexcept nogil
 
 # The calling thread's own solver (2**14 table entries, 2**15 arena moves), made on first use
 # and freed when the thread ends; NULL when out of memory. For agents without a context of
-# their own (the expert): allocated once per thread, never per move.
+# their own (the expert): allocated once per thread, never per move. A match runs on one
+# thread, so clearing it when a match starts (bots.pyx bot_init) makes its content depend on
+# the match alone.
 cdef Solver* thread_solver() noexcept nogil
+# The same without making it: NULL when this thread has none yet.
+cdef Solver* thread_solver_if_any() noexcept nogil
 
 # The index among moves[0 .. n) (any legal list of s.current, e.g. the compact one) of a move
 # that keeps the exact value of s, `prefer` when it does (else the solver's own best move when
 # listed, else the first that does, else the list's best); -1 when the node budget (shared by
-# the whole decision) ran out. Clears the table first (the pick depends on s alone).
+# the whole decision) ran out. The table is kept (what it holds is exact): a caller that must
+# decide the same whatever was solved before clears it (solver_clear) at a point every run
+# shares, e.g. the start of a match.
 cdef int solve_pick(Solver* S, const GameState* s, const u64* moves, int n, int prefer,
                     long long budget) noexcept nogil
 

@@ -125,6 +125,10 @@ cdef void free_thread_solver(void* p) noexcept nogil:
     solver_free(<Solver*>p)
 
 
+cdef Solver* thread_solver_if_any() noexcept nogil:
+    return <Solver*>gf_solver_get()
+
+
 cdef Solver* thread_solver() noexcept nogil:
     cdef Solver* S = <Solver*>gf_solver_get()
     if S == NULL:
@@ -157,7 +161,6 @@ cdef int solve_pick(Solver* S, const GameState* s, const u64* moves, int n, int 
     cdef bint maxi = (s.current & 1) == 0
     if n <= 0 or s.phase != PH_PLAY:
         return -1
-    solver_clear(S)
     if solver_run(S, s, left, &v, &blo, &bhi) != 1:
         return -1
     left -= S.nodes
