@@ -39,6 +39,8 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Callable
 
+from .validate import check_callable
+
 __all__ = ["KINDS", "AgentKind", "Agent", "AgentError", "parse_agent", "parse_agents",
            "policy_agent", "names", "SPEC_HELP"]
 
@@ -268,8 +270,7 @@ def policy_agent(policy: Callable, encoder: str = "default", name: str | None = 
     >>> g = Game(seed=0); a.move(g) in g.legal_moves()
     True
     """
-    if not callable(policy):
-        raise TypeError(f"policy must be callable, not {type(policy).__name__}")
+    check_callable(policy, "policy")
     if encoder not in _ENCODERS:
         raise ValueError(f"encoder must be one of {', '.join(_ENCODERS)}, got {encoder!r}")
     if name is None:

@@ -21,7 +21,7 @@ import contextlib
 import os
 
 from .rollouts import LinearPolicy, RolloutWorker, hand_returns  # noqa: F401  (re-exported)
-from .validate import check_count
+from .validate import check_callable, check_count
 
 __all__ = ["connected", "run_on_ray", "slots", "RolloutWorker", "LinearPolicy",
            "hand_returns", "rollout_actors", "collect"]
@@ -98,12 +98,16 @@ class _Stops:
 class _RunStop:
     """The driver's side of one run: ``run`` (an id for the tasks) and ``set()``."""
 
-    _actors: dict = {}   # job id -> the _Stops handle (kept: the actor lives while it is held)
+    _actors: dict = {}   # (job id, node id) -> the _Stops handle (held: the actor lives)
 
     def __init__(self, ray) -> None:
         import uuid
 
-        job = ray.get_runtime_context().get_job_id()
+        # A job id alone does not name a connection: every new local cluster numbers its
+        # jobs from 1 again, so a handle of a shut-down cluster would be reused (its tasks
+        # then find no actor and stop). The driver's node id is new with each cluster.
+        context = ray.get_runtime_context()
+        job = (context.get_job_id(), context.get_node_id())
         if job not in self._actors:
             self._actors.clear()   # handles of an earlier connection are dead
             self._actors[job] = ray.remote(_Stops).options(
@@ -245,8 +249,7 @@ def rollout_actors(n: int, policy, num_envs: int, seed: int = 0, **env_kwargs) -
 
     ray = _import_ray()
     check_count(n, "n", 1)
-    if not callable(policy):
-        raise TypeError(f"policy must be callable, not {type(policy).__name__}")
+    check_callable(policy, "policy")
     if not ray.is_initialized():
         raise RuntimeError("rollout_actors needs a Ray connection: call ray.init() first")
     cls = ray.remote(RolloutWorker).options(num_cpus=env_kwargs.get("threads", 1))

@@ -12,7 +12,7 @@ the same workers as Ray actors (``rollout_actors`` / ``collect``); docs/learning
 
 from __future__ import annotations
 
-from .validate import check_count
+from .validate import check_callable, check_count
 
 __all__ = ["RolloutWorker", "LinearPolicy", "hand_returns"]
 
@@ -77,8 +77,7 @@ class RolloutWorker:
 
         from .vecenv import VecEnv
 
-        if not callable(policy):
-            raise TypeError(f"policy must be callable, not {type(policy).__name__}")
+        check_callable(policy, "policy")
         if env_kwargs.get("action_mode", "abstract") != "abstract":
             raise ValueError("RolloutWorker plays the abstract action space: action_mode must "
                              f"be 'abstract', got {env_kwargs['action_mode']!r}")
@@ -89,8 +88,7 @@ class RolloutWorker:
 
     def set_policy(self, policy) -> None:
         """Replace the policy (new weights); the environments go on as they are."""
-        if not callable(policy):
-            raise TypeError(f"policy must be callable, not {type(policy).__name__}")
+        check_callable(policy, "policy")
         self.policy = policy
 
     def rollout(self, steps: int) -> dict:

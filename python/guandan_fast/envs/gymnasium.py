@@ -14,8 +14,9 @@ arguments are ``GuandanEnv``'s) and for ``gymnasium.make_vec`` (``GuandanVectorE
 
 >>> import gymnasium
 >>> import guandan_fast.envs.gymnasium
->>> gymnasium.make("guandan_fast/Guandan-v0", opponents="random").unwrapped.opponents
-(None, 'random', 'random', 'random')
+>>> env = gymnasium.make("guandan_fast/Guandan-v0", opponents="random")
+>>> [agent.name if agent else None for agent in env.unwrapped.opponents]
+[None, 'random', 'random', 'random']
 
 >>> from guandan_fast.envs.gymnasium import GuandanEnv
 >>> env = GuandanEnv(seat=0, opponents="greedy")
