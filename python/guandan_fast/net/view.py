@@ -10,7 +10,7 @@ search agents read the other hands only through their union and the counts (docs
 docs/search.md), which the view has exactly, so they decide as they would at a table of our
 own server; a Python agent gets ``Game.observation(seat)``, which shows only that too.
 
->>> from guandan_fast import FULL_DECK
+>>> from guandan_fast.cards import FULL_DECK
 >>> v = SeatView()
 >>> v.observe({'type': 'notify', 'stage': 'beginning', 'myPos': 1,
 ...            'handCards': list(FULL_DECK[27:54])})
@@ -19,7 +19,7 @@ own server; a Python agent gets ``Game.observation(seat)``, which shows only tha
 ...        'greaterPos': -1, 'greaterAction': None,
 ...        'publicInfo': [{'rest': 27, 'playArea': None}] * 4, 'actionList': []}
 >>> g = v.game(act)
->>> g.current_player, g.hand(1) == tuple(sorted(FULL_DECK[27:54], key=FULL_DECK.index))
+>>> g.current_player, sorted(g.hand(1)) == sorted(FULL_DECK[27:54])
 (1, True)
 """
 
