@@ -103,6 +103,17 @@ def test_simulate_with_search_agents_is_reproducible(agent):
     assert r1.agent_wins[agent] + r1.agent_wins["greedy"] == 2
 
 
+def test_search_agents_on_two_threads_at_once_play_as_on_one():
+    """18 matches are two chunks (simulate.MATCHES_PER_CHUNK), so two threads search at the
+    same time (the test above has one chunk: its second thread never works)."""
+    from guandan_fast.simulate import MATCHES_PER_CHUNK
+    agents = ("pimc:samples=2", "greedy", "ismcts:iterations=10", "greedy")
+    n = MATCHES_PER_CHUNK + 2
+    r1 = gf.simulate(matches=n, agents=agents, seed=6)
+    r2 = gf.simulate(matches=n, agents=agents, seed=6, threads=2)
+    assert r1 == r2 and r1.matches == n and r1.hands > n
+
+
 def test_cli_runs_a_search_agent(tmp_path, capsys):
     from guandan_fast.cli import main
     out = tmp_path / "g.jsonl"
