@@ -5,7 +5,7 @@ simulated hands. Flat after warm-up means nothing leaks per decision or per hand
     .venv/bin/python bench/bench_memory_soak.py --decisions 2000000 --hands 200000   # quick
 
 Prints RSS after warm-up (the first 5 % of the work) and at ten points along the way, with
-the rate; the last column is the growth since warm-up.
+the growth since warm-up, the rate and the time left.
 """
 
 from __future__ import annotations
@@ -24,6 +24,11 @@ def rss_mib() -> float:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) / 1024
     return float("nan")
+
+
+def left(elapsed: float, done: int, total: int) -> str:
+    """The time left at the rate so far, e.g. '12.5 min'."""
+    return f"{elapsed * (total - done) / done / 60:.1f} min" if done else "?"
 
 
 def vecenv_soak(decisions: int, envs: int) -> None:
@@ -46,7 +51,8 @@ def vecenv_soak(decisions: int, envs: int) -> None:
             base = r if base is None else base
             el = time.perf_counter() - t0
             print(f"  {marks[s]:>8}: {s * envs:>13,} decisions, RSS {r:7.1f} MiB "
-                  f"(+{r - base:.1f}), {s * envs / el:,.0f} decisions/s", flush=True)
+                  f"(+{r - base:.1f}), {s * envs / el:,.0f} decisions/s, "
+                  f"{left(el, s, steps)} left", flush=True)
 
 
 def simulate_soak(hands: int, chunk: int) -> None:
@@ -63,7 +69,7 @@ def simulate_soak(hands: int, chunk: int) -> None:
             base = r if base is None else base
             el = time.perf_counter() - t0
             print(f"  {done:>12,} hands, RSS {r:7.1f} MiB (+{r - base:.1f}), "
-                  f"{done / el:,.0f} hands/s", flush=True)
+                  f"{done / el:,.0f} hands/s, {left(el, done, hands)} left", flush=True)
             next_mark += max(chunk, hands // 10)
 
 

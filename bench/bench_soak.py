@@ -28,6 +28,7 @@ import json
 import os
 import random
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -116,13 +117,44 @@ async def client(url: str, seed: int, faults: Faults, lat: array, counts: dict,
     return seen
 
 
-async def load(port: int, tables: int, seed: int, faults: Faults, lat: array,
+async def load(port: int, clients: range, seed: int, faults: Faults, lat: array,
                counts: dict, policy: str) -> list:
     url = f"ws://127.0.0.1:{port}/game/"
     return await asyncio.gather(
-        *(client(url + f"c{i}", seed + i, faults, lat, counts, policy)
-          for i in range(4 * tables)),
+        *(client(url + f"c{i}", seed + i, faults, lat, counts, policy) for i in clients),
         return_exceptions=True)
+
+
+def run_clients(port: int, clients: range, seed: int, rate: float, policy: str) -> tuple:
+    """Clients ``clients`` (indices) in one asyncio loop of this process: (what each saw,
+    latencies, misbehaviour counts)."""
+    lat, counts = array("d"), dict.fromkeys(
+        ("garbage", "malformed", "binary", "twice", "stall", "disconnect"), 0)
+    seen = asyncio.run(load(port, clients, seed, Faults(rate), lat, counts, policy))
+    # exceptions travel between processes as text
+    seen = [repr(s) if isinstance(s, BaseException) else s for s in seen]
+    return seen, lat, counts
+
+
+def run_all_clients(port: int, n: int, procs: int, seed: int, rate: float,
+                    policy: str) -> tuple:
+    """``n`` clients in ``procs`` processes (forked; one: this one), merged."""
+    if procs == 1:
+        return run_clients(port, range(n), seed, rate, policy)
+    from concurrent.futures import ProcessPoolExecutor
+    import multiprocessing
+
+    parts = [range(k, n, procs) for k in range(procs)]
+    with ProcessPoolExecutor(procs, mp_context=multiprocessing.get_context("fork")) as ex:
+        done = list(ex.map(run_clients, [port] * procs, parts, [seed] * procs,
+                           [rate] * procs, [policy] * procs))
+    seen, lat, counts = [], array("d"), {}
+    for s, la, c in done:
+        seen += s
+        lat.extend(la)
+        for k, v in c.items():
+            counts[k] = counts.get(k, 0) + v
+    return seen, lat, counts
 
 
 def pct(xs, q: float) -> float:
@@ -158,6 +190,11 @@ def main(argv=None) -> int:
     ap.add_argument("--policy", choices=("random", "most"), default="random",
                     help="the clients' answers: a random index, or a move with the most cards "
                          "(games about 3x shorter)")
+    ap.add_argument("--client-procs", type=int, default=1,
+                    help="processes the clients run in (default 1; the tables' clients mix)")
+    ap.add_argument("--minutes", type=float, default=0.0,
+                    help="stop the server (Ctrl-C) after this long and report the games "
+                         "finished by then (0: play them all)")
     ap.add_argument("--record", help="the record file (default: a temporary file)")
     ap.add_argument("--profile", metavar="FILE", help="run the server under cProfile, stats to FILE")
     ap.add_argument("--server-prefix", default="",
@@ -175,26 +212,54 @@ def main(argv=None) -> int:
             "try: runpy.run_module('guandan_fast', run_name='__main__')\n"
             f"except SystemExit: pass\np.disable(); p.dump_stats({args.profile!r})"
             ] if args.profile else ["-m", "guandan_fast"]
+    server_log = tempfile.TemporaryFile()
     server = subprocess.Popen(
         [*args.server_prefix.split(), sys.executable, *prof, "serve", "--port", "0", "--quiet",
          "--tables", str(args.tables), "--games", str(args.games), "--rules", args.rules,
          "--seed", str(args.seed), "--handshake-pause", "0.01", "--record", args.record],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # the server's log goes to a file: a pipe read only at the end would fill up (64 KiB
+        # of warnings about the refused messages) and block the server mid-run
+        stdout=subprocess.PIPE, stderr=server_log, text=True)
     rss = []            # (seconds, games in the record, MiB)
     stop = threading.Event()
 
+    tty = sys.stderr.isatty()
+    shown = [0.0, False]   # when progress was last shown; a \r line is open
+
+    def progress(done: int, el: float, final: bool = False) -> None:
+        # games done, rate and time left: redrawn in place on a terminal, else a line a minute
+        if not final and el - shown[0] < (1.0 if tty else 60.0):
+            return
+        shown[0] = el
+        rate = done / el if el > 0 else 0.0
+        left = f"{(games - done) / rate / 60:.1f} min left" if rate > 0 else "? left"
+        text = f"soak: {done}/{games} games, {el / 60:.1f} min, {60 * rate:.2f} games/min, {left}"
+        if tty:
+            sys.stderr.write(f"\r{text}\x1b[K" + ("\n" if final else ""))
+            shown[1] = not final
+        else:
+            sys.stderr.write(text + "\n")
+        sys.stderr.flush()
+
     def sample():
         t0 = time.perf_counter()
+        done, offset = 0, 0
         while not stop.wait(0.5):
-            try:
+            try:   # the games appended since the last look (the record only grows)
                 with open(args.record, "rb") as f:
-                    done = sum(1 for line in f if b'"format"' in line)
+                    f.seek(offset)
+                    new = f.read()
+                cut = new.rfind(b"\n") + 1
+                done += new[:cut].count(b'"format"')
+                offset += cut
             except FileNotFoundError:
-                done = 0
+                pass
             try:
                 rss.append((time.perf_counter() - t0, done, rss_mib(server.pid)))
             except (FileNotFoundError, ProcessLookupError):
-                return
+                break
+            progress(done, time.perf_counter() - t0)
+        progress(done, time.perf_counter() - t0, final=True)
 
     try:
         line = server.stdout.readline()
@@ -202,39 +267,50 @@ def main(argv=None) -> int:
         cpu0, rss0 = cpu_seconds(server.pid), rss_mib(server.pid)
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
-        lat, counts = array("d"), dict.fromkeys(
-            ("garbage", "malformed", "binary", "twice", "stall", "disconnect"), 0)
         t0 = time.perf_counter()
-        seen = asyncio.run(load(port, args.tables, args.seed, Faults(args.fault_rate), lat,
-                                counts, args.policy))
+        limit = None
+        if args.minutes > 0:   # the server's own Ctrl-C: running games are recorded as cut
+            limit = threading.Timer(60 * args.minutes, server.send_signal, (signal.SIGINT,))
+            limit.start()
+        seen, lat, counts = run_all_clients(port, 4 * args.tables, args.client_procs,
+                                            args.seed, args.fault_rate, args.policy)
         elapsed = time.perf_counter() - t0
+        if limit is not None:
+            limit.cancel()
         out = server.stdout.read()
         _, status, usage = os.wait4(server.pid, 0)
         server.returncode = os.waitstatus_to_exitcode(status)
-        err = server.stderr.read()
+        server_log.seek(0)
+        err = server_log.read().decode("utf-8", "replace")
         stop.set()
         sampler.join()
     finally:
         if server.returncode is None:
             server.kill()
     cpu = usage.ru_utime + usage.ru_stime - cpu0
-    crashed = [s for s in seen if isinstance(s, BaseException)]
-    ok = [s for s in seen if not isinstance(s, BaseException)]
+    crashed = [s for s in seen if isinstance(s, str)]
+    ok = [s for s in seen if not isinstance(s, str)]
     acts = sum(s["acts"] for s in ok)
     m = re.search(r"(\d+) game\(s\)", out)
     server_games = int(m.group(1)) if m else 0
-    # a client that stayed must see every game end and a result for each
-    incomplete = len(crashed) + sum(
-        1 for s in ok if not s["left"] and (s["games"] != args.games or s["result"] is None))
+    stopped = server.returncode == 130     # --minutes: the server was stopped by Ctrl-C
+    # a client that stayed must see every game end and a result for each (unless stopped)
+    incomplete = len(crashed) + (0 if stopped else sum(
+        1 for s in ok if not s["left"] and (s["games"] != args.games or s["result"] is None)))
     headers, replayed, unfinished = check_record(args.record)
     ends = {}
     for h in headers:
         ends[h["server"]["end"]] = ends.get(h["server"]["end"], 0) + 1
+    finished = len(headers) - ends.get("interrupted", 0)
+    if stopped:
+        print(f"stopped after {args.minutes} min (--minutes): {finished} of {games} games "
+              f"finished, {ends.get('interrupted', 0)} cut short by the stop")
+        games = finished
     faults = sum(len(h["server"]["faults"]) for h in headers)
     xs = sorted(lat)
     warm = next((mib for _, done, mib in rss if done >= games // 10), None)
     print(f"{args.tables} tables x {args.games} games ({args.rules} rules), "
-          f"{4 * args.tables} clients ({args.policy}) on 127.0.0.1, fault rate {args.fault_rate}")
+          f"{4 * args.tables} clients ({args.policy}) in {args.client_procs} process(es) on 127.0.0.1, fault rate {args.fault_rate}")
     print(f"elapsed {elapsed:.1f} s: {games / elapsed:.2f} games/s, {acts / elapsed:.0f} acts/s "
           f"({acts} act messages)")
     print(f"server CPU {cpu:.1f} s while serving: {1e6 * cpu / max(acts, 1):.0f} us per act "
@@ -252,7 +328,8 @@ def main(argv=None) -> int:
           f"{unfinished} 'win' games that do not replay to the end")
     if crashed:
         print(f"client errors: {crashed[:3]!r}")
-    bad = (server.returncode != 0 or server_games != games or len(headers) != games
+    bad = (server.returncode not in (0, 130) or (server.returncode == 130 and not stopped)
+           or server_games != games or finished != games
            or unfinished or incomplete or "Traceback" in err)
     if bad:
         print(f"FAILED: server exit {server.returncode}, games {server_games}/{games}, record "

@@ -37,6 +37,18 @@ def chrome(width: int = 1280, height: int = 900):
     return webdriver.Chrome(options=opts, service=webdriver.ChromeService(executable_path=driver_path))
 
 
+def emulate_width(driver, width: int | None, height: int = 844) -> None:
+    """Lay pages out at ``width`` CSS pixels, as a phone of that width does (a window cannot
+    be narrower than about 500 pixels, so the device metrics are emulated, as the browser's
+    own phone mode does); None: back to the window's size."""
+    if width is None:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    else:
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                               {"width": width, "height": height, "deviceScaleFactor": 1,
+                                "mobile": True})
+
+
 class PlayServer:
     """``guandan-fast play``'s server (``cfg`` from ``play_config``) in a thread of its own."""
 

@@ -368,6 +368,34 @@ def test_replay_of_a_record_cut_mid_line_or_mid_match_says_so(files, tmp_path):
     assert "before the match is over" not in gf_run("replay", str(files / "good.jsonl")).stdout
 
 
+def _running_until(argv, rec, matches, **popen):
+    """``guandan-fast argv`` started and left running until its record ``rec`` holds
+    ``matches`` match headers (at most a minute); the process is returned."""
+    import time
+
+    proc = subprocess.Popen(CMD + argv, **popen)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        if rec.exists() and rec.read_bytes().count(b'"format"') >= matches:
+            break
+        time.sleep(0.05)
+    return proc
+
+
+def _interrupted(argv, rec, matches):
+    """``_running_until``, then Ctrl-C (SIGINT): (exit status, stdout, stderr, seconds it took
+    to stop)."""
+    import signal
+    import time
+
+    proc = _running_until(argv, rec, matches, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True)
+    t0 = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    return proc.returncode, out, err, time.monotonic() - t0
+
+
 @pytest.mark.parametrize("command", [
     ["simulate", "--matches", "100000", "--seed", "3", "--no-progress", "--yes"],
     ["tournament", "--agents", "random,greedy", "--deals", "100000", "--seed", "3",
@@ -377,17 +405,11 @@ def test_records_survive_sigkill(tmp_path, command):
     """A writer killed (SIGKILL) in the middle: every match before the cut replays, and a
     replay of the cut one is whole or says it is cut short."""
     import signal
-    import time
 
     rec = tmp_path / "killed.jsonl"
-    proc = subprocess.Popen(CMD + command + ["--record", str(rec)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
+    proc = _running_until(command + ["--record", str(rec)], rec, 3, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True)
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and proc.poll() is None:
-            if rec.exists() and rec.read_bytes().count(b'"format"') >= 3:
-                break
-            time.sleep(0.05)
         assert proc.poll() is None, proc.stderr.read()
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)
@@ -404,21 +426,10 @@ def test_records_survive_sigkill(tmp_path, command):
 
 
 def test_ctrl_c_on_simulate_says_how_far_it_got_and_keeps_whole_matches(tmp_path):
-    import signal
-    import time
-
     rec = tmp_path / "int.jsonl"
-    proc = subprocess.Popen(CMD + ["simulate", "--matches", "100000", "--seed", "2", "--yes",
-                                   "--record", str(rec)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and proc.poll() is None:
-        if rec.exists() and rec.read_bytes().count(b'"format"') >= 2:
-            break
-        time.sleep(0.05)
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=30)
-    assert proc.returncode == 130, err
+    code, out, err, _ = _interrupted(["simulate", "--matches", "100000", "--seed", "2", "--yes",
+                                      "--record", str(rec)], rec, 2)
+    assert code == 130, err
     assert "Traceback" not in err
     first = out.splitlines()[0]
     assert first.startswith("interrupted after ") and " of 100000 match(es)" in first, out
@@ -445,3 +456,151 @@ def test_simulate_interrupted_from_python_carries_the_partial_result():
     assert isinstance(part, gf.SimulationResult) and 0 < part.matches < 10_000_000
     assert part.hands > part.matches and sum(part.team_wins) == part.matches
     assert seen and max(seen) >= part.matches   # progress came along the way
+
+
+def test_ctrl_c_on_tournament_prints_the_totals_so_far_and_keeps_whole_matches(tmp_path):
+    rec = tmp_path / "int.jsonl"
+    code, out, err, seconds = _interrupted(["tournament", "--agents", "random,greedy",
+                                            "--deals", "100000", "--seed", "4", "--record",
+                                            str(rec)], rec, 5)
+    assert seconds < 5
+    assert code == 130, err
+    assert "Traceback" not in err
+    lines = out.splitlines()
+    assert lines[0].startswith("interrupted after ") and "of 200000 match(es)" in lines[0], out
+    assert "the totals so far (deals played in both seatings):" in lines[0], out
+    # the table of the deals so far: its deal count matches the record, whole matches only
+    deals = int(lines[1].split(" deals x 2 seatings")[0].rsplit(" ", 1)[1])
+    n = rec.read_bytes().count(b'"format"')
+    assert deals >= 2 and n in (2 * deals, 2 * deals + 1), (deals, n)
+    assert "random" in out and "standings (match wins / matches)" in out
+    assert f"/{2 * deals}" in lines[-1]
+    assert Game.from_record(str(rec), match=n - 1).is_over
+
+
+def test_tournament_interrupted_from_python_carries_the_partial_result():
+    import _thread
+
+    seen = []
+
+    def progress(n):
+        seen.append(n)
+        if n >= 40 and len(seen) == 5:
+            _thread.interrupt_main()      # Ctrl-C, once some jobs are done
+
+    try:
+        gf.tournament(["random", "greedy"], deals=100_000, seed=1, progress=progress)
+        raise AssertionError("not interrupted")
+    except KeyboardInterrupt as exc:
+        part = exc.partial
+    assert isinstance(part, gf.TournamentResult) and len(part.pairs) == 1
+    pair = part.pairs[0]
+    assert 20 <= pair.deals == part.deals < 100_000 and pair.matches == 2 * pair.deals
+    assert part.standings["random"]["matches"] == pair.matches
+    assert max(seen) >= pair.matches   # progress came along the way
+
+
+def test_ctrl_c_on_perft_prints_the_reference_count_so_far():
+    import re
+    import signal
+    import time
+
+    proc = subprocess.Popen(CMD + ["perft", "--depth", "3", "--seed", "0", "--no-progress"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().startswith("perft seed 0, depth 3")
+        assert proc.stdout.readline().startswith("compiled ")   # the reference runs now
+        time.sleep(1.5)
+        t0 = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+        assert time.monotonic() - t0 < 5
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    lines = out.splitlines()
+    assert lines[0].startswith("perft interrupted after ") and "complete counts" in lines[0]
+    m = re.fullmatch(r"reference +([\d,]+) leaves so far, below (\d+) of (\d+) first moves",
+                     lines[1])
+    assert m, out
+    done, total = int(m.group(2)), int(m.group(3))
+    assert 0 <= done < total
+    assert (int(m.group(1).replace(",", "")) > 0) == (done > 0)
+
+
+def _serving(argv, rec, enough):
+    """Start ``guandan-fast`` with ``argv`` (a server printing its URL first), one platform
+    client at it (``connect``), until ``enough(record text)``; then SIGKILL the server.
+    Returns the record's text at the kill."""
+    import signal
+    import time
+
+    proc = subprocess.Popen(CMD + argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    client = None
+    try:
+        line = proc.stdout.readline()
+        port = int(line.split("127.0.0.1:")[1].split("/")[0])
+        client = subprocess.Popen(CMD + ["connect", f"ws://127.0.0.1:{port}/game/me",
+                                         "--seed", "1"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and proc.poll() is None:
+            if rec.exists() and enough(rec.read_text(encoding="utf-8")):
+                break
+            time.sleep(0.02)
+        assert proc.poll() is None, proc.stderr.read()
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+        return rec.read_text(encoding="utf-8")
+    finally:
+        for p in (proc, client):
+            if p is not None and p.poll() is None:
+                p.kill()
+                p.wait()
+
+
+def test_serve_record_survives_sigkill(tmp_path):
+    """`serve` killed (SIGKILL) in the middle of a run: every game finished before the kill
+    is in the record whole and replays to its end; replay of the record says nothing is cut."""
+    rec = tmp_path / "serve.jsonl"
+    text = _serving(["serve", "--port", "0", "--tables", "1", "--games", "1000", "--bots",
+                     "1,2,3=greedy", "--handshake-pause", "0", "--quiet", "--record", str(rec)],
+                    rec, lambda t: t.count('"format"') >= 2)
+    headers = [json.loads(ln) for ln in text.splitlines() if '"format"' in ln]
+    assert len(headers) >= 2 and text.endswith("\n")
+    for i, h in enumerate(headers):
+        assert h["server"]["end"] == "win"
+        assert Game.from_record(str(rec), match=i).is_over
+    proc = gf_run("replay", str(rec), "--match", str(len(headers) - 1))
+    assert proc.returncode == 0, proc.stderr
+    assert "cut short" not in proc.stdout and "before the match is over" not in proc.stdout
+
+
+def test_play_record_survives_sigkill(tmp_path):
+    """`play --record` killed (SIGKILL) in the middle of a match: every hand finished before
+    the kill replays, and replay of the cut record says so in one line."""
+    rec = tmp_path / "play.jsonl"
+
+    def hands(t):
+        return sum(1 for ln in t.splitlines() if ln.startswith('{"hand"'))
+
+    seen = []
+
+    def enough(t):
+        seen.append(hands(t))
+        return seen[-1] >= 3
+    text = _serving(["play", "--no-browser", "--port", "0", "--delay", "0", "--seed", "2",
+                     "--record", str(rec)], rec, enough)
+    n = hands(text)
+    assert n >= max(seen) >= 3 and text.count('"format"') == 1
+    g = Game.from_record(str(rec))
+    assert len(g.results) >= n - 1 and not g.is_over
+    proc = gf_run("replay", str(rec))
+    assert proc.returncode == 0, proc.stderr
+    last = proc.stdout.rstrip().splitlines()[-1]
+    assert last.startswith("(the record of this match ends after ") and \
+        "before the match is over" in last, proc.stdout

@@ -2,7 +2,7 @@
 machine, loopback only): identical results to one process, records included; a worker killed
 mid-task; Ctrl-C; progress; bad arguments; the CLI's ``--ray [ADDRESS]``.
 
-One cluster (2 CPUs) for the whole module: Ray takes seconds to start.
+One cluster (2 CPUs) for the whole session: Ray takes seconds to start.
 """
 
 import os
@@ -35,18 +35,28 @@ def _no_cancel(*args, **kwargs):
     raise AssertionError("ray.cancel called")
 
 
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
-    arm = tmp_path_factory.mktemp("ray") / "kill-armed"
-    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False,
-             runtime_env={"worker_process_setup_hook": "ray_helpers.install",
-                          "env_vars": {"PYTHONPATH": str(TESTS), "GF_TEST_KILL_ARM": str(arm)}})
-    try:
-        with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(ray, "cancel", _no_cancel)
-            yield arm
-    finally:
+@pytest.fixture(scope="session")
+def kill_arm(tmp_path_factory):
+    """The file that arms the worker-killing fault (ray_helpers.install); shuts down at the end
+    the connection ``cluster`` keeps for the whole session."""
+    yield tmp_path_factory.mktemp("ray") / "kill-armed"
+    if ray.is_initialized():
         ray.shutdown()
+
+
+@pytest.fixture
+def cluster(kill_arm):
+    """The local cluster, started once per session: xdist runs other modules' tests between
+    these, which would tear a module fixture down and start Ray again. Started anew only
+    when a test of its group (the README's example) shut it down."""
+    if not ray.is_initialized():
+        ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False,
+                 runtime_env={"worker_process_setup_hook": "ray_helpers.install",
+                              "env_vars": {"PYTHONPATH": str(TESTS),
+                                           "GF_TEST_KILL_ARM": str(kill_arm)}})
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ray, "cancel", _no_cancel)
+        yield kill_arm
 
 
 def _wait_all_cpus_free(timeout=20.0) -> bool:

@@ -12,6 +12,8 @@ pytestmark = [pytest.mark.ray, pytest.mark.xdist_group("ray")]
 
 
 def test_a_run_after_reconnecting_equals_one_process():
+    if ray.is_initialized():    # the other Ray tests' connection
+        ray.shutdown()
     expected = gf.simulate(matches=200, seed=3)
     for _ in range(2):
         ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)

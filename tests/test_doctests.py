@@ -23,6 +23,10 @@ def test_module_docstrings(name):
 
 @pytest.mark.xdist_group("ray")     # its Ray example runs beside the other Ray tests
 def test_readme_examples():
+    import ray
+
+    if ray.is_initialized():    # the Ray tests' connection: the README makes its own
+        ray.shutdown()
     readme = pathlib.Path(__file__).resolve().parent.parent / "README.md"
     result = doctest.testfile(str(readme), module_relative=False, optionflags=FLAGS)
     assert result.failed == 0

@@ -240,7 +240,9 @@ FULL_MATCHES = 3
 ENDGAME_MATCHES = 60
 
 
-@pytest.fixture(scope="module")
+# Session scope: a module fixture is torn down whenever the worker runs a test of another
+# module in between (xdist interleaves them), and this one was then built twice.
+@pytest.fixture(scope="session")
 def battery():
     stats = Stats()
     for seed in range(FULL_MATCHES):

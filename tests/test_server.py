@@ -941,7 +941,8 @@ def test_soak_with_faulty_clients_short(tmp_path):
     rec = tmp_path / "soak.jsonl"
     script = pathlib.Path(__file__).resolve().parent.parent / "bench" / "bench_soak.py"
     out = subprocess.run([sys.executable, str(script), "--tables", "4", "--games", "1",
-                          "--fault-rate", "0.01", "--seed", "3", "--record", str(rec)],
+                          "--fault-rate", "0.01", "--seed", "3", "--record", str(rec),
+                          "--client-procs", "2"],
                          capture_output=True, text=True, timeout=LIMIT)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "record: 4 games" in out.stdout and "4 replay" in out.stdout, out.stdout

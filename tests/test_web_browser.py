@@ -9,9 +9,10 @@ from collections import Counter
 
 import pytest
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 
-from browser_helpers import PlayServer, chrome, wait_for
+from browser_helpers import PlayServer, chrome, emulate_width, wait_for
 from helpers import make_hands
 from guandan_fast import Game, Rules, simulate
 from guandan_fast.web.play import play_config
@@ -42,6 +43,7 @@ def test_replay_file_offline_stepped_to_the_end(browser, tmp_path):
         assert "match 1 of 2" in browser.find_element(By.ID, "gf-title").text
         # the start: 27 face-up cards per seat, the first hand, nothing played
         assert len(browser.find_elements(By.CSS_SELECTOR, "#gf-table .card")) == 108
+        assert browser.execute_script(CLIPPED)["bad"] == []     # every label shows
         # the keyboard steps too
         browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)
         last = browser.find_element(By.ID, "gf-last")
@@ -230,8 +232,13 @@ def test_return_reload_taken_seat_refusals_and_disconnection(browser):
         browser.find_element(By.ID, "gf-hint").click()
         wait_for(lambda: "hint (greedy)" in page_state(browser)["message"], what="the hint")
         # a message that is no legal answer is refused, with the server's reason shown
+        hinted = page_state(browser)
         browser.execute_script("window.gfPage.send('{\"actIndex\": 99999}')")
         wait_for(lambda: "out of range" in page_state(browser)["message"], what="the refusal")
+        # ... and nothing changed: the same question is pending, the same hand shown
+        after = page_state(browser)
+        assert after["act"] == hinted["act"] and after["asks"] == hinted["asks"]
+        assert after["hand"] == hinted["hand"]
         # a reload returns to the same game, same question
         browser.refresh()
         st = wait_for(lambda: (lambda s: s if s["act"] else None)(page_state(browser)), what="the rejoin")
@@ -257,9 +264,25 @@ def test_keyboard_alone_plays_a_move(browser):
     try:
         browser.get(server.url)
         st = wait_for(lambda: (lambda s: s if s["act"] else None)(page_state(browser)), what="the lead")
-        first = browser.find_element(By.CSS_SELECTOR, "#gf-seat-bottom button.card")
-        first.send_keys(Keys.SPACE)            # select the lowest card (the hand is redrawn,
-        card = browser.switch_to.active_element   # the focus stays on the card)
+        # the cards are labelled for screen readers: names, toggle states, a group
+        labels = browser.execute_script("""
+            return [...document.querySelectorAll('#gf-seat-bottom button.card')]
+              .map(b => [b.getAttribute('aria-label'), b.getAttribute('aria-pressed')]);""")
+        assert len(labels) == 27 and all(p == "false" for _, p in labels)
+        names = {lab for lab, _ in labels}
+        assert {"2 of spades", "10 of hearts", "queen of clubs", "king of hearts"} <= names
+        assert browser.find_element(By.ID, "gf-seat-bottom").get_attribute("aria-label") == "your hand"
+        # from the top of the page, Tab alone reaches the hand
+        body = browser.find_element(By.TAG_NAME, "body")
+        body.click()
+        for _ in range(10):
+            ActionChains(browser).send_keys(Keys.TAB).perform()
+            if browser.switch_to.active_element.get_attribute("data-code"):
+                break
+        first = browser.switch_to.active_element
+        assert first.get_attribute("data-index") == "0"
+        ActionChains(browser).send_keys(Keys.SPACE).perform()   # select the lowest card (the
+        card = browser.switch_to.active_element    # hand is redrawn, the focus stays on the card)
         assert card.get_attribute("aria-pressed") == "true"
         assert card.get_attribute("aria-label") == "2 of spades"
         card.send_keys(Keys.ARROW_RIGHT)
@@ -268,5 +291,214 @@ def test_keyboard_alone_plays_a_move(browser):
         wait_sent(browser, st["asks"])
         wait_for(lambda: "you: Single 2: S2" in browser.find_element(By.ID, "gf-log").text,
                  what="the move in the log")
+        # the play in the middle is labelled too
+        wait_for(lambda: browser.find_elements(
+            By.CSS_SELECTOR, '#gf-center .trick-bottom [aria-label="Single 2: S2"]'),
+            what="the labelled trick")
+        # P passes (when the turn comes back with a play to beat)
+        st = wait_for(lambda: (lambda s: s if s["act"] and s["act"]["actions"][0][0] == "PASS"
+                               else None)(page_state(browser)), timeout=20, what="a turn to follow")
+        ActionChains(browser).send_keys("p").perform()
+        wait_sent(browser, st["asks"])
+        wait_for(lambda: "you: PASS" in browser.find_element(By.ID, "gf-log").text,
+                 what="the pass in the log")
     finally:
         server.stop()
+
+
+def test_server_gone_is_shown_and_the_page_rejoins_the_same_game_when_it_is_back(browser, tmp_path):
+    """The play server stops (the record kept); the page says "disconnected" and keeps trying;
+    `play --resume` of the record on the same port: the page reconnects by itself and shows
+    the same match (the same hand of cards, hand number and levels) without a reload."""
+    from guandan_fast.web.play import resume_game
+
+    rec = tmp_path / "r.jsonl"
+    cfg = play_config(seat=0, agents="greedy", rules=Rules.platform(), seed=21, record=str(rec))
+    server = PlayServer(cfg)
+    port = server.server.port
+    try:
+        browser.get(server.url)
+        st = wait_for(lambda: (lambda s: s if s["act"] else None)(page_state(browser)),
+                      what="the first question")
+        before = sorted(st["hand"])
+        levels = browser.find_element(By.ID, "gf-levels").text
+    finally:
+        server.stop()
+    wait_for(lambda: "disconnected" in page_state(browser)["conn"], what="the disconnection")
+    assert page_state(browser)["act"] is None          # nothing can be sent meanwhile
+    assert browser.find_element(By.ID, "gf-pass").get_attribute("disabled")
+    game, _ = resume_game(rec)
+    again = play_config(seat=0, agents="greedy", rules=Rules.platform(), port=port,
+                        record=str(rec), resume=game)
+    server = PlayServer(again)
+    try:
+        st = wait_for(lambda: (lambda s: s if s["act"] and s["conn"].startswith("connected")
+                               else None)(page_state(browser)), timeout=15,
+                      what="the reconnection")
+        assert sorted(st["hand"]) == before
+        assert browser.find_element(By.ID, "gf-levels").text == levels
+    finally:
+        server.stop()
+
+
+def serve_in_thread(cfg):
+    """A `serve` GameServer (``cfg``: a ServerConfig) in a thread of its own; returns
+    (server, loop, stop())."""
+    import asyncio
+    import threading
+
+    from guandan_fast.net.server import GameServer
+
+    loop = asyncio.new_event_loop()
+    server = GameServer(cfg)
+    started = threading.Event()
+
+    def run():
+        asyncio.set_event_loop(loop)
+        loop.run_until_complete(server.start())
+        started.set()
+        loop.run_forever()
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    assert started.wait(10)
+
+    def stop():
+        asyncio.run_coroutine_threadsafe(server.stop(), loop).result(10)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+        loop.close()
+    return server, loop, stop
+
+
+def test_page_sits_at_a_serve_table_beside_platform_bots(browser, tmp_path):
+    """The page opened from disk with ?server=ws://.../game/NAME sits at a table that
+    `serve` hosts, with three platform clients (`connect`'s agent) in the other seats: the
+    person plays moves through the page; the table's counts and plays come from the
+    protocol's own messages, and the server's record holds the person's moves."""
+    import asyncio
+
+    from guandan_fast.net.client import play as platform_client
+    from guandan_fast.net.server import ServerConfig
+    from guandan_fast.web.pages import page
+
+    rec = tmp_path / "serve.jsonl"
+    cfg = ServerConfig(port=0, tables=1, games=1, seed=8, handshake_pause=0.01,
+                       error_messages=False, record=str(rec))
+    server, loop, stop = serve_in_thread(cfg)
+    url = f"ws://127.0.0.1:{server.port}/game/"
+    doc = tmp_path / "page.html"
+    doc.write_text(page("play", {"seat": 0, "delay": 0, "name": "web"}), encoding="utf-8")
+    try:
+        browser.get(doc.as_uri() + "?server=" + url + "person")
+        wait_for(lambda: "connected" in page_state(browser)["conn"], what="the connection")
+        bots = [asyncio.run_coroutine_threadsafe(platform_client(url + f"bot{k}", "greedy", k),
+                                                 loop) for k in range(3)]
+        sent = []
+        for _ in range(3):
+            st = wait_for(lambda: (lambda s: s if s["act"] and s["act"]["stage"] == "play"
+                                   else None)(page_state(browser)), timeout=30,
+                          what="the person's turn")
+            plays = [i for i, a in enumerate(st["act"]["actions"]) if a[0] != "PASS"]
+            action = st["act"]["actions"][plays[0]]
+            select(browser, action[2])
+            r = readings(browser)
+            assert plays[0] in r, r
+            browser.find_element(By.CSS_SELECTOR,
+                                 f'#gf-readings button[data-index="{plays[0]}"]').click()
+            sent.append(action)
+            wait_sent(browser, st["asks"])
+        seat = st_seat(browser)
+        # the other seats' counts come from publicInfo: 27 minus what each has played
+        counts = browser.execute_script("return window.gfPage.model.counts")
+        assert counts[seat] is not None and all(0 < c <= 27 for c in counts)
+        assert "hint" not in browser.find_element(By.ID, "gf-message").text
+        assert browser.find_element(By.ID, "gf-hint").get_attribute("disabled")
+    finally:
+        stop()
+        for b in bots:
+            b.cancel()
+    # the server's record (written as the table was stopped) holds the person's moves
+    moves = json.loads(rec.read_text().splitlines()[1])["moves"]
+    mine = [a for s, a in moves if s == seat and a[0] not in ("PASS", "tribute", "back")]
+    assert [[a[0], a[1], sorted(a[2])] for a in mine[:3]] == \
+        [[a[0], a[1], sorted(a[2])] for a in sent]
+
+
+def st_seat(browser) -> int:
+    return browser.execute_script("return window.gfPage.model.me")
+
+
+# -- phone width ------------------------------------------------------------------------------
+
+PHONE = 375
+
+CLIPPED = """
+// Every card's label (rank or JOKER) inside its card and not covered by the next card of its
+// row; every seat heading unclipped; no horizontal scroll.
+const bad = [];
+for (const c of document.querySelectorAll('.card')) {
+  const label = c.querySelector('.rank, .joker');
+  const lr = label.getBoundingClientRect(), cr = c.getBoundingClientRect();
+  if (lr.left < cr.left - 0.5 || lr.right > cr.right + 0.5 || lr.right > innerWidth)
+    bad.push(c.dataset.code + ' outside its card');
+  const next = c.nextElementSibling;
+  if (next && next.classList.contains('card')) {
+    const nr = next.getBoundingClientRect();
+    if (Math.abs(nr.top - cr.top) < 1 && nr.left < lr.right - 0.5)
+      bad.push(c.dataset.code + ' label covered by ' + next.dataset.code +
+               ' (' + (lr.right - nr.left).toFixed(1) + ' px)');
+  }
+}
+for (const h of document.querySelectorAll('h1, h2, .status, button, select'))
+  if (h.scrollWidth > h.clientWidth + 1) bad.push('clipped: ' + h.textContent.slice(0, 40));
+const doc = document.documentElement;
+if (doc.scrollWidth > doc.clientWidth) bad.push('horizontal scroll: ' + doc.scrollWidth + ' > ' + doc.clientWidth);
+return {bad, width: doc.clientWidth, cards: document.querySelectorAll('.card').length};
+"""
+
+
+@pytest.fixture
+def phone(browser):
+    """The browser at a phone's width (375 CSS pixels)."""
+    emulate_width(browser, PHONE, 812)
+    yield browser
+    emulate_width(browser, None)
+
+
+def test_play_page_at_phone_width_clips_no_card(phone, tmp_path):
+    start = Game.setup(person_hand(), levels=(7, 7), declarer=1, previous_finish=None,
+                       leader=0, seed=1, rules=Rules.platform())
+    server = PlayServer(play_config(seat=0, agents="greedy", rules=Rules.platform(),
+                                    resume=start))
+    try:
+        phone.get(server.url)
+        wait_for(lambda: page_state(phone)["act"], what="the lead")
+        select(phone, ["ST", "HT"])                   # raised cards, two readings' worth
+        seen = phone.execute_script(CLIPPED)
+        assert seen["width"] == PHONE and seen["cards"] == 27
+        assert seen["bad"] == []
+        phone.find_element(By.CSS_SELECTOR, "#gf-readings button").click()
+        wait_for(lambda: "you: Pair T" in phone.find_element(By.ID, "gf-log").text,
+                 what="the pair in the log")
+        wait_for(lambda: phone.find_elements(By.CSS_SELECTOR, "#gf-center .card"),
+                 what="the trick")
+        seen = phone.execute_script(CLIPPED)
+        assert seen["bad"] == []
+    finally:
+        server.stop()
+
+
+def test_viewer_at_phone_width_clips_no_card(phone, tmp_path):
+    rec = tmp_path / "r.jsonl"
+    simulate(matches=1, agents=("greedy", "random", "greedy", "random"), seed=2, record=str(rec))
+    page = tmp_path / "m.html"
+    page.write_text(viewer_html(match_document(rec, 0)), encoding="utf-8")
+    phone.get(page.as_uri())
+    seen = phone.execute_script(CLIPPED)
+    assert seen["width"] == PHONE and seen["cards"] == 108 and seen["bad"] == []
+    for _ in range(5):                                  # a few tricks in: cards in the middle
+        phone.find_element(By.ID, "gf-trick-next").click()
+    phone.find_element(By.ID, "gf-next").click()
+    seen = phone.execute_script(CLIPPED)
+    assert seen["bad"] == []

@@ -15,7 +15,7 @@ import tempfile
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent / "tests"))
 
-from browser_helpers import PlayServer, chrome, wait_for  # noqa: E402
+from browser_helpers import PlayServer, chrome, emulate_width, wait_for  # noqa: E402
 
 from guandan_fast import Game, Rules, simulate  # noqa: E402
 from guandan_fast.web.play import play_config  # noqa: E402
@@ -47,8 +47,9 @@ def play_until_asked(driver, server, plays: int) -> None:
 
 
 def main() -> None:
-    for name, (w, h) in {"laptop": (1280, 860), "phone": (390, 980)}.items():
-        driver = chrome(w, h)
+    for name, (w, h) in {"laptop": (1280, 860), "phone": (390, 1100)}.items():
+        driver = chrome(max(w, 800), h)
+        emulate_width(driver, w, h)
         try:
             cfg = play_config(seat=0, agents="greedy", rules=Rules.platform(), seed=11)
             server = PlayServer(cfg)

@@ -207,12 +207,17 @@ def _cmd_tournament(args) -> int:
         ray = {} if args.ray is None else dict(cluster="ray", address=args.ray or None)
         res = tournament(agents, deals=args.deals, seed=args.seed, rules=rules,
                          workers=args.workers, record=args.record, progress=bar, **ray)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         bar.close()
+        part = getattr(exc, "partial", None)
         print(f"interrupted after {bar.done} of {bar.total} match(es), "
               f"{time.perf_counter() - bar.t0:.1f} s"
               + (f" (the record {args.record} ends on the last whole match)"
-                 if args.record else ""), flush=True)
+                 if args.record else "")
+              + ("; no deal was played in both seatings yet" if part is None
+                 else "; the totals so far (deals played in both seatings):"), flush=True)
+        if part is not None:
+            print(part.table(), flush=True)
         return 130
     finally:
         bar.close()
@@ -308,11 +313,14 @@ def _cmd_perft(args) -> int:
         perft.perft_report(seed=args.seed, depth=args.depth, rules=rules, per_move=args.per_move,
                            reference=reference, progress=progress,
                            emit=lambda line: print(line, flush=True))
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         bar.close()
+        part = getattr(exc, "partial", None)
         print(f"perft interrupted after {time.perf_counter() - t0:.1f} s (seed {args.seed}, "
-              f"depth {args.depth}): the lines above are complete counts; the count in "
-              f"progress is not printed", flush=True)
+              f"depth {args.depth}): the lines above are complete counts", flush=True)
+        if part is not None:
+            print(f"reference  {part.leaves:>14,} leaves so far, below {len(part.counts)} of "
+                  f"{part.first_moves} first moves", flush=True)
         return 130
     bar.close()
     return 0

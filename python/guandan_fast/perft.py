@@ -21,7 +21,8 @@ import time
 from .rules import Rules
 from .validate import check_callable, check_count
 
-__all__ = ["perft", "perft_reference", "perft_report", "count_leaves", "estimate_seconds"]
+__all__ = ["perft", "perft_reference", "perft_report", "count_leaves", "estimate_seconds",
+           "PerftPartial"]
 
 
 def _check(depth) -> int:
@@ -61,7 +62,8 @@ def count_leaves(game, depth: int, children=None) -> int:
 def perft_reference(seed: int, depth: int, rules: Rules = Rules(), per_move: bool = False,
                     progress=None):
     """The same count over the reference ``Game`` (clone + play; slow: depth <= 2 or 3).
-    ``progress(done, total)`` is called after each first move's subtree.
+    ``progress(done, total)`` is called after each first move's subtree. Ctrl-C stops it:
+    ``KeyboardInterrupt`` with ``.partial``, a ``PerftPartial`` (the subtrees counted).
 
     >>> seen = []
     >>> perft_reference(1, 1, progress=lambda done, total: seen.append((done, total)))
@@ -78,13 +80,39 @@ def perft_reference(seed: int, depth: int, rules: Rules = Rules(), per_move: boo
         return {} if per_move else 1
     out = {}
     moves = root.legal_moves()
-    for k, m in enumerate(moves):
-        child = root.clone()
-        child.play(m)
-        out[m] = count_leaves(child, depth - 1)
-        if progress is not None:
-            progress(k + 1, len(moves))
+    try:
+        for k, m in enumerate(moves):
+            child = root.clone()
+            child.play(m)
+            out[m] = count_leaves(child, depth - 1)
+            if progress is not None:
+                progress(k + 1, len(moves))
+    except KeyboardInterrupt as exc:
+        # Ctrl-C: the counts of the first moves whose subtrees are done ride on the exception
+        exc.partial = PerftPartial(dict(out), len(moves))
+        raise
     return out if per_move else sum(out.values())
+
+
+class PerftPartial:
+    """What an interrupted ``perft_reference`` had counted: ``counts`` (first move -> leaves,
+    the subtrees done), of ``first_moves`` in all; ``leaves``: their sum.
+
+    >>> p = PerftPartial({"a": 3, "b": 4}, 10)
+    >>> p.leaves, p
+    (7, PerftPartial(7 leaves below 2 of 10 first moves))
+    """
+
+    def __init__(self, counts: dict, first_moves: int) -> None:
+        self.counts, self.first_moves = counts, first_moves
+
+    @property
+    def leaves(self) -> int:
+        return sum(self.counts.values())
+
+    def __repr__(self) -> str:
+        return (f"PerftPartial({self.leaves:,} leaves below {len(self.counts)} of "
+                f"{self.first_moves} first moves)")
 
 
 def estimate_seconds(seed: int, depth: int, rules: Rules = Rules(), per_move: bool = False,

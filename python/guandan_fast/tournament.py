@@ -364,7 +364,8 @@ def tournament(agents, deals: int, seed: int = 0, rules: Rules = Rules(), worker
     thread). ``progress(n)`` is called with the matches done. ``cluster='ray'``: the deals are
     played as Ray tasks on the cluster at ``address``, with the same result (Python agents
     must then be importable or picklable on the workers; not with ``record``;
-    docs/distributed.md).
+    docs/distributed.md). Ctrl-C stops it: ``KeyboardInterrupt`` with ``.partial``, the
+    ``TournamentResult`` of the deals played in both seatings so far (None before the first).
 
     >>> tournament(["greedy"], deals=5)
     Traceback (most recent call last):
@@ -406,25 +407,42 @@ def tournament(agents, deals: int, seed: int = 0, rules: Rules = Rules(), worker
 
     order = Ordered(len(jobs), merge, after)
     t0 = time.perf_counter()
-    if cluster == "ray":
-        _run_on_ray(order, work, address)
-    elif record is not None:
-        _run_recorded(order, work, record)
-    else:
-        # Compiled pairs in threads (no GIL), then the others in forked processes.
-        order.set_queue(j for j in range(len(jobs)) if work.compiled(j))
-        run_threads(order, workers, work, name="guandan-tourney")
-        order.set_queue(j for j in range(len(jobs)) if not work.compiled(j))
-        run_processes(order, workers, work)
-    elapsed = time.perf_counter() - t0
+    try:
+        if cluster == "ray":
+            _run_on_ray(order, work, address)
+        elif record is not None:
+            _run_recorded(order, work, record)
+        else:
+            # Compiled pairs in threads (no GIL), then the others in forked processes.
+            order.set_queue(j for j in range(len(jobs)) if work.compiled(j))
+            run_threads(order, workers, work, name="guandan-tourney")
+            order.set_queue(j for j in range(len(jobs)) if not work.compiled(j))
+            run_processes(order, workers, work)
+    except KeyboardInterrupt as exc:
+        # Ctrl-C: the pairs' whole deals so far ride on the exception as ``partial`` (None
+        # before the first one); the record ends on a whole match
+        exc.partial = _collect(roster, pairs, jobs, rows_of, seed, rules, workers,
+                               time.perf_counter() - t0, partial=True)
+        raise
+    return _collect(roster, pairs, jobs, rows_of, seed, rules, workers,
+                    time.perf_counter() - t0)
 
+
+def _collect(roster, pairs, jobs, rows_of, seed, rules, workers, elapsed,
+             partial=False) -> TournamentResult | None:
+    """The result from the jobs' outcome rows. ``partial``: only the jobs done (the pairs with
+    none left out; ``deals`` is then the most any pair played), None when no deal is whole."""
     import numpy as np
 
     results = []
     for pi, (a, b) in enumerate(pairs):
-        rows = np.concatenate([np.asarray(rows_of[j], dtype=np.int64).reshape(-1, 6)
-                               for j, job in enumerate(jobs) if job[0] == pi])
-        results.append(_pair_result(a.name, b.name, rows))
+        parts = [np.asarray(rows_of[j], dtype=np.int64).reshape(-1, 6)
+                 for j, job in enumerate(jobs) if job[0] == pi and j in rows_of]
+        if parts and sum(len(p) for p in parts):
+            results.append(_pair_result(a.name, b.name, np.concatenate(parts)))
+    if partial and not results:
+        return None
+    deals = max(p.deals for p in results) if partial else jobs[-1][2]
     return TournamentResult(agents=tuple(a.name for a in roster), deals=deals, seed=seed,
                             rules=rules, pairs=results, workers=workers, elapsed=elapsed)
 
@@ -452,18 +470,25 @@ def _run_recorded(order, work, path) -> None:
         for j, (pi, d0, d1) in enumerate(work.jobs):
             pair = work.pairs[pi]
             rows = []
-            for d in range(d0, d1):
-                for s in (0, 1):
-                    seats = _seating(*pair, s)
-                    if all(a.compiled for a in seats):
-                        ms, actions, _ = record_match(seed, d, tuple(a.code for a in seats),
-                                                      rules, search=[a.search_spec for a in seats])
-                        game = Game(seed=ms, rules=rules)
-                        for seat, lo, hi in actions.tolist():
-                            game.play_words(lo, hi)
-                    else:
-                        game = _play_python(_deal_seed(seed, d), seats, rules)
-                    out.write(game, [a.name for a in seats],
-                              tournament={"seed": seed, "deal": d, "seating": s})
-                    rows.append(_outcome_of(game))
+            try:
+                for d in range(d0, d1):
+                    for s in (0, 1):
+                        seats = _seating(*pair, s)
+                        if all(a.compiled for a in seats):
+                            ms, actions, _ = record_match(seed, d, tuple(a.code for a in seats),
+                                                          rules,
+                                                          search=[a.search_spec for a in seats])
+                            game = Game(seed=ms, rules=rules)
+                            for seat, lo, hi in actions.tolist():
+                                game.play_words(lo, hi)
+                        else:
+                            game = _play_python(_deal_seed(seed, d), seats, rules)
+                        out.write(game, [a.name for a in seats],
+                                  tournament={"seed": seed, "deal": d, "seating": s})
+                        rows.append(_outcome_of(game))
+            except KeyboardInterrupt:
+                # the whole deals of this job count in the partial result (both seatings)
+                if len(rows) >= 2:
+                    order.put(j, rows[:len(rows) - len(rows) % 2])
+                raise
             order.put(j, rows)

@@ -28,6 +28,32 @@ def check_reward(reward):
     return reward
 
 
+RENDER_MODES = ("ansi", "svg")
+
+
+def check_render_mode(render_mode):
+    if render_mode is not None and render_mode not in RENDER_MODES:
+        raise ValueError(f"render_mode must be None, 'ansi' or 'svg', got {render_mode!r}")
+    return render_mode
+
+
+def render(game: Game | None, render_mode: str, seat: int | None = None):
+    """What ``render()`` of an adapter returns in ``render_mode`` ('ansi': ``table``; 'svg':
+    the ``guandan_fast.svg`` picture from ``seat``'s view, every hand open when None).
+
+    >>> render(None, "ansi")
+    'no match yet: call reset()'
+    >>> render(Game(seed=0), "svg", seat=0).startswith("<svg")
+    True
+    """
+    if game is None:
+        return "no match yet: call reset()"
+    if render_mode == "svg":   # a picture (Jupyter displays it)
+        from ..svg import table as picture
+        return picture(game, seat=seat)
+    return table(game)
+
+
 def hand_value(finish_order, steps=(3, 2, 1)) -> int:
     """Levels a hand is worth to its winners (``rules.upgrade_steps``: 3, 2 or 1 by default)
     as the partner of the first finisher finished 2nd, 3rd or last (a double-down is listed

@@ -80,7 +80,7 @@ class GuandanEnv(gymnasium.Env):
     sample without the mask). ``max_hands``: truncate after this many hands.
     """
 
-    metadata = {"render_modes": ["ansi", "svg"]}
+    metadata = {"render_modes": list(_common.RENDER_MODES)}
 
     def __init__(self, seat=0, opponents="greedy", rules=Rules(), encoder="default",
                  reward="match", illegal_action="raise", max_hands=None, render_mode=None):
@@ -93,9 +93,7 @@ class GuandanEnv(gymnasium.Env):
                              f"got {illegal_action!r}")
         self.illegal_action = illegal_action
         self.max_hands = None if max_hands is None else check_count(max_hands, "max_hands", 1)
-        if render_mode not in (None, "ansi", "svg"):
-            raise ValueError(f"render_mode must be None, 'ansi' or 'svg', got {render_mode!r}")
-        self.render_mode = render_mode
+        self.render_mode = _common.check_render_mode(render_mode)
         self._spaces = Spaces(encoder)
         self.observation_space = self._spaces.observation_space()
         self.action_space = gymnasium.spaces.Discrete(self._spaces.num_actions)
@@ -174,12 +172,7 @@ class GuandanEnv(gymnasium.Env):
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode ('ansi' or 'svg')")
             return None
-        if self.game is None:
-            return "no match yet: call reset()"
-        if self.render_mode == "svg":   # a picture (guandan_fast.svg; Jupyter displays it)
-            from ..svg import table
-            return table(self.game, seat=self.seat)
-        return _common.table(self.game)
+        return _common.render(self.game, self.render_mode, seat=self.seat)
 
 
 

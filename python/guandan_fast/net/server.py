@@ -529,13 +529,21 @@ class _Table:
                               server={"table": self.index, "game": number, "players": names,
                                       "end": end,
                                       "faults": [f for f in self.faults if f["game"] == number]})
+        text = "\n".join(lines) + "\n"
+        if not self.cfg.record_each_hand:
+            with open(self.cfg.record, "a", encoding="utf-8") as f:
+                f.write(text)
+            return
+        # The game's earlier (partial) record, the file's last one, is overwritten in place
+        # and the file cut after the new one only then: a kill at any moment leaves at least
+        # the hands written before (the new text starts with them).
         with open(self.cfg.record, "a", encoding="utf-8") as f:
-            if self.cfg.record_each_hand:
-                # the game's earlier (partial) record is replaced: it is the file's last one
-                if self.record_offset is None:
-                    self.record_offset = f.seek(0, 2)
-                f.truncate(self.record_offset)
-            f.write("\n".join(lines) + "\n")
+            if self.record_offset is None:
+                self.record_offset = f.seek(0, 2)
+        with open(self.cfg.record, "r+", encoding="utf-8") as f:
+            f.seek(self.record_offset)
+            f.write(text)
+            f.truncate()
         if end != "playing":
             self.record_offset = None
 
@@ -675,9 +683,13 @@ class GameServer:
         if len(self._lobby) == len(self.cfg.remote_seats):
             clients, self._lobby = self._lobby, []
             self._open_table(clients)
+        await self._hold(client, ws, reader)
+
+    @staticmethod
+    async def _hold(client: _Client, ws, reader) -> None:
+        """Keep connection ``ws`` of ``client`` until its table ends (or it leaves the lobby),
+        then close it with the table's reason; returning from the handler closes it."""
         try:
-            # The connection lives until its table ends (or it leaves the lobby); returning
-            # from the handler closes it.
             await client.done.wait()
             if not client.closed and client.ws is ws:
                 code, reason = client.close_with
@@ -713,14 +725,7 @@ class GameServer:
         await client.send(json.dumps(table.state_message(seat)), self.cfg.timeout)
         if client.question is not None:
             await client.send(client.question, self.cfg.timeout)
-        try:
-            await client.done.wait()
-            if not client.closed and client.ws is ws:
-                code, reason = client.close_with
-                client._gone(f"by the server ({code} {reason!r})")
-                await ws.close(code, reason)
-        finally:
-            reader.cancel()
+        await self._hold(client, ws, reader)
         return True
 
     async def _read(self, client: _Client, ws=None) -> None:

@@ -26,6 +26,8 @@ from ..svg import SUIT_PATHS, card_label, sort_for_level, suit_symbols
 __all__ = ["asset", "deck_info", "page", "json_for_script", "favicon"]
 
 PAGES = {"viewer": ("viewer.js",), "play": ("play.js",)}
+#: Where a page's body takes the table both pages share (``table.html``).
+TABLE_MARK = "<!--table.html-->\n"
 
 
 def asset(name: str) -> str:
@@ -59,7 +61,7 @@ def page(kind: str, config: dict, title: str = "guandan-fast") -> str:
     if kind not in PAGES:
         raise ValueError(f"unknown page {kind!r}")
     scripts = "".join(f"<script>\n{asset(name)}\n</script>" for name in ("table.js",) + PAGES[kind])
-    body = asset(f"{kind}.html")
+    body = asset(f"{kind}.html").replace(TABLE_MARK, asset("table.html"))
     data = dict(config, deck=deck_info())
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"

@@ -52,7 +52,8 @@ class raw_env(AECEnv):
     view as a picture, ``guandan_fast.svg.table``).
     """
 
-    metadata = {"render_modes": ["ansi", "svg"], "name": "guandan_v0", "is_parallelizable": False}
+    metadata = {"render_modes": list(_common.RENDER_MODES), "name": "guandan_v0",
+                "is_parallelizable": False}
 
     def __init__(self, rules=Rules(), encoder="default", reward="match", max_hands=None,
                  render_mode=None):
@@ -60,9 +61,7 @@ class raw_env(AECEnv):
         self.rules = check_rules(rules)
         self.reward_mode = _common.check_reward(reward)
         self.max_hands = None if max_hands is None else check_count(max_hands, "max_hands", 1)
-        if render_mode not in (None, "ansi", "svg"):
-            raise ValueError(f"render_mode must be None, 'ansi' or 'svg', got {render_mode!r}")
-        self.render_mode = render_mode
+        self.render_mode = _common.check_render_mode(render_mode)
         self._spaces = Spaces(encoder)
         n = self._spaces.num_actions
         self.possible_agents = list(_common.AGENTS)
@@ -137,12 +136,7 @@ class raw_env(AECEnv):
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode ('ansi' or 'svg')")
             return None
-        if self.game is None:
-            return "no match yet: call reset()"
-        if self.render_mode == "svg":   # a picture (guandan_fast.svg; Jupyter displays it)
-            from ...svg import table
-            return table(self.game)
-        return _common.table(self.game)
+        return _common.render(self.game, self.render_mode, seat=None)
 
     def close(self):
         pass

@@ -290,6 +290,7 @@
     else if (e.key === "Enter" && rs.length === 1 && !(e.target.classList && e.target.classList.contains("reading"))) { choose(rs[0]); e.preventDefault(); }
     else if (/^[1-9]$/.test(e.key) && rs.length > 1 && Number(e.key) <= rs.length) { choose(rs[Number(e.key) - 1]); e.preventDefault(); }
   });
+  $("gf-seat-bottom").setAttribute("aria-label", "your hand");
   window.gfPage = {send, model};   // for the tests and the curious: the raw connection
   render();
   connect();

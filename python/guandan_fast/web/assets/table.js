@@ -42,7 +42,7 @@ const GF = (() => {
     if (code === "SB" || code === "HR") {
       e.append(el("span", {class: "joker", "aria-hidden": "true", text: "JOKER"}), el("span", {class: "blob"}));
     } else {
-      e.append(el("span", {class: "rank", "aria-hidden": "true", text: code[1] === "T" ? "10" : code[1]}),
+      e.append(el("span", {class: code[1] === "T" ? "rank ten" : "rank", "aria-hidden": "true", text: code[1] === "T" ? "10" : code[1]}),
                suit(code[0], "pip"), suit(code[0], "big"));
       if (d.wild.includes(code)) e.append(el("span", {class: "star", "aria-hidden": "true", text: "\u2605"}));
     }
