@@ -34,7 +34,7 @@ def deal_counts(pair: dict) -> tuple:
 
 
 def main(paths) -> None:
-    counts, hands, pair_names = [0, 0, 0], [0, 0], None
+    counts, hands, levels, pair_names = [0, 0, 0], [0, 0], [0, 0], None
     for path in paths:
         with open(path) as f:
             data = json.load(f)
@@ -49,11 +49,13 @@ def main(paths) -> None:
               f"{c[0]}/{c[1]}/{c[2]}, {100 * p['match_win_rate']['value']:.1f} %")
         counts = [a + b for a, b in zip(counts, c)]
         hands = [hands[0] + p["hand_wins"]["a"], hands[1] + p["hands"]]
+        levels = [levels[0] + p["levels"]["a"], levels[1] + p["levels"]["b"]]
     nums = [0] * counts[0] + [1] * counts[1] + [2] * counts[2]
     lo, hi = clustered_wilson_interval(nums, [2] * len(nums))
     print(f"pooled {pair_names[0]} vs {pair_names[1]}: {len(nums)} deals, {sum(nums)}/"
           f"{2 * len(nums)} matches = {100 * sum(nums) / (2 * len(nums)):.1f} % "
-          f"[{100 * lo:.1f}, {100 * hi:.1f}] (paired 95 %); hands {100 * hands[0] / hands[1]:.1f} %")
+          f"[{100 * lo:.1f}, {100 * hi:.1f}] (paired 95 %); hands {100 * hands[0] / hands[1]:.1f} "
+          f"% of {hands[1]}; levels per hand {levels[0] / hands[1]:.2f} / {levels[1] / hands[1]:.2f}")
 
 
 if __name__ == "__main__":

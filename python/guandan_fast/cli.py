@@ -743,9 +743,9 @@ _ABOUT = {
     "play": ("Play against agents in the browser: a local page at your seat, the other seats "
              "played by agents\n(docs/web.md).",
              "guandan-fast play --seat 0 --agents greedy"),
-    "connect": ("Play at a platform server with a built-in agent (one seat; the agent answers "
-                "every request).",
-                "guandan-fast connect ws://127.0.0.1:23456/game/client1 --agent greedy"),
+    "connect": ("Play at a platform server with any agent (one seat; the agent answers every "
+                "request from what its seat was told).",
+                "guandan-fast connect ws://127.0.0.1:23456/game/client1 --agent expert"),
 }
 
 
