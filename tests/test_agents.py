@@ -76,9 +76,12 @@ def test_places_refuse_the_kinds_they_cannot_play():
         gf.simulate(matches=1, agents=("greedy", "math:floor", "greedy", "random"))
     with pytest.raises(ValueError, match=r"cannot play in VecEnv \(opponents\)"):
         gf.VecEnv(2, seed=0, learners=(0,), opponents="pimc")
-    with pytest.raises(ValueError, match="cannot play in connect"):
-        from guandan_fast.net.agents import check_platform_agent
-        check_platform_agent("pimc:samples=2")
+    from guandan_fast.net.agents import check_platform_agent
+    # connect takes every kind (tests/test_agents_platform.py), still naming a bad spec
+    for spec in ("expert", "pimc:samples=2", "ismcts", "math:floor", "policy:math:floor"):
+        assert check_platform_agent(spec) == spec
+    with pytest.raises(ValueError, match="unknown agent 'smart'"):
+        check_platform_agent("smart")
     with pytest.raises(ValueError, match="exactly 4 agents"):
         parse_agents("greedy,random", 4)
 
@@ -131,15 +134,14 @@ def test_the_cli_shows_the_agent_then_its_traceback(user_module, capsys):
     assert "Traceback" in err and "ZeroDivisionError: the agent's own bug" in err
 
 
-@pytest.mark.parametrize("command", ["simulate", "tournament", "serve", "connect"])
+@pytest.mark.parametrize("command", ["simulate", "tournament", "serve", "connect", "play"])
 def test_every_command_lists_the_agents(command, capsys):
     with pytest.raises(SystemExit):
         main([command, "--help"])
     out = " ".join(capsys.readouterr().out.split())
-    assert "greedy" in out and "random_compact" in out
-    if command in ("simulate", "tournament", "serve"):
-        assert "pimc:samples=" in out
-    if command in ("tournament", "serve"):
+    assert "greedy" in out and "random_compact" in out and "expert" in out
+    assert "pimc:samples=" in out
+    if command != "simulate":      # simulate plays compiled agents only
         assert "MODULE:FUNCTION" in out and "policy:MODULE:FUNCTION" in out
 
 

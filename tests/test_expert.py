@@ -217,3 +217,108 @@ def test_beats_greedy_in_duplicate_deals():
     from guandan_fast.tournament import tournament
     p = tournament(["expert", "greedy"], deals=60, seed=5).pair("expert", "greedy")
     assert p.match_ci_paired[0] > 0.6 and p.hand_win_rate > 0.6
+
+
+# -- the end game ----------------------------------------------------------------------------
+
+def late_position(seed: int, stop):
+    """Match `seed` played by random compact moves until `stop(game)` holds in hand 0 (the
+    game and the hands each seat started with), or None when the hand ends first."""
+    g = gf.Game(seed=seed)
+    start = [list(g.hand(q)) for q in range(4)]
+    rnd = random.Random(seed)
+    while g.hand_number == 0 and not g.is_over:
+        if stop(g):
+            return g, start
+        moves = g.legal_moves(compact=True)
+        g.play(moves[rnd.randrange(len(moves))])
+    return None
+
+
+def cards_left(g):
+    return [len(g.hand(q)) for q in range(4)]
+
+
+@pytest.fixture
+def endgame_up_to_14_cards():
+    from guandan_fast.expert import endgame_limits
+
+    old = endgame_limits(cards=14, nodes=10 ** 6)
+    yield
+    endgame_limits(*old)
+
+
+def test_the_end_game_is_played_exactly_when_every_hand_is_known(endgame_up_to_14_cards):
+    """Two seats left (their cards the complement of everything seen): the expert's move keeps
+    the solved value, and somewhere the rules alone would have given some of it away."""
+    from guandan_fast.solve import random_endgame, solve
+
+    improved = 0
+    for seed in range(80):
+        g = random_endgame(seed=seed, cards=(1, 1, 6, 6), out=2)
+        best = solve(g).outcome
+        m, rule = decide(g), decide(g, endgame=False)
+        after = g.clone()
+        after.play(m)
+        assert after.is_over or after.hand_number > g.hand_number or solve(after).outcome == best
+        if m != rule:
+            after = g.clone()
+            after.play(rule)
+            assert after.hand_number == g.hand_number and solve(after).outcome != best
+            improved += 1
+    assert improved >= 3
+
+
+def test_end_game_limits(endgame_up_to_14_cards):
+    """Above the card limit (or past the node budget) the rules decide alone."""
+    from guandan_fast.expert import endgame_limits
+    from guandan_fast.solve import random_endgame
+
+    g = random_endgame(seed=84, cards=(1, 1, 6, 6), out=2)
+    assert decide(g) != decide(g, endgame=False)
+    endgame_limits(cards=11)
+    assert decide(g) == decide(g, endgame=False)
+    endgame_limits(cards=12, nodes=1)
+    assert decide(g) == decide(g, endgame=False)
+    with pytest.raises(ValueError, match="cards must be at most 108, got 109"):
+        endgame_limits(cards=109)
+    with pytest.raises(TypeError):
+        decide(g, endgame=1)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_three_seats_in_play_hidden_split_does_not_change_the_decision(seed,
+                                                                       endgame_up_to_14_cards):
+    """One seat out, three in play, few cards: how the unseen cards split between the two other
+    seats is hidden, so the expert (which solves only known positions) decides the same for any
+    split with the same counts."""
+    found = None
+    for s in range(seed * 50, seed * 50 + 50):
+        found = late_position(s, lambda g: (len(g.finish_order) == 1
+                                            and sum(cards_left(g)) <= 20
+                                            and len(g.hand(g.current_player)) > 0))
+        if found:
+            break
+    assert found, "no such position in 50 random hands"
+    a, start = found
+    p = a.current_player
+    played = [Counter() for _ in range(4)]
+    for seat, m in a.history:
+        played[seat].update(m.cards)
+    others = [q for q in range(4) if q != p and len(a.hand(q)) > 0]
+    assert len(others) == 2
+    pool = [c for q in others for c in a.hand(q)]
+    rnd = random.Random(seed)
+    decisions = set()
+    for _ in range(4):
+        rnd.shuffle(pool)
+        hands = [sorted(played[q].elements()) + list(a.hand(q)) for q in range(4)]
+        k = len(a.hand(others[0]))
+        hands[others[0]] = sorted(played[others[0]].elements()) + pool[:k]
+        hands[others[1]] = sorted(played[others[1]].elements()) + pool[k:]
+        b = gf.Game.setup(hands, leader=a.history[0][0], seed=seed + 1)
+        for _, m in a.history:
+            b.play(m)
+        assert b.hand(p) == a.hand(p) and cards_left(b) == cards_left(a)
+        decisions.add(decide(b))
+    assert decisions == {decide(a)}

@@ -144,3 +144,44 @@ def test_expert_rollouts_play_expert_moves_above_search_at():
     from guandan_fast.expert import choose as expert_move
     g = gf.Game(seed=4)
     assert choose(g, "pimc:rollout=expert", seed=0) == expert_move(g)
+
+
+def test_known_end_games_are_solved_at_any_hand_size():
+    """Two seats left: every hand is known, so both agents play a move keeping the solved
+    value even with search_at=0 (no sampling); without the solver (solve_at=0) they play the
+    default move, which somewhere gives value away."""
+    from guandan_fast.solve import random_endgame, solve
+
+    worse = 0
+    for seed in range(40):
+        g = random_endgame(seed=seed, cards=(1, 1, 5, 5), out=2)
+        best = solve(g).outcome
+        for agent in ("pimc:search_at=0", "ismcts:search_at=0:iterations=5",
+                      "pimc:search_at=0:solve_at=0"):
+            after = g.clone()
+            after.play(choose(g, agent))
+            keeps = (after.is_over or after.hand_number > g.hand_number
+                     or solve(after).outcome == best)
+            if agent.endswith("solve_at=0"):
+                worse += not keeps
+            else:
+                assert keeps, (seed, agent)
+    assert worse >= 2
+
+
+def test_margin_keeps_the_default_move_unless_another_is_clearly_better():
+    """margin=6 (more than any outcome difference) always plays the default move (the expert's
+    with expert rollouts); margin=0 sometimes does not."""
+    from guandan_fast.expert import choose as expert_move
+
+    differs = 0
+    for seed in range(25):
+        g = random_endgame(seed=seed, cards=4)
+        default = expert_move(g, endgame=False)
+        assert choose(g, "pimc:samples=6:rollout=expert:margin=6") == default
+        differs += choose(g, "pimc:samples=6:rollout=expert") != default
+    assert differs >= 1
+    with pytest.raises(ValueError, match="margin must be in 0..6"):
+        parse_agent("pimc:margin=7")
+    with pytest.raises(ValueError, match="margin must be a number"):
+        parse_agent("pimc:margin=x")

@@ -255,7 +255,9 @@ def test_identical_for_1_to_4_threads_and_growing_buffers(num_envs):
     # of threads per segment, a thread alone in the last one when their number is odd); the
     # batch must not depend on them. One table's buffers start at 64 candidates, fewer
     # than a lead often has: the step that overflows them is copied after the region.
-    envs = [gf.VecEnv(num_envs, seed=13, threads=t) for t in (1, 2, 3, 4)]
+    # adapt_threads=False: every step runs on all the threads of the pool (an adapting env
+    # runs most steps on one while it measures).
+    envs = [gf.VecEnv(num_envs, seed=13, threads=t, adapt_threads=False) for t in (1, 2, 3, 4)]
     batches = [e.reset() for e in envs]
     rng = np.random.default_rng(6)
     most = 0
@@ -390,3 +392,90 @@ def test_adapting_thread_count_changes_nothing_but_speed():
     with pytest.raises(TypeError, match="adapt_threads must be a bool"):
         gf.VecEnv(4, seed=1, threads=2, adapt_threads=1)
     assert envs[0].fork(0, 2).threads_in_use in (1, 2)
+
+
+def test_threads_work_in_a_forked_child():
+    """A fork child has none of its parent's threads: an env whose workers ran in the parent
+    starts its own in the child and steps on as a one-thread env does."""
+    import os
+    envs = [gf.VecEnv(8, seed=3, threads=t, adapt_threads=False) for t in (2, 1)]
+    batches = [e.reset() for e in envs]
+    rng = np.random.default_rng(1)
+    for _ in range(5):                       # the parent's workers run
+        ids, _ = random_choice(batches[1], rng)
+        for e in envs:
+            e.step(ids)
+        batches = [e.pending() for e in envs]
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:                             # the child: 30 more steps on both
+        ok = 0
+        try:
+            for _ in range(30):
+                ids, _ = random_choice(batches[1], rng)
+                for e in envs:
+                    e.step(ids)
+                batches = [e.pending() for e in envs]
+            ok = int(all(np.array_equal(getattr(batches[0], f), getattr(batches[1], f))
+                         for f in ("obs", "mask", "cand_offsets", "cand_ids")))
+        finally:
+            os.write(w, bytes([ok + 48]))
+            os._exit(0)
+    os.close(w)
+    got = os.read(r, 1)
+    os.waitpid(pid, 0)
+    os.close(r)
+    assert got == b"1"
+    ids, _ = random_choice(batches[1], rng)   # the parent's threads still run
+    for e in envs:
+        e.step(ids)
+    assert np.array_equal(envs[0].pending().obs, envs[1].pending().obs)
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(learners=(1,), opponents="random"),
+                                dict(encoder="danzero", action_mode="candidates")])
+def test_auto_pass_skips_exactly_the_forced_passes(kw):
+    """auto_pass=True: a learner whose only legal action is PASS passes inside the step. The
+    env then returns exactly the other decisions of a plain env whose learner passes when
+    forced (same rows, same order), with the same hand results."""
+    assert A.action_name(0) == "PASS"
+    auto = gf.VecEnv(1, seed=31, auto_pass=True, **kw)
+    plain = gf.VecEnv(1, seed=31, **kw)
+    assert "auto_pass=True" in repr(auto)
+    cand = kw.get("action_mode") == "candidates"
+    ba, bp = auto.reset(), plain.reset()
+    rng = np.random.default_rng(2)
+    skipped = 0
+    res_a, res_p = [], []
+    for _ in range(1500):
+        forced = bp.phase[0] == 2 and bp.cand_offsets[1] == 1 and bp.cand_ids[0] == 0
+        if forced:
+            plain.step(np.zeros(1, np.int64))
+            skipped += 1
+        else:
+            for f in ("obs", "cand_offsets", "cand_ids", "cand_words", "seat", "phase"):
+                assert np.array_equal(getattr(ba, f), getattr(bp, f)), f
+            if cand:
+                assert np.array_equal(ba.cand_cards, bp.cand_cards)
+            else:
+                assert np.array_equal(ba.mask, bp.mask)
+            ids, local = random_choice(bp, rng)
+            a = local if cand else ids
+            auto.step(a)
+            plain.step(a)
+            ba = auto.pending()
+            res_a.append(auto.drain_results())
+        bp = plain.pending()
+        res_p.append(plain.drain_results())
+        # the auto env never returns a forced pass
+        assert not (ba.phase[0] == 2 and ba.cand_offsets[1] == 1 and ba.cand_ids[0] == 0)
+    assert skipped > 200
+    cat = {k: np.concatenate([r[k] for r in res_a]) for k in res_a[0]}
+    cat_p = {k: np.concatenate([r[k] for r in res_p]) for k in res_p[0]}
+    n = len(cat["env_id"])
+    assert n > 3
+    for k in cat:                        # the plain env may be mid-way into a further hand
+        assert np.array_equal(cat[k], cat_p[k][:n]), k
+    with pytest.raises(TypeError, match="auto_pass must be a bool"):
+        gf.VecEnv(2, seed=1, auto_pass=1)
+    assert "auto_pass=True" in repr(auto.fork(0, 2))

@@ -51,7 +51,8 @@ class AgentKind:
 
     ``compiled``: played by the compiled match loops (``simulate``, the tournament's
     compiled pairs); ``bot``: a nogil bot without search state (``VecEnv``'s opponents);
-    ``platform``: decides from a platform ``act`` message alone (``connect``);
+    ``platform``: answers at a platform table (``connect``: from the act message alone, or
+    on the game its seat's view rebuilds from the messages, net/view.py);
     ``parameters``: takes ``:KEY=VALUE`` parameters.
     """
 
@@ -71,17 +72,14 @@ KINDS: dict[str, AgentKind] = {k.name: k for k in (
     AgentKind("random", "uniform over the complete legal move list"),
     AgentKind("random_compact", "uniform over the compact list (one move per type, rank, size)"),
     AgentKind("greedy", "the greedy heuristic (docs/design.md, Bots)"),
-    # Not a platform agent: an act message does not carry the cards played before the trick,
-    # which the expert's card tracking needs.
-    AgentKind("expert", "the plan-based rule player (docs/expert.md)", platform=False),
+    AgentKind("expert", "the plan-based rule player (docs/expert.md)"),
     AgentKind("pimc", "perfect-information Monte Carlo search (docs/search.md)",
-              bot=False, platform=False, parameters=True),
-    AgentKind("ismcts", "information-set MCTS (docs/search.md)",
-              bot=False, platform=False, parameters=True),
+              bot=False, parameters=True),
+    AgentKind("ismcts", "information-set MCTS (docs/search.md)", bot=False, parameters=True),
     AgentKind("python", "MODULE:FUNCTION, f(observation, legal_moves) -> move",
-              compiled=False, bot=False, platform=False),
+              compiled=False, bot=False),
     AgentKind("policy", "policy:MODULE:FUNCTION[:encoder=NAME], policy(obs, mask) -> action id",
-              compiled=False, bot=False, platform=False, parameters=True),
+              compiled=False, bot=False, parameters=True),
 )}
 
 #: The spec syntax, for every command's ``--help``.

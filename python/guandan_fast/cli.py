@@ -181,11 +181,16 @@ def _cmd_simulate(args) -> int:
     return 0
 
 
+def _agents_from_cwd() -> None:
+    """'module:function' agents are found in the current directory too."""
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+
+
 def _cmd_tournament(args) -> int:
     from .tournament import tournament
 
-    if os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())   # 'module:function' agents from the current directory
+    _agents_from_cwd()
     rules = _rules_from(args.rule)
     if args.plot and not args.plot.lower().endswith(".svg"):
         raise ValueError(f"--plot must name an .svg file, got {args.plot!r}")
@@ -362,6 +367,7 @@ def _cmd_serve(args) -> int:
 
     from .net.server import ServerConfig, serve
 
+    _agents_from_cwd()
     rules = _profile_rules(args)
     bots = {}
     for spec in args.bots:
@@ -429,6 +435,7 @@ def _cmd_connect(args) -> int:
     from .net.client import run
 
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    _agents_from_cwd()
     res = run(args.url, agent=args.agent, seed=args.seed)
     print(f"seat {res.seat}: {res.games} game(s), {res.hands} hand(s); "
           f"victoryNum {res.victory_num}, draws {res.draws}"
@@ -467,6 +474,7 @@ def _cmd_play(args) -> int:
 
     if args.delay < 0:
         raise ValueError(f"--delay must be seconds >= 0, got {args.delay}")
+    _agents_from_cwd()
     rules = _profile_rules(args)
     record, resume, saved = args.record, None, None
     if args.resume:
@@ -500,10 +508,13 @@ def _cmd_play(args) -> int:
 
 
 def _add_play(sub, int_at_least) -> None:
+    from .agents import SPEC_HELP
+
     y = sub.add_parser("play", help="play against agents in the browser (docs/web.md)")
     y.add_argument("--seat", type=int, choices=(0, 1, 2, 3), default=0, help="your seat (default 0)")
     y.add_argument("--agents", default="greedy",
-                   help="the other seats' agents in seat order, one or three (default greedy)")
+                   help=f"the other seats' agents in seat order, one or three (default "
+                        f"greedy); {SPEC_HELP}")
     y.add_argument("--rules", choices=("platform", "default"), default="platform",
                    help="rules profile (platform: Rules.platform()); --rule overrides a switch")
     y.add_argument("--seed", type=int, help="fixed seed: the same deals every run")
@@ -687,12 +698,11 @@ def build_parser() -> argparse.ArgumentParser:
     rule_opt(v)
     v.set_defaults(func=_cmd_serve)
 
-    c = sub.add_parser("connect", help="play at a platform server with a built-in agent")
+    c = sub.add_parser("connect", help="play at a platform server with any agent")
     c.add_argument("url", help="ws://HOST:PORT/game/NAME")
     c.add_argument("--agent", default="greedy",
-                   help=f"the agent answering the server (default greedy): "
-                        f"{', '.join(agent_names('platform'))} (the agents that decide from "
-                        f"a platform message alone)")
+                   help=f"the agent answering the server (default greedy); {SPEC_HELP}. "
+                        f"It decides from what its seat was told (docs/server.md)")
     c.add_argument("--seed", type=int, default=0, help="seed of the agent's own choices (default 0)")
     c.set_defaults(func=_cmd_connect)
     _add_view(sub, _int_at_least)

@@ -41,5 +41,7 @@ cdef int plan_value(u64 lo, u64 hi, int level) noexcept nogil
 cdef void expert_reset(ExpertMemo* memo) noexcept nogil
 
 # The index of the expert's move among the n moves game_legal wrote (compact list) for s.current.
-# memo: the seat's memo, or NULL (then the plan is made afresh).
+# memo: the seat's memo, or NULL (then the plan is made afresh). With a memo (a seat of a match)
+# the end game is played exactly when every hand is known (expert.pyx endgame_choose, through
+# the thread's solver); without one (search rollouts and default moves) by the rules alone.
 cdef int expert_choose(const GameState* s, const u64* moves, int n, ExpertMemo* memo) noexcept nogil

@@ -29,6 +29,7 @@ from guandan_fast.types cimport (u64, N_RANKS, ACE_RANK, LO_KINDS, KIND_SB, KIND
                                  kind_count, move_type, wild_kind, rank_value, single_value,
                                  card_count, is_bomb_type, tier_key, play_key, __builtin_ctzll)
 from guandan_fast.game_core cimport GameState, PH_PLAY, PH_BACK
+from guandan_fast.solve cimport Solver, thread_solver, solver_clear, solve_pick, hands_known
 
 cdef enum:
     # ---- group values (the knobs of docs/expert.md; higher is better) ----------------------
@@ -54,6 +55,15 @@ cdef enum:
                           # all beat greedy by far, bench/RESULTS.md "Expert")
     BOMB_AT = 10          # bomb an opponent's top play when he holds this many cards or fewer
     UNBEATEN_KEEP = 30    # lead score kept back for a group no unseen cards can beat
+    # ---- end game (defaults of endgame_limits) -----------------------------------------
+    SOLVE_AT = 10         # solve exactly when every hand is known and they hold this many
+                          # cards or fewer together (bench/RESULTS.md "End game")
+    SOLVE_NODES = 1000    # node budget of one decision's solve (then the rules above decide)
+
+
+# The end-game limits in force (endgame_limits sets them for a run; read-only during it).
+cdef int solve_at = SOLVE_AT
+cdef long long solve_nodes = SOLVE_NODES
 
 
 # ---------------------------------------------------------------------------------------------
@@ -741,10 +751,36 @@ cdef int expert_choose(const GameState* s, const u64* moves, int n, ExpertMemo* 
             return i
     read_view(&v, s, memo)
     if s.top_seat < 0:
-        return choose_lead(&v, moves, n)
-    if s.top_seat == v.partner:
-        return choose_over_partner(&v, s, moves, n, pass_i)
-    return choose_follow(&v, s, moves, n, pass_i)
+        i = choose_lead(&v, moves, n)
+    elif s.top_seat == v.partner:
+        i = choose_over_partner(&v, s, moves, n, pass_i)
+    else:
+        i = choose_follow(&v, s, moves, n, pass_i)
+    if memo != NULL:
+        return endgame_choose(s, moves, n, i)
+    return i
+
+
+cdef int endgame_choose(const GameState* s, const u64* moves, int n, int rule_i) noexcept nogil:
+    """The end game played exactly: when every hand is known from public information (at most
+    one other seat holds cards, solve.pxd hands_known) and few cards remain, a move keeping the
+    solved value (the rules' move rule_i when it does); rule_i when not, or past the budget."""
+    cdef Solver* S
+    cdef int q, total = 0, i
+    if not hands_known(s):
+        return rule_i
+    for q in range(4):
+        total += card_count(s.hand_lo[q], s.hand_hi[q])
+    if total > solve_at:
+        return rule_i
+    S = thread_solver()
+    if S == NULL:
+        return rule_i
+    # A fresh table: the move depends on the position alone (a thread's earlier solves differ
+    # with the thread count).
+    solver_clear(S)
+    i = solve_pick(S, s, moves, n, rule_i, solve_nodes)
+    return i if i >= 0 else rule_i
 
 
 # ---------------------------------------------------------------------------------------------
@@ -754,6 +790,34 @@ _TYPE_NAMES = {T_SINGLE: "Single", T_PAIR: "Pair", T_TRIPS: "Trips",
                T_THREE_WITH_TWO: "ThreeWithTwo", T_STRAIGHT: "Straight",
                T_THREE_PAIR: "ThreePair", T_TWO_TRIPS: "TwoTrips", T_BOMB: "Bomb",
                T_STRAIGHT_FLUSH: "StraightFlush"}
+
+
+def endgame_limits(cards=None, nodes=None):
+    """The expert's exact end game: solved when every hand is known and at most ``cards``
+    cards remain (0: never), within ``nodes`` positions per decision. Sets the given ones
+    (for every expert of the process, from the next decision on: set them before a run, not
+    during one) and returns the previous ``(cards, nodes)``.
+
+    >>> old = endgame_limits(cards=0)        # the rules alone
+    >>> endgame_limits(*old) == (0, old[1])
+    True
+    >>> endgame_limits(nodes=0)
+    Traceback (most recent call last):
+    ...
+    ValueError: nodes must be >= 1, got 0
+    """
+    global solve_at, solve_nodes
+    from . import validate as _validate
+    old = (solve_at, solve_nodes)
+    if cards is not None:
+        cards = _validate.check_count(cards, "cards", 0, 108)
+    if nodes is not None:
+        nodes = _validate.check_count(nodes, "nodes", 1, 1 << 40)
+    if cards is not None:
+        solve_at = cards
+    if nodes is not None:
+        solve_nodes = nodes
+    return old
 
 
 def plan(hand, level=2):
@@ -785,9 +849,10 @@ def plan(hand, level=2):
              "value": P.g[i].value, "control": bool(P.g[i].control)} for i in range(P.n)]
 
 
-def choose(game):
+def choose(game, endgame=True):
     """The expert's move for the seat to move in a ``Game`` (one decision, among the compact
-    legal moves).
+    legal moves), as a seat of the compiled loops plays it; ``endgame=False``: the rules' move
+    alone (no exact end game, as the expert plays inside search rollouts).
 
     >>> from guandan_fast.game import Game
     >>> g = Game(seed=5)
@@ -797,16 +862,21 @@ def choose(game):
     """
     from .game import Game
     cdef GameState st
+    cdef ExpertMemo memo
+    cdef ExpertMemo* mp = &memo if endgame else NULL
     cdef int i, n
     cdef u64[::1] arr
     if not isinstance(game, Game):
         raise TypeError(f"game must be a guandan_fast.Game, not {type(game).__name__}")
+    if not isinstance(endgame, bool):
+        raise TypeError(f"endgame must be a bool, not {type(endgame).__name__}")
     if game.is_over:
         raise ValueError("the match is over: no decision to make")
     b = game._state_bytes()
     memcpy(&st, <const char*>b, sizeof(GameState))
     arr = game.legal_moves_array(compact=True).reshape(-1).copy()
     n = arr.shape[0] // 2
+    expert_reset(&memo)
     with nogil:
-        i = expert_choose(&st, &arr[0], n, NULL)
+        i = expert_choose(&st, &arr[0], n, mp)
     return move_of(arr[2 * i], arr[2 * i + 1])

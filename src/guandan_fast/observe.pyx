@@ -21,8 +21,9 @@ The compiled encoders (``encode_obs``, ``encode_info``, ``encode_danzero``) read
 from libc.string cimport memset, memcpy
 from libc.stdint cimport int8_t, uint8_t
 
-from guandan_fast.types cimport (u64, N_RANKS, N_KINDS, LO_KINDS, KIND_SB, HI_CARD_MASK, move_type,
-                                 move_rank, card_count, __builtin_ctzll)
+from guandan_fast.types cimport (u64, N_RANKS, N_KINDS, LO_KINDS, KIND_SB, LO_CARD_MASK, HI_CARD_MASK, move_type,
+                                 move_rank, card_count, __builtin_ctzll,
+                                 __builtin_popcountll)
 from guandan_fast.game_core cimport GameState
 from guandan_fast.game cimport game_state_ptr, game_hand_plays
 
@@ -125,6 +126,9 @@ cdef inline void set_cards_f(u64 lo, u64 hi, float* out) noexcept nogil:
         memcpy(out + LO_KINDS + 4 * i, &_PLANE[(hi >> (8 * i)) & 255][0], 4 * sizeof(float))
 
 
+cdef int _DZ_POS[54]             # dz_index of every kind (filled below: no division per card)
+
+
 cdef inline int dz_index(int k) noexcept nogil:
     """DanZero's card index of a kind: rank * 4 + suit in the order H S C D; jokers 52, 53."""
     cdef int suit
@@ -136,35 +140,72 @@ cdef inline int dz_index(int k) noexcept nogil:
     return (k % N_RANKS) * 4 + suit
 
 
+for _b in range(54):
+    _DZ_POS[_b] = dz_index(_b)
+
+
+cdef inline void sub_cards_dz(u64 lo, u64 hi, float* out) noexcept nogil:
+    cdef int b
+    cdef u64 x = lo
+    hi &= HI_CARD_MASK
+    while x:
+        b = __builtin_ctzll(x) & ~1
+        out[_DZ_POS[b >> 1]] -= <float>((lo >> b) & 3)
+        x &= ~((<u64>3) << b)
+    x = hi
+    while x:
+        b = __builtin_ctzll(x) & ~1
+        out[_DZ_POS[LO_KINDS + (b >> 1)]] -= <float>((hi >> b) & 3)
+        x &= ~((<u64>3) << b)
+
+
 cdef inline void add_cards_dz(u64 lo, u64 hi, float* out) noexcept nogil:
     cdef int b
     cdef u64 x = lo
     hi &= HI_CARD_MASK
     while x:
         b = __builtin_ctzll(x) & ~1
-        out[dz_index(b >> 1)] += <float>((lo >> b) & 3)
+        out[_DZ_POS[b >> 1]] += <float>((lo >> b) & 3)
         x &= ~((<u64>3) << b)
     x = hi
     while x:
         b = __builtin_ctzll(x) & ~1
-        out[dz_index(LO_KINDS + (b >> 1))] += <float>((hi >> b) & 3)
+        out[_DZ_POS[LO_KINDS + (b >> 1)]] += <float>((hi >> b) & 3)
         x &= ~((<u64>3) << b)
 
 
 cdef void cards_u8(u64 lo, u64 hi, uint8_t* out) noexcept nogil:
-    cdef int k
-    for k in range(LO_KINDS):
-        out[k] = <uint8_t>((lo >> (2 * k)) & 3)
-    for k in range(N_KINDS - LO_KINDS):
-        out[LO_KINDS + k] = <uint8_t>((hi >> (2 * k)) & 3)
+    # Per card held, not per kind: a candidate has a few cards of the 54 kinds (VecEnv writes
+    # one row per candidate).
+    cdef int b
+    cdef u64 x = lo & LO_CARD_MASK
+    hi &= HI_CARD_MASK
+    memset(out, 0, N_KINDS)
+    while x:
+        b = __builtin_ctzll(x) & ~1
+        out[b >> 1] = <uint8_t>((lo >> b) & 3)
+        x &= ~((<u64>3) << b)
+    x = hi
+    while x:
+        b = __builtin_ctzll(x) & ~1
+        out[LO_KINDS + (b >> 1)] = <uint8_t>((hi >> b) & 3)
+        x &= ~((<u64>3) << b)
 
 
 cdef void cards_u8_danzero(u64 lo, u64 hi, uint8_t* out) noexcept nogil:
-    cdef int k
-    for k in range(LO_KINDS):
-        out[dz_index(k)] = <uint8_t>((lo >> (2 * k)) & 3)
-    for k in range(N_KINDS - LO_KINDS):
-        out[dz_index(LO_KINDS + k)] = <uint8_t>((hi >> (2 * k)) & 3)
+    cdef int b
+    cdef u64 x = lo & LO_CARD_MASK
+    hi &= HI_CARD_MASK
+    memset(out, 0, N_KINDS)
+    while x:
+        b = __builtin_ctzll(x) & ~1
+        out[_DZ_POS[b >> 1]] = <uint8_t>((lo >> b) & 3)
+        x &= ~((<u64>3) << b)
+    x = hi
+    while x:
+        b = __builtin_ctzll(x) & ~1
+        out[_DZ_POS[LO_KINDS + (b >> 1)]] = <uint8_t>((hi >> b) & 3)
+        x &= ~((<u64>3) << b)
 
 
 # ------------------------------------------------------------------------------------------
@@ -243,25 +284,14 @@ cdef void wild_flags(const float* h, int level, float* res) noexcept nogil:
     starting at 2..9, rank "counts" are numbers of suits held, the run test looks only at the
     run that ends at A."""
     cdef int wild = (level - 2) * 4
-    cdef int s, start, j, zeros, idx, i, nmax, run
+    cdef int s, start, j, idx, i, nmax, run
     cdef int nc[13]
+    cdef unsigned held[4]          # per suit, bit j: a natural card of rank j (not the wild)
     cdef bint rock = False
     if h[wild] == 0:
         return
     res[0] = 1.0
-    for s in range(4):
-        for start in range(8):
-            zeros = 0
-            for j in range(start, start + 5):
-                idx = s + 4 * j
-                if idx == wild or h[idx] == 0:
-                    zeros += 1
-            if zeros <= 1:
-                rock = True
-                break
-        if rock:
-            break
-    res[1] = 1.0 if rock else 0.0
+    held[0] = held[1] = held[2] = held[3] = 0
     nmax = 0
     for j in range(13):
         nc[j] = 0
@@ -269,8 +299,18 @@ cdef void wild_flags(const float* h, int level, float* res) noexcept nogil:
             idx = s + 4 * j
             if idx != wild and h[idx] != 0:
                 nc[j] += 1
+                held[s] |= 1u << j
         if nc[j] > nmax:
             nmax = nc[j]
+    # a window of 5 ranks (starting at 2..9) missing at most one card of the suit
+    for s in range(4):
+        for start in range(8):
+            if __builtin_popcountll((held[s] >> start) & 31) >= 4:
+                rock = True
+                break
+        if rock:
+            break
+    res[1] = 1.0 if rock else 0.0
     if nmax >= 6:
         start = 2
     elif nmax == 5:
@@ -314,19 +354,15 @@ cdef inline void fill(float* out, int n, float v) noexcept nogil:
 cdef void encode_danzero(const GameState* s, const Track* t, int p, float* out) noexcept nogil:
     cdef int i, q, r, j, team = p & 1, partner = p ^ 2
     cdef bint out_partner = False
-    cdef float played[54]
     memset(out, 0, DZ_STATE_SIZE * sizeof(float))
     add_cards_dz(s.hand_lo[p], s.hand_hi[p], out)
     wild_flags(out, s.level, out + 54)
-    # Unseen: two of each card, less p's hand and every card played this hand.
+    # Unseen: two of each card, less p's hand and every card played this hand (a pass over
+    # the cards held or played, not over the 54 kinds per seat).
     fill(out + 66, 54, 2.0)
-    for i in range(54):
-        out[66 + i] -= out[i]
-    memset(played, 0, sizeof(played))
+    sub_cards_dz(s.hand_lo[p], s.hand_hi[p], out + 66)
     for q in range(4):
-        add_cards_dz(t.played_lo[q], t.played_hi[q], played)
-    for i in range(54):
-        out[66 + i] -= played[i]
+        sub_cards_dz(t.played_lo[q], t.played_hi[q], out + 66)
     # The last move of the hand; "no move" is a row of -1.
     if t.n_moves > 0:
         j = (t.n_moves - 1) % HIST_LEN

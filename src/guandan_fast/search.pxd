@@ -15,6 +15,8 @@ cdef struct SearchParams:
     long long nodes       # node budget of one exact solve
     int rollout           # the rollout and default policy: AGENT_GREEDY, AGENT_EXPERT or
                           # AGENT_RANDOM_COMPACT (bots.pxd)
+    double margin         # PIMC: a move other than the default one is played only when its
+                          # mean outcome per world beats the default move's by more than this
     double ms             # time budget per decision in milliseconds (0: none); stops the
                           # samples / iterations early (not deterministic: docs/search.md)
 

@@ -40,7 +40,8 @@ from guandan_fast.bots cimport (greedy_choose, AGENT_PIMC, AGENT_ISMCTS, AGENT_G
                                 AGENT_EXPERT, AGENT_RANDOM_COMPACT)
 from guandan_fast.expert cimport expert_choose
 from guandan_fast.sample cimport Played, played_track, known_pins, sample_deal
-from guandan_fast.solve cimport solver_new, solver_free, solver_run, outcome_of
+from guandan_fast.solve cimport (solver_new, solver_free, solver_run, solver_clear, solve_pick,
+                                 hands_known, outcome_of)
 
 from guandan_fast import validate as _validate
 
@@ -112,6 +113,8 @@ cdef void search_reset(SearchCtx* c, u64 match_seed, int seat) noexcept nogil:
     for i in range(seat + 1):
         c.rng = sm_next(&st)
     c.seat = seat
+    if c.solver != NULL:
+        solver_clear(c.solver)      # the table holds this match's solves only
     memset(&c.played, 0, sizeof(Played))
     c.played.hand = -1
 
@@ -174,11 +177,13 @@ cdef int pimc_choose(SearchCtx* c, const GameState* s, const u64* moves, int n,
     cdef bint exact
     cdef double bestv
     cdef double t0 = now_ms() if c.prm.ms > 0.0 else 0.0
+    cdef int done = 0
     for i in range(n):
         c.sums[i] = 0.0
     for j in range(c.prm.samples):
         if j > 0 and out_of_time(c, t0):
             break
+        done += 1
         if sample_deal(s, p, pins, &c.rng, &world) != 0:
             return g
         exact = c.solver != NULL and total_cards(&world) <= c.prm.solve_at
@@ -192,10 +197,11 @@ cdef int pimc_choose(SearchCtx* c, const GameState* s, const u64* moves, int n,
                 else:
                     v = rollout(c, &child, 0.1 if r > 0 else 0.0)
                 c.sums[i] += sign * v * (c.prm.rollouts if exact else 1)
+    # Sums are per world and rollout: the default move gets the margin on each.
     best = g
-    bestv = c.sums[g]
+    bestv = c.sums[g] + c.prm.margin * done * c.prm.rollouts
     for i in range(n):
-        if c.sums[i] > bestv + 1e-9:
+        if i != g and c.sums[i] > bestv + 1e-9:
             bestv = c.sums[i]
             best = i
     return best
@@ -312,13 +318,21 @@ cdef int ismcts_choose(SearchCtx* c, const GameState* s, const u64* moves, int n
 
 cdef int search_choose(SearchCtx* c, const GameState* s, const u64* moves, int n) noexcept nogil:
     cdef Cards pins[4]
-    cdef int g, p = s.current
+    cdef int g, i, p = s.current
     if n <= 1:
         return 0
     # The default move (exchanges, large hands, ties): the expert's with expert rollouts,
     # greedy's otherwise (a random rollout policy is no default).
     g = expert_choose(s, moves, n, NULL) if c.prm.rollout == AGENT_EXPERT else greedy_choose(s, moves, n)
-    if s.phase != PH_PLAY or card_count(s.hand_lo[p], s.hand_hi[p]) > c.prm.search_at:
+    if s.phase != PH_PLAY:
+        return g
+    # Every hand known (one other seat left with cards): no world to sample, solve the real
+    # position (bounded; the search below when the budget runs out).
+    if c.solver != NULL and hands_known(s) and total_cards(s) <= 2 * c.prm.solve_at:
+        i = solve_pick(c.solver, s, moves, n, g, c.prm.nodes)
+        if i >= 0:
+            return i
+    if card_count(s.hand_lo[p], s.hand_hi[p]) > c.prm.search_at:
         return g
     known_pins(s, p, &c.played, pins)
     if c.prm.kind == AGENT_ISMCTS:
@@ -332,7 +346,7 @@ cdef int search_choose(SearchCtx* c, const GameState* s, const u64* moves, int n
 #: Default parameters of each search agent (docs/search.md).
 DEFAULTS = {
     "pimc": {"samples": 8, "rollouts": 1, "search_at": 12, "solve_at": 10, "nodes": 20000,
-             "rollout": "greedy", "ms": 0},
+             "rollout": "greedy", "margin": 0.0, "ms": 0},
     "ismcts": {"iterations": 200, "explore": 0.15, "search_at": 12, "solve_at": 10,
                "nodes": 20000, "rollout": "greedy", "ms": 0},
 }
@@ -349,11 +363,11 @@ def parse_agent(name):
 
     >>> parse_agent("pimc:samples=3:rollout=expert")    # doctest: +NORMALIZE_WHITESPACE
     ('pimc', {'samples': 3, 'rollouts': 1, 'search_at': 12, 'solve_at': 10, 'nodes': 20000,
-              'rollout': 'expert', 'ms': 0})
+              'rollout': 'expert', 'margin': 0.0, 'ms': 0})
     >>> parse_agent("pimc:iterations=3")
     Traceback (most recent call last):
     ...
-    ValueError: agent 'pimc:iterations=3': unknown parameter 'iterations' (pimc takes samples, rollouts, search_at, solve_at, nodes, rollout, ms)
+    ValueError: agent 'pimc:iterations=3': unknown parameter 'iterations' (pimc takes samples, rollouts, search_at, solve_at, nodes, rollout, margin, ms)
     """
     if not isinstance(name, str):
         raise TypeError(f"an agent name is a str, not {type(name).__name__}")
@@ -377,14 +391,17 @@ def parse_agent(name):
             params[key] = value
             continue
         try:
-            v = float(value) if key in ("explore", "ms") else int(value)
+            v = float(value) if key in ("explore", "ms", "margin") else int(value)
         except ValueError:
             raise ValueError(f"agent {name!r}: {key} must be "
-                             f"{'a number' if key in ('explore', 'ms') else 'an integer'}, "
+                             f"{'a number' if key in ('explore', 'ms', 'margin') else 'an integer'}, "
                              f"got {value!r}") from None
         if key == "explore":
             if not 0.0 <= v <= 100.0:
                 raise ValueError(f"agent {name!r}: explore must be in 0..100, got {value}")
+        elif key == "margin":
+            if not 0.0 <= v <= 6.0:
+                raise ValueError(f"agent {name!r}: margin must be in 0..6, got {value}")
         elif key == "ms":
             if not 0.0 <= v <= 3600000.0:
                 raise ValueError(f"agent {name!r}: ms must be in 0..3600000, got {value}")
@@ -408,6 +425,7 @@ cdef SearchParams params_to_c(str base, dict params):
     prm.solve_at = params["solve_at"]
     prm.nodes = params["nodes"]
     prm.rollout = ROLLOUTS[params.get("rollout", "greedy")]
+    prm.margin = params.get("margin", 0.0)
     prm.ms = params.get("ms", 0)
     return prm
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memcpy
 from libc.stdint cimport int8_t, uint8_t
+from libc.string cimport memset
 
 from guandan_fast.types cimport u64, Cards, HI_CARD_MASK, T_PASS, kind_add, move_type, card_count
 from guandan_fast.codec cimport move_of
@@ -85,7 +86,108 @@ cdef Solver* solver_new(int tt_bits, int arena_moves) noexcept nogil:
         return NULL
     S.cap = arena_moves
     S.tt_mask = ((<u64>1) << tt_bits) - 1
+    S.gen = 1
     return S
+
+
+cdef void solver_clear(Solver* S) noexcept nogil:
+    S.gen += 1
+    if S.gen == 0:              # wrapped: entries of an old generation 0..2**32 could match
+        memset(S.tt, 0, sizeof(TTEntry) * (S.tt_mask + 1))
+        S.gen = 1
+
+
+# One solver per thread for the agents that have no context to hold one (the expert): a
+# pthread key whose destructor frees it when the thread ends.
+cdef extern from *:
+    """
+    #include <pthread.h>
+    static pthread_key_t gf_solver_key;
+    static pthread_once_t gf_solver_once = PTHREAD_ONCE_INIT;
+    static void (*gf_solver_dtor)(void*) = 0;
+    static void gf_solver_destroy(void* p) { if (p && gf_solver_dtor) gf_solver_dtor(p); }
+    static void gf_solver_make_key(void) { pthread_key_create(&gf_solver_key, gf_solver_destroy); }
+    static void* gf_solver_get(void) {
+        pthread_once(&gf_solver_once, gf_solver_make_key);
+        return pthread_getspecific(gf_solver_key);
+    }
+    static void gf_solver_set(void* p, void (*dtor)(void*)) {
+        pthread_once(&gf_solver_once, gf_solver_make_key);
+        gf_solver_dtor = dtor;
+        pthread_setspecific(gf_solver_key, p);
+    }
+    """
+    void* gf_solver_get() noexcept nogil
+    void gf_solver_set(void* p, void (*dtor)(void*) noexcept nogil) noexcept nogil
+
+
+cdef void free_thread_solver(void* p) noexcept nogil:
+    solver_free(<Solver*>p)
+
+
+cdef Solver* thread_solver_if_any() noexcept nogil:
+    return <Solver*>gf_solver_get()
+
+
+cdef Solver* thread_solver() noexcept nogil:
+    cdef Solver* S = <Solver*>gf_solver_get()
+    if S == NULL:
+        S = solver_new(14, 1 << 15)
+        if S != NULL:
+            gf_solver_set(<void*>S, free_thread_solver)
+    return S
+
+
+cdef int child_value(Solver* S, const GameState* s, u64 lo, u64 hi, long long* left,
+                     int* value) noexcept nogil:
+    """Exact value of s after (lo, hi) within the budget left (debited): 1, or 0 when out."""
+    cdef GameState child
+    cdef u64 blo, bhi
+    memcpy(&child, s, sizeof(GameState))
+    if game_apply(&child, lo, hi) != STEP_CONTINUE:
+        value[0] = outcome_of(&child)
+        return 1
+    if left[0] <= 0 or solver_run(S, &child, left[0], value, &blo, &bhi) != 1:
+        return 0
+    left[0] -= S.nodes
+    return 1
+
+
+cdef int solve_pick(Solver* S, const GameState* s, const u64* moves, int n, int prefer,
+                    long long budget) noexcept nogil:
+    cdef int v = 0, cv = 0, i, best = -1, best_v = 0
+    cdef u64 blo = 0, bhi = 0
+    cdef long long left = budget
+    cdef bint maxi = (s.current & 1) == 0
+    if n <= 0 or s.phase != PH_PLAY:
+        return -1
+    if solver_run(S, s, left, &v, &blo, &bhi) != 1:
+        return -1
+    left -= S.nodes
+    # The preferred move when it keeps the value (its children are mostly in the table now).
+    if 0 <= prefer < n:
+        if not child_value(S, s, moves[2 * prefer], moves[2 * prefer + 1], &left, &cv):
+            return -1
+        if cv == v:
+            return prefer
+        best = prefer
+        best_v = cv
+    for i in range(n):
+        if moves[2 * i] == blo and moves[2 * i + 1] == bhi:
+            return i
+    # The solver's best move is not in this (compact) list: the first listed move that keeps
+    # the value, else the best listed one.
+    for i in range(n):
+        if i == prefer:
+            continue
+        if not child_value(S, s, moves[2 * i], moves[2 * i + 1], &left, &cv):
+            return -1
+        if cv == v:
+            return i
+        if best < 0 or (maxi and cv > best_v) or (not maxi and cv < best_v):
+            best = i
+            best_v = cv
+    return best
 
 
 cdef void solver_free(Solver* S) noexcept nogil:
@@ -127,7 +229,7 @@ cdef int alphabeta(Solver* S, const GameState* s, int alpha, int beta, int base,
     key = state_hash(s, <u64>0x243F6A8885A308D3ULL)
     check = state_hash(s, <u64>0x13198A2E03707344ULL)
     e = &S.tt[key & S.tt_mask]
-    if e.flag and e.key == key and e.check == check:
+    if e.flag and e.gen == S.gen and e.key == key and e.check == check:
         hinted = True
         hint_lo = e.best_lo
         hint_hi = e.best_hi
@@ -194,6 +296,7 @@ cdef int alphabeta(Solver* S, const GameState* s, int alpha, int beta, int base,
             break
     e.key = key
     e.check = check
+    e.gen = S.gen
     e.value = <int8_t>best
     e.best_lo = blo
     e.best_hi = bhi

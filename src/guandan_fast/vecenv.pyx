@@ -3,7 +3,7 @@
 
 Each table is a ``GameState`` plus the public history the encoders need, its bots and its
 seed stream. ``step`` applies one learner decision per table, then (inside compiled code,
-without the GIL, over ``threads`` OpenMP threads) plays the bot seats until a learner must
+without the GIL, over ``threads`` threads of the env's own pool) plays the bot seats until a learner must
 act again, starting the table's next match when one ends, and encodes that decision into
 the env's batch buffers.
 
@@ -27,7 +27,7 @@ from guandan_fast.rules_core cimport rules_to_c
 from guandan_fast.bots cimport Bot
 from guandan_fast.driver cimport (Seating, seating_init, match_start, match_apply, drive,
                                   DRIVE_DECIDE)
-from guandan_fast.actions cimport fill_legal_actions, N_ACTIONS, ACT_SCRATCH
+from guandan_fast.actions cimport fill_legal_actions, N_ACTIONS, ACT_SCRATCH, A_PASS
 from guandan_fast.observe cimport (Track, track_reset, track_play, encode_obs, encode_info,
                                    encode_danzero, cards_u8, cards_u8_danzero, OBS_SIZE,
                                    INFO_SIZE, DZ_STATE_SIZE)
@@ -42,10 +42,14 @@ from .moves import IllegalMoveError
 
 cnp.import_array()
 
-# The parallel step is one OpenMP region per call whose body (vec_body below) runs three
-# phases separated by barriers: check the actions, step the tables, write the batch. It is
-# plain C so that the body can place its own barriers and claim tables with an atomic
-# counter; Cython's prange would open a region (a thread wake-up and a barrier) per loop.
+# The parallel step is one run of a thread pool of the env's own (below) whose body
+# (vec_body) runs three phases separated by barriers: check the actions, step the tables,
+# write the batch. Its waits spin for a short while (SPIN_NS), then sleep on a futex: a
+# step's threads meet four times (start, two barriers, end) within ~60 µs on an idle
+# machine, where spinning makes them cheap, while on a busy machine a thread that waits
+# for a descheduled one gives its core away after the spin instead of holding it for
+# milliseconds (libgomp's default policy spins up to 300,000 rounds: 0.01-0.02x of one
+# thread's rate with 2 threads and one other busy process).
 from libc.stdlib cimport realloc
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
@@ -53,25 +57,166 @@ cdef extern from *:
     """
     #include <stdlib.h>
     #include <string.h>
-    #ifdef _OPENMP
-    #include <omp.h>
-    #endif
+    #include <pthread.h>
+    #include <unistd.h>
+    #include <limits.h>
+    #include <time.h>
+    #include <linux/futex.h>
+    #include <sys/syscall.h>
     typedef void (*vec_body_fn)(void *, int, int);
-    /* body(ctx, thread id, thread count) on up to nt threads; without OpenMP on one. */
-    static void vec_parallel(int nt, vec_body_fn body, void *ctx) {
-    #ifdef _OPENMP
-        #pragma omp parallel num_threads(nt)
-        body(ctx, omp_get_thread_num(), omp_get_num_threads());
-    #else
-        (void)nt;
-        body(ctx, 0, 1);
+
+    /* Nanoseconds a waiting thread spins before it sleeps: covers the gaps of a step (its
+       barriers) and the caller's Python between steps on an idle machine (~10 µs at 256
+       tables), and costs a busy machine at most this per wait. */
+    #define VEC_SPIN_NS 50000
+
+    static long vec_futex(int *addr, int op, int val) {
+        return syscall(SYS_futex, addr, op, val, NULL, NULL, 0);
+    }
+    static long long vec_now_ns(void) {
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+    }
+    static inline void vec_pause(void) {
+    #if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
     #endif
     }
-    /* A barrier of the enclosing vec_parallel region (an orphaned directive binds to it). */
-    static void vec_barrier(void) {
-    #ifdef _OPENMP
-        #pragma omp barrier
-    #endif
+    /* Wait while *word == val: spin up to VEC_SPIN_NS, then sleep. A waker stores a new value
+       and wakes only when *sleepers is not zero (both sequentially consistent: either the
+       waker sees the sleeper counted, or the sleeper sees the new value). */
+    static void vec_wait(int *word, int val, int *sleepers) {
+        long long until = 0;
+        int i;
+        for (;;) {
+            for (i = 0; i < 64; i++) {
+                if (__atomic_load_n(word, __ATOMIC_ACQUIRE) != val) return;
+                vec_pause();
+            }
+            if (until == 0) until = vec_now_ns() + VEC_SPIN_NS;
+            else if (vec_now_ns() > until) break;
+        }
+        __atomic_add_fetch(sleepers, 1, __ATOMIC_SEQ_CST);
+        while (__atomic_load_n(word, __ATOMIC_SEQ_CST) == val)
+            vec_futex(word, FUTEX_WAIT_PRIVATE, val);
+        __atomic_sub_fetch(sleepers, 1, __ATOMIC_SEQ_CST);
+    }
+    static void vec_wake(int *word, int *sleepers) {
+        if (__atomic_load_n(sleepers, __ATOMIC_SEQ_CST))
+            vec_futex(word, FUTEX_WAKE_PRIVATE, INT_MAX);
+    }
+
+    /* The pool: the calling thread is thread 0, workers 1..started. Each field a thread
+       writes while others read sits on its own cache line. */
+    typedef struct {
+        int gen;                 /* bumped per run (futex word of the idle workers) */
+        int gen_sleepers;
+        int quit;
+        int nt;                  /* threads of the current run */
+        vec_body_fn body;
+        void *ctx;
+        int pending __attribute__((aligned(64)));  /* workers not done (thread 0 waits) */
+        int pending_sleepers;
+        int bar_count __attribute__((aligned(64)));  /* arrivals at the current barrier */
+        int bar_gen;             /* bumped when a barrier opens (futex word) */
+        int bar_sleepers;
+        int size __attribute__((aligned(64)));  /* workers wanted (threads - 1) */
+        int started;             /* workers running */
+        pid_t owner;             /* the process that started them (a fork child has none) */
+        pthread_t *tids;
+    } VecPool;
+
+    typedef struct { VecPool *p; int k; int seen; } VecWorkerArg;
+
+    static void *vec_worker(void *arg) {
+        VecPool *p = ((VecWorkerArg *)arg)->p;
+        int k = ((VecWorkerArg *)arg)->k;
+        int seen = ((VecWorkerArg *)arg)->seen;   /* the runs before it started */
+        free(arg);
+        for (;;) {
+            vec_wait(&p->gen, seen, &p->gen_sleepers);
+            seen = __atomic_load_n(&p->gen, __ATOMIC_ACQUIRE);
+            if (__atomic_load_n(&p->quit, __ATOMIC_ACQUIRE)) return NULL;
+            if (k < p->nt) p->body(p->ctx, k, p->nt);
+            if (__atomic_sub_fetch(&p->pending, 1, __ATOMIC_SEQ_CST) == 0)
+                vec_wake(&p->pending, &p->pending_sleepers);
+        }
+    }
+
+    static VecPool *vec_pool_new(int size) {
+        VecPool *p = NULL;
+        if (posix_memalign((void **)&p, 64, sizeof(VecPool)) != 0) return NULL;
+        memset(p, 0, sizeof(VecPool));
+        p->size = size;
+        p->tids = (pthread_t *)calloc(size > 0 ? size : 1, sizeof(pthread_t));
+        if (p->tids == NULL) { free(p); return NULL; }
+        return p;
+    }
+    /* Start the workers (again in a fork child, which has none); as many as can be. */
+    static void vec_pool_start(VecPool *p) {
+        pid_t me = getpid();
+        if (p->owner == me && p->started == p->size) return;
+        if (p->owner != me) {       /* a fork child: the parent's workers are not here */
+            p->started = 0;
+            p->gen = 0; p->gen_sleepers = 0; p->quit = 0;
+            p->pending = 0; p->pending_sleepers = 0;
+            p->bar_count = 0; p->bar_gen = 0; p->bar_sleepers = 0;
+            p->owner = me;
+        }
+        while (p->started < p->size) {
+            VecWorkerArg *a = (VecWorkerArg *)malloc(sizeof(VecWorkerArg));
+            if (a == NULL) break;
+            a->p = p;
+            a->k = p->started + 1;
+            a->seen = p->gen;       /* no run is in progress: gen is stable here */
+            if (pthread_create(&p->tids[p->started], NULL, vec_worker, a) != 0) { free(a); break; }
+            p->started++;
+        }
+    }
+    static void vec_pool_free(VecPool *p) {
+        int i;
+        if (p == NULL) return;
+        if (p->owner == getpid() && p->started > 0) {
+            __atomic_store_n(&p->quit, 1, __ATOMIC_SEQ_CST);
+            __atomic_add_fetch(&p->gen, 1, __ATOMIC_SEQ_CST);
+            vec_futex(&p->gen, FUTEX_WAKE_PRIVATE, INT_MAX);
+            for (i = 0; i < p->started; i++) pthread_join(p->tids[i], NULL);
+        }
+        free(p->tids);
+        free(p);
+    }
+    /* body(ctx, thread id, thread count) on min(nt, 1 + started workers) threads; returns the
+       count used. */
+    static int vec_pool_run(VecPool *p, int nt, vec_body_fn body, void *ctx) {
+        if (nt > 1) vec_pool_start(p);
+        if (nt > 1 + p->started) nt = 1 + p->started;
+        if (nt <= 1) { body(ctx, 0, 1); return 1; }
+        p->body = body;
+        p->ctx = ctx;
+        p->nt = nt;
+        p->bar_count = 0;
+        __atomic_store_n(&p->pending, p->started, __ATOMIC_SEQ_CST);
+        __atomic_add_fetch(&p->gen, 1, __ATOMIC_SEQ_CST);
+        vec_wake(&p->gen, &p->gen_sleepers);
+        body(ctx, 0, nt);
+        for (;;) {
+            int left = __atomic_load_n(&p->pending, __ATOMIC_SEQ_CST);
+            if (left == 0) break;
+            vec_wait(&p->pending, left, &p->pending_sleepers);
+        }
+        return nt;
+    }
+    /* A barrier of the nt threads of the current run. */
+    static void vec_pool_barrier(VecPool *p, int nt) {
+        int g = __atomic_load_n(&p->bar_gen, __ATOMIC_ACQUIRE);
+        if (__atomic_add_fetch(&p->bar_count, 1, __ATOMIC_ACQ_REL) == nt) {
+            __atomic_store_n(&p->bar_count, 0, __ATOMIC_RELAXED);
+            __atomic_store_n(&p->bar_gen, g + 1, __ATOMIC_SEQ_CST);
+            vec_wake(&p->bar_gen, &p->bar_sleepers);
+        } else {
+            vec_wait(&p->bar_gen, g, &p->bar_sleepers);
+        }
     }
     /* The claim counters only split indices between threads (the barriers publish the
        tables), so relaxed atomics suffice. */
@@ -87,8 +232,12 @@ cdef extern from *:
     }
     """
     ctypedef void (*vec_body_fn)(void* ctx, int tid, int nt) noexcept nogil
-    void vec_parallel(int nt, vec_body_fn body, void* ctx) nogil
-    void vec_barrier() nogil
+    ctypedef struct VecPool:
+        pass
+    VecPool* vec_pool_new(int size) nogil
+    void vec_pool_free(VecPool* p) nogil
+    int vec_pool_run(VecPool* p, int nt, vec_body_fn body, void* ctx) nogil
+    void vec_pool_barrier(VecPool* p, int nt) nogil
     int vec_claim(int* counter, int k) nogil
     int vec_load(int* counter) nogil
     void* vec_alloc64(size_t n) nogil
@@ -134,6 +283,7 @@ cdef struct Config:
     int encoder
     int dim
     int mode
+    bint auto_pass         # a learner whose only legal action is PASS passes in the step
 
 cdef struct Table:
     GameState s
@@ -173,6 +323,7 @@ cdef struct Job:
     u64* scratch           # SCRATCH_U64 per thread
     Lane* lanes            # one per thread
     Counter* claims        # one per pair of threads
+    VecPool* pool          # the threads' barriers
     const int64_t* act64   # the actions (one of act64 / act32), NULL when not stepping
     const int32_t* act32
     int32_t* choice        # table i's validated choice (index into its legal actions)
@@ -257,7 +408,17 @@ cdef void advance(Table* tb, const Config* cfg, u64* scratch) noexcept nogil:
             tb.n_legal = fill_legal_actions(&tb.s, scratch, tb.ids, tb.words)
             if tb.n_legal <= 0:
                 tb.error = 1
-            return
+                return
+            if not (cfg.auto_pass and tb.n_legal == 1 and tb.ids[0] == A_PASS):
+                return
+            # A forced pass (auto_pass): played here, as the learner would have to.
+            track_move(tb, &tb.s, tb.words[0], tb.words[1])
+            r = match_apply(&tb.s, &cfg.seating, tb.words[0], tb.words[1])
+            if r == STEP_CONTINUE:
+                continue
+            if r < 0:
+                tb.error = 1
+                return
         if r < 0:
             tb.error = 1
             return
@@ -392,7 +553,7 @@ cdef void vec_body(void* ctx, int tid, int nt) noexcept nogil:
                 me.bad = i
                 break
         if nt > 1:
-            vec_barrier()
+            vec_pool_barrier(j.pool, nt)
         for t in range(nt):
             if j.lanes[t].bad >= 0:
                 return              # every thread returns: no table has moved
@@ -435,7 +596,7 @@ cdef void vec_body(void* ctx, int tid, int nt) noexcept nogil:
             me.lo = s_lo
             me.hi = s_lo + done
     if nt > 1:
-        vec_barrier()
+        vec_pool_barrier(j.pool, nt)
     # -- phase 3: the batch. A thread's tables start after those of the threads before it
     # (ranges are in thread order), so its offsets are known from their totals. When the
     # candidates do not fit, offsets only: the caller grows the buffers and copies.
@@ -515,13 +676,15 @@ cdef class VecEnv:
     """``num_envs`` Guandan tables stepped together (docs/learning.md).
 
     ``VecEnv(num_envs, *, seed, rules=Rules(), threads=1, learners=(0, 1, 2, 3),
-    opponents='greedy', encoder='default', action_mode='abstract')``; ``reset()``, then
+    opponents='greedy', encoder='default', action_mode='abstract', adapt_threads=True,
+    auto_pass=False)``; ``reset()``, then
     ``pending()`` / ``step(actions)`` / ``drain_results()`` / ``fork(env_id, n)``.
     """
     cdef Table* tables
     cdef u64* scratch
     cdef Lane* lanes
     cdef Counter* claims
+    cdef VecPool* pool            # threads - 1 workers, started at the first parallel step
     cdef Config cfg
     cdef readonly int num_envs
     cdef readonly int threads
@@ -564,10 +727,12 @@ cdef class VecEnv:
         self.scratch = NULL
         self.lanes = NULL
         self.claims = NULL
+        self.pool = NULL
         self._choice = NULL
         self._rows = NULL
 
     def __dealloc__(self):
+        vec_pool_free(self.pool)
         free(self.tables)
         free(self.scratch)
         free(self.lanes)
@@ -577,7 +742,7 @@ cdef class VecEnv:
 
     def __init__(self, num_envs, *, seed, rules=Rules(), threads=1, learners=(0, 1, 2, 3),
                  opponents="greedy", encoder="default", action_mode="abstract",
-                 adapt_threads=True):
+                 adapt_threads=True, auto_pass=False):
         from .agents import parse_agents
         cdef int p
         cdef int ks[4]
@@ -588,6 +753,8 @@ cdef class VecEnv:
         _validate.check_rules(rules)
         if not isinstance(adapt_threads, bool):
             raise TypeError(f"adapt_threads must be a bool, not {type(adapt_threads).__name__}")
+        if not isinstance(auto_pass, bool):
+            raise TypeError(f"auto_pass must be a bool, not {type(auto_pass).__name__}")
         try:
             ls = tuple(learners)
         except TypeError:
@@ -629,6 +796,7 @@ cdef class VecEnv:
         seating_init(&self.cfg.seating, ks, NULL, listed)
         self.cfg.encoder = _ENCODERS[encoder]
         self.cfg.mode = _MODES[action_mode]
+        self.cfg.auto_pass = auto_pass
         self.obs_size = {ENC_NONE: 0, ENC_DEFAULT: OBS_SIZE, ENC_INFO: INFO_SIZE,
                          ENC_DANZERO: DZ_STATE_SIZE}[self.cfg.encoder]
         self.cfg.dim = self.obs_size
@@ -637,10 +805,12 @@ cdef class VecEnv:
         self.lanes = <Lane*>vec_alloc64(threads * sizeof(Lane))
         self.claims = <Counter*>vec_alloc64((threads + 1) // 2 * sizeof(Counter))
         self._choice = <int32_t*>vec_alloc64(num_envs * sizeof(int32_t))
+        self.pool = vec_pool_new(threads - 1)
         self._rows_cap = MAX_RES * num_envs
         self._rows = <Row*>malloc(self._rows_cap * sizeof(Row))
         if (self.tables == NULL or self.scratch == NULL or self.lanes == NULL
-                or self.claims == NULL or self._choice == NULL or self._rows == NULL):
+                or self.claims == NULL or self._choice == NULL or self._rows == NULL
+                or self.pool == NULL):
             raise MemoryError()
         self._nrows = 0
         n = num_envs
@@ -684,6 +854,7 @@ cdef class VecEnv:
         j.scratch = self.scratch
         j.lanes = self.lanes
         j.claims = self.claims
+        j.pool = self.pool
         j.choice = self._choice
         j.obs = self._obs_p
         j.mask = self._mask_p
@@ -721,10 +892,7 @@ cdef class VecEnv:
             self.lanes[t].bad = -1
         clock_gettime(CLOCK_MONOTONIC, &t0)
         with nogil:
-            if nt == 1:
-                vec_body(j, 0, 1)
-            else:
-                vec_parallel(nt, vec_body, j)
+            vec_pool_run(self.pool, nt, vec_body, j)
         clock_gettime(CLOCK_MONOTONIC, &t1)
         self._region_s = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9
         for t in range(nt):             # each lane holds the first bad table of its range
@@ -978,7 +1146,8 @@ cdef class VecEnv:
         out = VecEnv(n, seed=self._seed, rules=self._rules, threads=self.threads,
                      learners=self._learners, opponents=self._opponents,
                      encoder=self._encoder, action_mode=self._mode,
-                     adapt_threads=bool(self._adapt) or self.threads == 1)
+                     adapt_threads=bool(self._adapt) or self.threads == 1,
+                     auto_pass=bool(self.cfg.auto_pass))
         for i in range(n):
             memcpy(&out.tables[i], &self.tables[src], sizeof(Table))
         out._started = True
@@ -1002,4 +1171,4 @@ cdef class VecEnv:
     def __repr__(self):
         return (f"VecEnv({self.num_envs}, seed={self._seed!r}, threads={self.threads}, "
                 f"learners={self._learners}, encoder={self._encoder!r}, "
-                f"action_mode={self._mode!r})")
+                f"action_mode={self._mode!r}, auto_pass={bool(self.cfg.auto_pass)})")

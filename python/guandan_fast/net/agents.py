@@ -1,9 +1,13 @@
-"""Agents deciding one move: for a compiled ``Game`` (the server's bot seats: any agent of
-``guandan_fast.agents``) and for a platform ``act`` message (the client: the built-in bots).
+"""Agents deciding one move: for a compiled ``Game`` (the server's bot seats) and for a
+platform ``act`` message (the client); any agent of ``guandan_fast.agents`` in both.
 
-The bots go through ``guandan_fast.bots.choose``, the compiled bots' one-decision entry, with
-exactly what the bot would read inside ``simulate`` (own hand, level, top play, public
-counts), so a greedy seat plays the same moves here as in a simulation.
+At a platform table the built-in bots (random, random_compact, greedy) decide from the act
+message alone, through ``guandan_fast.bots.choose`` with exactly what the bot reads inside
+``simulate`` (own hand, level, top play, public counts). Every other agent plays on the game
+its seat's view makes from the messages it received (``net.view.SeatView``). In the exchange
+(tribute and return), which the view does not rebuild, the expert and the search agents pay and
+return as the expert does (greedy's exchange for search agents with greedy or random
+rollouts); Python agents and policies as greedy does (docs/server.md).
 
 >>> from guandan_fast import Game
 >>> g = Game(seed=3)
@@ -17,7 +21,7 @@ ValueError: unknown agent 'smart'; known agents: random, random_compact, greedy,
 
 from __future__ import annotations
 
-from ..agents import parse_agent, parse_agents
+from ..agents import AgentError, parse_agent, parse_agents
 from ..bots import choose
 from ..cards import parse_level, sort_cards
 from ..moves import PASS, Move
@@ -25,6 +29,8 @@ from ..moves import PASS, Move
 __all__ = ["bot_move", "check_platform_agent", "choose_index", "mix_seed"]
 
 _MASK = (1 << 64) - 1
+#: The agents that decide from an act message alone (the others play on a SeatView's game).
+_MESSAGE_BOTS = ("random", "random_compact", "greedy")
 
 
 def mix_seed(*parts: int) -> int:
@@ -67,9 +73,19 @@ def _to_move(action) -> Move:
     return Move(action[0], action[1], action[2])
 
 
-def choose_index(agent: str, msg: dict, seat: int, seed: int = 0) -> int:
-    """The ``actIndex`` the built-in ``agent`` at ``seat`` (the ``myPos`` of the hand's
-    ``beginning`` message) answers to a platform ``act`` message.
+def _exchange_bot(a) -> str:
+    """The compiled bot that pays and returns for agent ``a`` at a platform table."""
+    if a.kind == "expert" or (a.search_spec is not None
+                              and a.search_spec[1].get("rollout") == "expert"):
+        return "expert"
+    return "greedy"
+
+
+def choose_index(agent, msg: dict, seat: int, seed: int = 0, view=None) -> int:
+    """The ``actIndex`` ``agent`` (any spec) at ``seat`` (the ``myPos`` of the hand's
+    ``beginning`` message) answers to a platform ``act`` message. The built-in bots need only
+    the message; the other agents, in the play stage, the seat's ``SeatView`` (``view``,
+    fed every message of the connection), else ValueError.
 
     Counts are read as the wire shows them (``publicInfo`` ``rest``, all public). In the
     play phase the compact agents pick among their own generated moves and the pick is
@@ -87,8 +103,28 @@ def choose_index(agent: str, msg: dict, seat: int, seed: int = 0) -> int:
     actions = msg["actionList"]
     if len(actions) == 1:
         return 0
-    check_platform_agent(agent)
+    a = parse_agents([agent], where="platform", place="connect")[0]
     stage = msg["stage"]
+    if a.kind not in _MESSAGE_BOTS:
+        if stage != "play":
+            agent = _exchange_bot(a)
+        else:
+            if view is None:
+                raise ValueError(f"agent {a.name!r} plays on the seat's view of the table: "
+                                 f"pass view=SeatView() fed every message")
+            game = view.game(msg)
+            try:
+                move = a.move(game, seed)
+            except AgentError as exc:
+                raise AgentError(f"at a platform table (the view's game): {exc}") from \
+                    exc.__cause__
+            key = _action_key(move.to_platform())
+            for i, act in enumerate(actions):
+                if _action_key(act) == key:
+                    return i
+            raise ValueError(f"agent {a.name!r} chose {move}, which is not in the actionList")
+    else:
+        agent = a.kind
     hand = msg["handCards"]
     level = parse_level(msg["curRank"])
     counts = [min(27, e["rest"]) for e in msg["publicInfo"]]

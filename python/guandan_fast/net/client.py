@@ -1,9 +1,12 @@
-"""Our built-in agents as platform clients (``guandan-fast connect``; docs/server.md).
+"""Any agent as a platform client (``guandan-fast connect``; docs/server.md).
 
 ``play(url, agent)`` connects to ``ws://HOST:PORT/game/NAME``, answers every ``act`` message
-with the agent's ``{"actIndex": i}`` and returns when the server closes the connection.
+with the agent's ``{"actIndex": i}`` and returns when the server closes the connection. The
+agent decides from what its seat was told (``net.agents.choose_index``, ``net.view``).
 Every message received is checked against the protocol; a bad one is logged (and counted)
 and, if it is an ``act`` the agent cannot read, answered with index 0 so the table goes on.
+A Python agent that raises (or answers a move that is not legal) stops the client with an
+error naming the agent and the decision.
 """
 
 from __future__ import annotations
@@ -13,8 +16,11 @@ import json
 import logging
 from dataclasses import dataclass, field
 
+from ..agents import AgentError, parse_agents
+from ..moves import IllegalMoveError
 from . import protocol as P
-from .agents import check_platform_agent, choose_index, mix_seed
+from .agents import choose_index, mix_seed
+from .view import SeatView
 
 __all__ = ["ClientResult", "play"]
 
@@ -35,15 +41,17 @@ class ClientResult:
     problems: list = field(default_factory=list)
 
 
-async def play(url: str, agent: str = "greedy", seed: int = 0, open_timeout: float = 10.0,
+async def play(url: str, agent="greedy", seed: int = 0, open_timeout: float = 10.0,
                ) -> ClientResult:
-    """Play at a platform server until it closes the connection."""
+    """Play at a platform server until it closes the connection (``agent``: any spec of
+    ``guandan_fast.agents``, or an ``Agent``)."""
     from .server import websockets_module
 
     connect = websockets_module("asyncio.client").connect
     from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
-    agent = check_platform_agent(agent)
+    agent = parse_agents([agent], where="platform", place="connect")[0]
+    view = SeatView()
     if not isinstance(url, str) or not url.startswith(("ws://", "wss://")):
         raise ValueError(f"url must be ws://HOST:PORT/game/NAME, got {url!r}")
     res = ClientResult()
@@ -64,6 +72,10 @@ async def play(url: str, agent: str = "greedy", seed: int = 0, open_timeout: flo
                     log.warning("bad message from the server: %s", exc)
                     if not (isinstance(msg, dict) and msg.get("type") == "act"):
                         continue
+                try:
+                    view.observe(msg)
+                except (KeyError, TypeError, ValueError) as exc:
+                    res.problems.append(f"cannot follow the table: {exc}")
                 key = f"{msg.get('type')}/{msg.get('stage')}"
                 res.messages[key] = res.messages.get(key, 0) + 1
                 stage = msg.get("stage")
@@ -78,7 +90,12 @@ async def play(url: str, agent: str = "greedy", seed: int = 0, open_timeout: flo
                     continue
                 try:
                     i = choose_index(agent, msg, res.seat if res.seat is not None else 0,
-                                     seed=mix_seed(seed, decisions))
+                                     seed=mix_seed(seed, decisions), view=view)
+                except AgentError as exc:
+                    raise AgentError(f"connect, decision {decisions + 1} of the connection "
+                                     f"(hand {res.hands}): {exc}") from exc.__cause__
+                except IllegalMoveError:
+                    raise
                 except (KeyError, TypeError, ValueError) as exc:
                     res.problems.append(f"cannot decide: {exc}")
                     log.warning("cannot decide on %s: %s; answering 0", key, exc)
@@ -90,6 +107,6 @@ async def play(url: str, agent: str = "greedy", seed: int = 0, open_timeout: flo
     return res
 
 
-def run(url: str, agent: str = "greedy", seed: int = 0) -> ClientResult:
+def run(url: str, agent="greedy", seed: int = 0) -> ClientResult:
     """``play`` in a fresh event loop (the CLI's entry)."""
     return asyncio.run(play(url, agent, seed))

@@ -1,0 +1,158 @@
+"""Two threads against one beside busy processes: every multi-threaded loop of the package
+(``VecEnv``, ``simulate``, ``tournament``, a search agent in ``simulate``) on default settings,
+with 0, 1 and 2 other CPU-bound processes (``python -c 'while 1: pass'``, started and killed by
+this script). Issue 19: never slower than one thread (>= 0.9x under load, >= 1.85x idle).
+
+Run as a script (prints the table recorded in bench/RESULTS.md)::
+
+    OPENBLAS_NUM_THREADS=1 .venv/bin/python bench/bench_threads.py [--loops vecenv,simulate,tournament,search] \
+        [--busy 0,1,2] [--rounds 3] [--seconds 1.0]
+
+or under pytest-benchmark: ``.venv/bin/python -m pytest bench/bench_threads.py
+--benchmark-enable --benchmark-only``.
+
+Each round runs the loop once on 1 thread and once on 2, alternately (both see the same
+load); the figure is the median over rounds of each count's rate, and their ratio. Work sizes
+are fixed per loop (about ``--seconds`` of one thread on an idle machine), so a round measures
+the same work at both counts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+import guandan_fast as gf
+from guandan_fast.simulate import simulate
+from guandan_fast.tournament import tournament
+
+
+def _random_actions(batch, rng):
+    counts = np.diff(batch.cand_offsets)
+    local = (rng.random(len(counts)) * counts).astype(np.int64)
+    return batch.cand_ids[batch.cand_offsets[:-1] + local]
+
+
+def vecenv_rate(threads, scale=1.0, adapt_threads=True):
+    """Decisions/s of ``VecEnv(256)`` (default encoder) with random legal actions."""
+    env = gf.VecEnv(256, seed=1, threads=threads, adapt_threads=adapt_threads)
+    b = env.reset()
+    rng = np.random.default_rng(0)
+    steps = max(10, int(4000 * scale))
+    t = time.perf_counter()
+    for _ in range(steps):
+        env.step(_random_actions(b, rng))
+        b = env.pending()
+        env.drain_results()
+    return steps * 256 / (time.perf_counter() - t)
+
+
+def simulate_rate(threads, scale=1.0):
+    """Hands/s of ``simulate`` with four greedy bots."""
+    hands = max(200, int(10000 * scale))
+    t = time.perf_counter()
+    simulate(hands=hands, agents=("greedy",) * 4, threads=threads, seed=1)
+    return hands / (time.perf_counter() - t)
+
+
+def tournament_rate(threads, scale=1.0):
+    """Matches/s of a greedy-against-random duplicate tournament."""
+    deals = max(4, int(900 * scale))
+    t = time.perf_counter()
+    res = tournament("greedy,random", deals, seed=1, workers=threads)
+    return 2 * deals / (time.perf_counter() - t) if res is not None else 0.0
+
+
+def search_rate(threads, scale=1.0):
+    """Matches/s of ``simulate`` with a PIMC search agent against greedy bots."""
+    matches = max(16, int(64 * scale))
+    t = time.perf_counter()
+    simulate(matches=matches, agents="pimc:samples=2,greedy,pimc:samples=2,greedy",
+             threads=threads, seed=1)
+    return matches / (time.perf_counter() - t)
+
+
+def vecenv_fixed_rate(threads, scale=1.0):
+    """The same with ``adapt_threads=False`` (every step on ``threads`` threads)."""
+    return vecenv_rate(threads, scale, adapt_threads=False)
+
+
+LOOPS = {"vecenv": vecenv_rate, "vecenv_fixed": vecenv_fixed_rate, "simulate": simulate_rate, "tournament": tournament_rate,
+         "search": search_rate}
+
+
+def start_busy(k):
+    """k CPU-bound processes of our own (killed by stop_busy)."""
+    return [subprocess.Popen([sys.executable, "-c", "while 1: pass"]) for _ in range(k)]
+
+
+def stop_busy(procs):
+    for p in procs:
+        p.kill()
+        p.wait()
+
+
+def sweep(loops, busy, rounds, scale):
+    print(f"1 vs 2 threads, {rounds} alternated rounds, medians of the rates")
+    print("| loop | busy processes | load at start | 1 thread | 2 threads | ratio | min ratio of a round |")
+    print("|---|---|---|---|---|---|---|")
+    for name in loops:
+        fn = LOOPS[name]
+        fn(1, scale * 0.1)                  # warm-up (imports, first allocation)
+        for k in busy:
+            procs = start_busy(k)
+            try:
+                time.sleep(0.5)
+                load = os.getloadavg()[0]
+                one, two = [], []
+                for _ in range(rounds):
+                    one.append(fn(1, scale))
+                    two.append(fn(2, scale))
+            finally:
+                stop_busy(procs)
+            m1, m2 = statistics.median(one), statistics.median(two)
+            worst = min(b / a for a, b in zip(one, two))
+            print(f"| {name} | {k} | {load:.2f} | {m1:,.1f} | {m2:,.1f} | **{m2 / m1:.2f}x** "
+                  f"| {worst:.2f}x |", flush=True)
+
+
+# -- pytest-benchmark ----------------------------------------------------------------------------
+
+def test_vecenv_two_threads(benchmark):
+    benchmark.pedantic(vecenv_rate, args=(2, 0.05), rounds=3, iterations=1)
+
+
+def test_simulate_two_threads(benchmark):
+    benchmark.pedantic(simulate_rate, args=(2, 0.1), rounds=3, iterations=1)
+
+
+def test_tournament_two_threads(benchmark):
+    benchmark.pedantic(tournament_rate, args=(2, 0.1), rounds=3, iterations=1)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--loops", default="vecenv,simulate,tournament,search")
+    ap.add_argument("--busy", default="0,1,2")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--seconds", type=float, default=1.0,
+                    help="scale of the work of one run (about its seconds on an idle machine)")
+    args = ap.parse_args()
+    loops = [x.strip() for x in args.loops.split(",") if x.strip()]
+    for x in loops:
+        if x not in LOOPS:
+            ap.error(f"unknown loop {x!r}; known: {', '.join(LOOPS)}")
+    busy = [int(x) for x in args.busy.split(",")]
+    print("load average at the start: %.2f %.2f %.2f" % os.getloadavg())
+    sweep(loops, busy, args.rounds, args.seconds)
+    print("load average at the end: %.2f %.2f %.2f" % os.getloadavg())
+
+
+if __name__ == "__main__":
+    main()
