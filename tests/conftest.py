@@ -9,10 +9,17 @@ one xdist worker: ``--dist loadgroup``), ``cli`` (commands in a child process), 
 """
 
 import importlib
+import signal
 
 import pytest
 
 import helpers
+
+# The Ctrl-C tests send SIGINT to this process and to the commands it starts. A shell that runs
+# the suite in the background (`pytest &`, nohup) leaves SIGINT ignored, which Python then
+# keeps (no KeyboardInterrupt) and every child inherits: Ctrl-C is given back its usual effect.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # name -> module providing classify / beats / legal_moves (same signatures and results).
 MOVE_ENGINES = ["guandan_fast.reference", "guandan_fast.movegen"]
