@@ -3,7 +3,7 @@
 PY      ?= python3
 VENV    ?= .venv
 BIN     := $(VENV)/bin
-SOURCES := $(shell find src python -name '*.py' -o -name '*.pyx' -o -name '*.pxd') CMakeLists.txt pyproject.toml
+SOURCES := $(shell find src python -type f -not -path '*/__pycache__/*') CMakeLists.txt pyproject.toml
 
 .PHONY: run test bench dev clean browser
 

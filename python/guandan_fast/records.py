@@ -185,12 +185,13 @@ class RecordWriter:
 
     def line(self, text: str) -> None:
         """One line of a record, already JSON (as ``game_to_lines`` gives them)."""
-        self.f.write((text + "\n").encode("utf-8") if self.binary else text + "\n")
+        self.lines((text,))
 
     def lines(self, lines) -> None:
-        """A match's lines, already JSON (records made elsewhere, e.g. by a worker)."""
-        for text in lines:
-            self.line(text)
+        """A match's lines, already JSON (records made elsewhere, e.g. by a worker), in one
+        write: Ctrl-C arrives between Python steps, so it never leaves half a match."""
+        text = "".join(line + "\n" for line in lines)
+        self.f.write(text.encode("utf-8") if self.binary else text)
 
     def write(self, game, agents=None, **extra) -> None:
         """The record of ``game`` (``game_to_lines``: its agents and extra header fields)."""
