@@ -393,3 +393,18 @@ def test_rollout_actors_need_a_connection():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert "needs a Ray connection: call ray.init() first" in out
+
+
+def test_a_run_after_reconnecting_equals_one_process(cluster):
+    # A second connection in the same process (ray.shutdown() then ray.init()) runs as the
+    # first: every new local cluster numbers its jobs from 1 again, so nothing of the first
+    # connection (its stop actor) may be taken for the second's. Tasks last long enough
+    # (two of 100 matches) to ask the stop actor.
+    expected = gf.simulate(matches=200, seed=3)
+    assert gf.simulate(matches=200, seed=3, cluster="ray", task_matches=100) == expected
+    ray.shutdown()
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        assert gf.simulate(matches=200, seed=3, cluster="ray", task_matches=100) == expected
+    finally:
+        ray.shutdown()      # the next test of the group starts the test cluster again

@@ -36,7 +36,7 @@ from guandan_fast.moves import PASS, IllegalMoveError, Move
 from guandan_fast.perft import perft, perft_reference
 from guandan_fast.reference.game import Game as Ref
 from guandan_fast.rules import Rules
-from helpers import played
+from helpers import LONG, played
 
 pytestmark = pytest.mark.reference
 
@@ -237,7 +237,7 @@ def endgame_match(seed: int, stats: Stats, both_at_ace: bool = False,
 # ---------------------------------------------------------------------------------------------
 
 FULL_MATCHES = 3
-ENDGAME_MATCHES = 60
+ENDGAME_MATCHES = 60 if LONG else 40
 
 
 EVENTS = ("tribute_phase", "back_phase", "anti_tribute_steps", "winners_choose", "jiefeng",

@@ -62,5 +62,8 @@ def _compact_children(game):
 @pytest.mark.parametrize("seed", sorted({p[0] for p in PINS}))
 def test_compact_pins_equal_the_reference_pruned_by_the_definition(seed):
     pin = {d: n for s, d, mode, n, _ in PINS if s == seed and mode == "compact"}
-    for depth in (1, 2, 3, 4) if LONG else (1, 2, 3):
+    # Depth 3 (the reference's slow part) on two deals by default, depth 4 on every deal
+    # with --long.
+    depths = (1, 2, 3, 4) if LONG else (1, 2, 3) if seed in SEEDS[:2] else (1, 2)
+    for depth in depths:
         assert count_leaves(RefGame(seed), depth, _compact_children) == pin[depth], depth
