@@ -167,3 +167,38 @@ def big_hands():
     """A legal set-up deal whose seat 3 holds ``BIG`` and the others 12 cards each."""
     rest = sorted((Counter(FULL_DECK) - Counter(BIG)).elements())
     return [rest[0:12], rest[12:24], rest[24:36], list(BIG)]
+
+
+def replay_with_permuted_hidden(seed: int, steps: int, p: int | None = None):
+    """Two matches seat ``p`` cannot tell apart (the privacy tests of the sampler and the
+    expert): A from ``Game(seed)`` played ``steps`` random compact moves (stopping at the end
+    of the first hand), B set up with the other seats' unplayed cards permuted among them and
+    the same moves replayed. ``p`` None: the seat to move in A. Returns (A, B, p)."""
+    a = Game(seed=seed)
+    start = [list(a.hand(q)) for q in range(4)]
+    leader = a.current_player
+    rnd = random.Random(seed)
+    for _ in range(steps):
+        moves = a.legal_moves(compact=True)
+        a.play(moves[rnd.randrange(len(moves))])
+        if a.hand_number > 0 or a.is_over:
+            break
+    if p is None:
+        p = a.current_player
+    played = [Counter() for _ in range(4)]
+    for seat, m in a.history:
+        played[seat].update(m.cards)
+    rest = {q: Counter(start[q]) - played[q] for q in range(4) if q != p}
+    pool = [c for q in rest for c in sorted(rest[q].elements())]
+    rnd.shuffle(pool)
+    hands_b = [None] * 4
+    hands_b[p] = start[p]
+    i = 0
+    for q in sorted(rest):
+        k = sum(rest[q].values())
+        hands_b[q] = sorted(played[q].elements()) + pool[i:i + k]
+        i += k
+    b = Game.setup(hands_b, leader=leader, seed=seed + 1)
+    for _, m in a.history:
+        b.play(m)
+    return a, b, p

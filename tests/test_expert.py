@@ -15,6 +15,7 @@ from guandan_fast import PASS, Move
 from guandan_fast.bots import choose
 from guandan_fast.expert import choose as decide, plan
 from guandan_fast.simulate import simulate
+from helpers import replay_with_permuted_hidden
 
 
 def expert(hand, level=2, **kw):
@@ -166,43 +167,10 @@ def test_same_seed_same_games_at_any_thread_count():
     assert (a.team_wins, a.hands, a.plays, a.cards) == (b.team_wins, b.hands, b.plays, b.cards)
 
 
-def replay_permuted(seed: int, steps: int):
-    """A from the seed played `steps` moves (random compact moves); then p = the seat to move
-    and B = the same match set up with the other seats' unplayed cards permuted, the same
-    moves replayed. Returns (A, B, p)."""
-    a = gf.Game(seed=seed)
-    start = [list(a.hand(q)) for q in range(4)]
-    leader = a.current_player
-    rnd = random.Random(seed)
-    for _ in range(steps):
-        moves = a.legal_moves(compact=True)
-        a.play(moves[rnd.randrange(len(moves))])
-        if a.hand_number > 0 or a.is_over:
-            break
-    assert a.hand_number == 0 and not a.is_over
-    p = a.current_player
-    played = [Counter() for _ in range(4)]
-    for seat, m in a.history:
-        played[seat].update(m.cards)
-    rest = {q: Counter(start[q]) - played[q] for q in range(4) if q != p}
-    pool = [c for q in rest for c in sorted(rest[q].elements())]
-    rnd.shuffle(pool)
-    hands_b = [None] * 4
-    hands_b[p] = start[p]
-    i = 0
-    for q in sorted(rest):
-        k = sum(rest[q].values())
-        hands_b[q] = sorted(played[q].elements()) + pool[i:i + k]
-        i += k
-    b = gf.Game.setup(hands_b, leader=leader, seed=seed + 1)
-    for _, m in a.history:
-        b.play(m)
-    return a, b, p
-
-
 @pytest.mark.parametrize("seed", range(40))
 def test_same_public_history_different_hidden_cards_same_decision(seed):
-    a, b, p = replay_permuted(seed, steps=10 + 3 * seed)
+    a, b, p = replay_with_permuted_hidden(seed, steps=10 + 3 * seed)
+    assert a.hand_number == 0 and not a.is_over
     assert a.hand(p) == b.hand(p)
     assert [a.hand(q) for q in range(4)] != [b.hand(q) for q in range(4)]
     assert decide(a) == decide(b)

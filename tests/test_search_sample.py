@@ -19,7 +19,7 @@ from guandan_fast.cards import FULL_DECK, KIND_OF
 from guandan_fast.perft_core import random_playout
 from guandan_fast.sample import known_cards, sample_world
 
-from helpers import LONG
+from helpers import LONG, replay_with_permuted_hidden
 
 
 def hidden(g, p):
@@ -143,41 +143,10 @@ def test_pin_released_when_the_kind_is_played():
     assert known_cards(g, 0)[1] == ()
 
 
-def replay_with_permuted_hidden(seed: int, p: int, steps: int):
-    """Two matches p cannot tell apart: A from the seed, B set up with the other seats'
-    unplayed cards permuted among them, the same moves replayed. Returns (A, B)."""
-    a = gf.Game(seed=seed)
-    start = [list(a.hand(q)) for q in range(4)]
-    leader = a.current_player
-    rnd = random.Random(seed)
-    for _ in range(steps):
-        moves = a.legal_moves(compact=True)
-        a.play(moves[rnd.randrange(len(moves))])
-        if a.hand_number > 0 or a.is_over:
-            break
-    played = [Counter() for _ in range(4)]
-    for seat, m in a.history:
-        played[seat].update(m.cards)
-    rest = {q: Counter(start[q]) - played[q] for q in range(4) if q != p}
-    pool = [c for q in rest for c in sorted(rest[q].elements())]
-    rnd.shuffle(pool)
-    hands_b = [None] * 4
-    hands_b[p] = start[p]
-    i = 0
-    for q in sorted(rest):
-        k = sum(rest[q].values())
-        hands_b[q] = sorted(played[q].elements()) + pool[i:i + k]
-        i += k
-    b = gf.Game.setup(hands_b, leader=leader, seed=seed + 1)
-    for _, m in a.history:
-        b.play(m)
-    return a, b
-
-
 @pytest.mark.parametrize("seed", range(6))
 def test_indistinguishable_states_give_the_same_sample_and_key(seed):
     p = seed % 4
-    a, b = replay_with_permuted_hidden(seed, p, steps=20 + 7 * seed)
+    a, b, _ = replay_with_permuted_hidden(seed, steps=20 + 7 * seed, p=p)
     assert a.hand(p) == b.hand(p)
     assert [a.hand(q) for q in range(4)] != [b.hand(q) for q in range(4)]
     assert a.infoset_key(p) == b.infoset_key(p)
