@@ -9,7 +9,7 @@ import guandan_fast as gf
 from guandan_fast.search import choose, parse_agent
 from guandan_fast.solve import random_endgame, solve
 
-from test_search_sample import replay_with_permuted_hidden
+from helpers import replay_with_permuted_hidden
 
 
 def test_names_and_budgets():
@@ -58,7 +58,7 @@ def test_decisions_depend_only_on_what_the_seat_knows(seed):
         a.play(moves[rnd.randrange(len(moves))])
         assert a.hand_number == 0
     p = a.current_player
-    a2, b = replay_with_permuted_hidden(seed, p, steps=len(a.history))
+    a2, b, _ = replay_with_permuted_hidden(seed, steps=len(a.history), p=p)
     assert a2.history == a.history and a.hand(p) == b.hand(p)
     assert [a.hand(q) for q in range(4)] != [b.hand(q) for q in range(4)]
     for agent in ("pimc:samples=6", "ismcts:iterations=80"):
