@@ -165,6 +165,58 @@ def test_small_hands_leads_and_follows():
         assert as_set(got) == set(want), (hand, level, last, rules)
 
 
+# -- can_follow: the forced-pass test without a move list --------------------------------------
+
+def test_can_follow_is_the_generators_answer():
+    """``can_follow`` (per-rank counts, no list) against the generator's follow list, on the
+    hands where it decides most: small ones (end of a hand), few ranks (bombs, runs, full
+    houses), every wild count, jokers, under every rule set. Both answers occur often."""
+    rng = random.Random(4500)
+    seen = Counter()
+    for i in range(3000 * SCALE):
+        level = 2 + i % 13
+        size = rng.choice((1, 2, 3, 4, 5, 6, 8, 10, 14, 20, 27))
+        ranks = None if i % 3 == 0 else rng.sample(RANKS, rng.randint(2, 8))
+        hand = deal(rng, size, level, min(size, i % 3), ranks=ranks)
+        if i % 7 == 0:                       # jokers: the pairs, the joker bomb
+            jokers = ["SB", "SB", "HR", "HR"] if i % 14 == 0 else \
+                rng.choice((["SB", "SB"], ["HR", "HR"], ["SB", "HR"]))
+            rest = [c for c in hand if c not in ("SB", "HR")]
+            hand = rest[:max(0, size - len(jokers))] + jokers
+        rules = ALL_RULES[i % 4]
+        last = random_last(rng, level, rules)
+        want = fast.count_moves(hand, level, last, rules) > 1
+        assert fast.can_follow(hand, level, last, rules) == want, (hand, level, last, rules)
+        assert (fast.count_moves(hand, level, last, rules, compact=True) > 1) == want
+        seen[want, last.type] += 1
+    for t in ("Single", "Pair", "Trips", "ThreeWithTwo", "Straight", "ThreePair", "TwoTrips",
+              "Bomb", "StraightFlush"):
+        assert seen[True, t] >= 5 and seen[False, t] >= 5, (t, seen)
+
+
+def test_can_follow_edge_cases():
+    seven = Rules()
+    # a level triple with the two wilds as its pair (edge case 42) beats a lower full house
+    assert fast.can_follow("S7 C7 D7 H7 H7", 7, Move("ThreeWithTwo", "5", "S5 C5 D5 S3 C3"))
+    # without the wilds the triple has no pair
+    assert not fast.can_follow("S7 C7 D7 S9", 7, Move("ThreeWithTwo", "5", "S5 C5 D5 S3 C3"))
+    # one suit only: a straight flush (a bomb), which also beats the straight
+    assert fast.can_follow("S3 S4 S5 S6 S7", 2, Move("Straight", "2", "S2 C3 D4 H5 S6"))
+    hand, last = "S3 S4 S5 S6 C8", Move("Straight", "2", "S2 C3 D4 H5 S6")
+    assert not fast.can_follow(hand, 2, last)          # no 7: no straight above 2
+    assert fast.can_follow("S3 S4 S5 S6 C7", 2, last)
+    # joker pairs in a full house only under fullhouse_joker_pair
+    fh = Move("ThreeWithTwo", "5", "S5 C5 D5 S3 C3")
+    assert fast.can_follow("S9 C9 D9 SB SB", 2, fh, seven)
+    assert not fast.can_follow("S9 C9 D9 SB SB", 2, fh, Rules(fullhouse_joker_pair=False))
+    # the joker bomb beats everything but itself
+    assert fast.can_follow("SB SB HR HR", 2, Move("StraightFlush", "T", "ST SJ SQ SK SA"))
+    with pytest.raises(ValueError):
+        fast.can_follow("S3", 2, PASS)
+    with pytest.raises(ValueError):
+        fast.can_follow("S3", 2, None)
+
+
 # -- exhaustive small hands: brute force over every sub-multiset -------------------------------
 
 def brute_force(hand, level, rules):

@@ -14,7 +14,7 @@ The friendly API lives here; the compiled modules behind it are named in docs/de
 
 from .cards import parse_cards, parse_level
 from .game import Game
-from .movegen import Hand, MoveList, beats, classify, count_moves, legal_moves
+from .movegen import Hand, MoveList, beats, can_follow, classify, count_moves, legal_moves
 from .moves import PASS, IllegalMoveError, Move
 from .rules import Rules
 from .simulate import SimulationResult, simulate  # the function shadows the submodule's name
@@ -26,7 +26,7 @@ from .agents import parse_agent
 from .vecenv import VecEnv
 
 __all__ = ["Move", "PASS", "IllegalMoveError", "Rules", "parse_cards", "parse_level",
-           "Hand", "MoveList", "legal_moves", "count_moves", "classify", "beats", "Game",
+           "Hand", "MoveList", "legal_moves", "count_moves", "can_follow", "classify", "beats", "Game",
            "simulate", "SimulationResult"]
 __all__ += ["solve", "Solution"]  # search backend (docs/search.md)
 __all__ += ["tournament", "TournamentResult"]  # duplicate tournament (docs/tournament.md)

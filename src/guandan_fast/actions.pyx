@@ -16,15 +16,16 @@ numbering (version ``VERSION``, ``N_ACTIONS`` = 501 ids) is documented in docs/l
 True
 """
 from libc.string cimport memset
-from libc.stdint cimport int32_t, uint8_t
+from libc.stdint cimport int32_t, uint8_t, uint16_t
 
 from guandan_fast.types cimport (u64, N_RANKS, N_SUITS, KIND_SB, KIND_HR, HI_CARD_MASK, T_PASS,
                                  T_SINGLE, T_PAIR, T_TRIPS, T_THREE_WITH_TWO, T_STRAIGHT,
                                  T_THREE_PAIR, T_TWO_TRIPS, T_BOMB, T_STRAIGHT_FLUSH,
                                  T_TRIBUTE, T_BACK, RANK_JOKER, RANK_ACE, kind_count, move_type,
-                                 move_rank, move_tag, wild_kind, single_kind, card_count)
+                                 move_rank, move_tag, wild_kind, single_kind, card_count,
+                                 NONBOMB_TYPES, __builtin_ctzll, rank_value, play_key)
 from guandan_fast.codec cimport move_of
-from guandan_fast.movegen_core cimport generate, beats, classify_cards
+from guandan_fast.movegen_core cimport generate_select, classify_cards, can_follow
 from guandan_fast.game_core cimport GameState, PH_PLAY, PH_OVER, game_legal
 from guandan_fast.game cimport game_state_ptr
 
@@ -140,13 +141,13 @@ cdef int fill_legal_actions(const GameState* s, u64* scratch, int32_t* ids, u64*
     cdef u64 trip_hi[N_RANKS]
     cdef u64 pair_lo[N_GROUPS]
     cdef u64 pair_hi[N_GROUPS]
-    cdef uint8_t has_trip[N_RANKS]
-    cdef uint8_t has_pair[N_GROUPS]
+    cdef int pairs_w[3]
     cdef int p = s.current
-    cdef int n, n0, i, j, a, t, q, rc, wild, w_hand, c
+    cdef int n, n0, i, t, q, rc, wild, w_hand, c, wt, trips, pairs, top_key = 0
     cdef u64 lo, hi, hand_lo, hand_hi, top_lo = s.top_lo, top_hi = s.top_hi
     cdef u64* lead
     cdef bint follow = s.top_seat >= 0
+    cdef bint full_houses
     if s.phase == PH_OVER:
         return 0
     c = 0
@@ -157,87 +158,109 @@ cdef int fill_legal_actions(const GameState* s, u64* scratch, int32_t* ids, u64*
             words[2 * c] = scratch[2 * i]
             words[2 * c + 1] = scratch[2 * i + 1]
             c += 1
-    else:
-        hand_lo = s.hand_lo[p]
-        hand_hi = s.hand_hi[p]
-        n = generate(hand_lo, hand_hi, s.level, top_lo, top_hi, &s.rules.gen, True,
-                     scratch, ACT_SCRATCH)
-        for i in range(n):
-            lo = scratch[2 * i]
-            hi = scratch[2 * i + 1]
-            if move_type(hi) == T_THREE_WITH_TWO:
-                continue            # every pair rank is made below
-            ids[c] = action_of_move(lo, hi, s.level)
-            words[2 * c] = lo
-            words[2 * c + 1] = hi
-            c += 1
-        if not follow or move_type(top_hi) == T_THREE_WITH_TWO:
-            # Full houses by (triple rank, pair rank): the canonical trips of the triple rank
-            # plus the canonical pair of the pair rank (both from the compact lead list) when
-            # the hand's wilds cover both; the four-key order of the compact mode is additive
-            # over the two disjoint rank groups, so this union is the group's canonical move.
-            if follow:
-                lead = scratch + 2 * ACT_SCRATCH
-                n0 = generate(hand_lo, hand_hi, s.level, 0, 0, &s.rules.gen, True, lead,
-                              ACT_SCRATCH)
-            else:
-                lead = scratch
-                n0 = n
-            memset(has_trip, 0, 13)
-            memset(has_pair, 0, N_GROUPS)
-            for i in range(n0):
-                lo = lead[2 * i]
-                hi = lead[2 * i + 1]
-                t = move_type(hi)
-                rc = move_rank(hi)
-                if t == T_TRIPS:
-                    has_trip[rc - 2] = 1
-                    trip_lo[rc - 2] = lo
-                    trip_hi[rc - 2] = hi & HI_CARD_MASK
-                elif t == T_PAIR:
-                    q = group_index(lo, hi, rc)
-                    has_pair[q] = 1
-                    pair_lo[q] = lo
-                    pair_hi[q] = hi & HI_CARD_MASK
-            wild = wild_kind(s.level)
-            w_hand = kind_count(hand_lo, hand_hi, wild)
-            for t in range(N_RANKS):
-                if not has_trip[t]:
+        return sort_actions(ids, words, c, scratch)
+    hand_lo = s.hand_lo[p]
+    hand_hi = s.hand_hi[p]
+    if follow and not can_follow(hand_lo, hand_hi, s.level, top_lo, top_hi, &s.rules.gen):
+        ids[0] = A_PASS                 # a forced pass: nothing to list
+        words[0] = 0
+        words[1] = 0
+        return 1
+    # The generator's full houses are not asked for: every pair rank is made below.
+    n = generate_select(hand_lo, hand_hi, s.level, top_lo, top_hi, &s.rules.gen, True,
+                        NONBOMB_TYPES & ~(1u << T_THREE_WITH_TWO), True, scratch, ACT_SCRATCH)
+    for i in range(n):
+        lo = scratch[2 * i]
+        hi = scratch[2 * i + 1]
+        ids[c] = action_of_move(lo, hi, s.level)
+        words[2 * c] = lo
+        words[2 * c + 1] = hi
+        c += 1
+    full_houses = not follow or move_type(top_hi) == T_THREE_WITH_TWO
+    if full_houses:
+        if follow:
+            top_key = play_key(top_lo, top_hi, s.level)
+        # Full houses by (triple rank, pair rank): the canonical trips of the triple rank
+        # plus the canonical pair of the pair rank (both from the compact lead list) when
+        # the hand's wilds cover both; the four-key order of the compact mode is additive
+        # over the two disjoint rank groups, so this union is the group's canonical move.
+        if follow:                  # the lead list's trips and pairs only
+            lead = scratch + 2 * ACT_SCRATCH
+            n0 = generate_select(hand_lo, hand_hi, s.level, 0, 0, &s.rules.gen, True,
+                                 (1u << T_PAIR) | (1u << T_TRIPS), False, lead, ACT_SCRATCH)
+        else:
+            lead = scratch
+            n0 = n
+        # Rank masks: the trips, and the pairs by the wilds they use (0, 1, 2).
+        wild = wild_kind(s.level)
+        w_hand = kind_count(hand_lo, hand_hi, wild)
+        trips = 0
+        pairs_w[0] = pairs_w[1] = pairs_w[2] = 0
+        for i in range(n0):
+            lo = lead[2 * i]
+            hi = lead[2 * i + 1]
+            t = move_type(hi)
+            rc = move_rank(hi)
+            if t == T_TRIPS and (not follow or rank_value(rc - 2, s.level - 2) > top_key):
+                trips |= 1 << (rc - 2)     # (a full house beats one by its triple's rank)
+                trip_lo[rc - 2] = lo
+                trip_hi[rc - 2] = hi & HI_CARD_MASK
+            elif t == T_PAIR:
+                q = group_index(lo, hi, rc)
+                if q >= N_RANKS and not s.rules.gen.fullhouse_joker_pair:
                     continue
-                for q in range(N_GROUPS):
-                    if q == t or not has_pair[q]:
-                        continue
-                    if q >= 13 and not s.rules.gen.fullhouse_joker_pair:
-                        continue
-                    if (kind_count(trip_lo[t], trip_hi[t], wild)
-                            + kind_count(pair_lo[q], pair_hi[q], wild)) > w_hand:
-                        continue
-                    lo = trip_lo[t] + pair_lo[q]
-                    hi = (trip_hi[t] + pair_hi[q]) | move_tag(T_THREE_WITH_TWO, t + 2)
-                    if follow and not beats(lo, hi, top_lo, top_hi, s.level):
-                        continue
-                    ids[c] = A_FULL_HOUSE + t * 14 + (q if q < t else q - 1)
-                    words[2 * c] = lo
-                    words[2 * c + 1] = hi
-                    c += 1
-    # Ascending ids: the generator's order is nearly that already (full houses come last),
-    # so an insertion sort costs about one pass.
-    for i in range(1, c):
+                pairs_w[kind_count(lo, hi, wild)] |= 1 << q
+                pair_lo[q] = lo
+                pair_hi[q] = hi & HI_CARD_MASK
+        while trips:
+            t = __builtin_ctzll(trips)
+            trips &= trips - 1
+            wt = kind_count(trip_lo[t], trip_hi[t], wild)
+            pairs = pairs_w[0]
+            if wt + 1 <= w_hand:
+                pairs |= pairs_w[1]
+            if wt + 2 <= w_hand:
+                pairs |= pairs_w[2]
+            pairs &= ~(1 << t)
+            while pairs:
+                q = __builtin_ctzll(pairs)
+                pairs &= pairs - 1
+                ids[c] = A_FULL_HOUSE + t * 14 + (q if q < t else q - 1)
+                words[2 * c] = trip_lo[t] + pair_lo[q]
+                words[2 * c + 1] = (trip_hi[t] + pair_hi[q]) | move_tag(T_THREE_WITH_TWO, t + 2)
+                c += 1
+    return sort_actions(ids, words, c, scratch)
+
+
+cdef int sort_actions(int32_t* ids, u64* words, int c, u64* scratch) noexcept nogil:
+    """Sort the first c entries of ids (distinct, 0..N_ACTIONS-1), with their words, by id:
+    a bit per id in a 512-bit set, then the set read in order (linear; the generator's
+    order interleaves the blocks rank by rank). `scratch` holds 2 * c words. Returns c."""
+    cdef u64 seen[(N_ACTIONS + 63) >> 6]
+    cdef uint16_t at[N_ACTIONS]
+    cdef int i, k, a, b
+    cdef u64 x
+    if c <= 1:
+        return c
+    memset(seen, 0, sizeof(seen))
+    for i in range(c):
         a = ids[i]
-        if ids[i - 1] <= a:
-            continue
-        lo = words[2 * i]
-        hi = words[2 * i + 1]
-        j = i - 1
-        while j >= 0 and ids[j] > a:
-            ids[j + 1] = ids[j]
-            words[2 * j + 2] = words[2 * j]
-            words[2 * j + 3] = words[2 * j + 1]
-            j -= 1
-        ids[j + 1] = a
-        words[2 * j + 2] = lo
-        words[2 * j + 3] = hi
-    return c
+        seen[a >> 6] |= (<u64>1) << (a & 63)
+        at[a] = <uint16_t>i
+        scratch[2 * i] = words[2 * i]
+        scratch[2 * i + 1] = words[2 * i + 1]
+    k = 0
+    for b in range((N_ACTIONS + 63) >> 6):
+        x = seen[b]
+        while x:
+            a = 64 * b + __builtin_ctzll(x)
+            x &= x - 1
+            i = at[a]
+            ids[k] = a
+            words[2 * k] = scratch[2 * i]
+            words[2 * k + 1] = scratch[2 * i + 1]
+            k += 1
+    return k
 
 
 # ------------------------------------------------------------------------------------------

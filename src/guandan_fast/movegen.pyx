@@ -24,6 +24,7 @@ from cpython.ref cimport Py_INCREF
 from guandan_fast.types cimport u64, RANK_JOKER, move_rank
 from guandan_fast.codec cimport words_of, codes_of, move_of
 from guandan_fast.movegen_core cimport (RulesC, generate, generate_grow, count_moves,
+                                        can_follow as c_can_follow,
                                         classify_cards, beats)
 
 cimport numpy as cnp
@@ -492,6 +493,25 @@ def _beats_py(move, last, level, rules=_DEFAULT_RULES):
     else:
         p = _check_play(last, lv, &rc, "last")
     return bool(beats(m[0], m[1], p[0], p[1], lv))
+
+
+def can_follow(hand, level, last, rules=_DEFAULT_RULES):
+    """Does ``hand`` hold a play that beats ``last`` (a play, not PASS)? The same answer as
+    ``len(legal_moves(hand, level, last, rules)) > 1``, computed from the hand's per-rank
+    counts without listing a move (``Game.legal_action_mask`` and ``VecEnv`` answer a forced
+    pass this way).
+
+    >>> can_follow('S3 C3 D9 H7', 7, ['Pair', '2', ['S2', 'D2']]), can_follow('S3 D9', 7, Move('Single', 'A', 'SA'))
+    (True, False)
+    """
+    cdef RulesC rc
+    cdef u64 llo, lhi
+    if last is None:
+        raise ValueError("last must be a play to beat, not None")
+    lo, hi, lv = _prepare_free(hand, level, last, rules, &rc, &llo, &lhi)
+    if llo == 0 and lhi == 0:
+        raise ValueError("last must be a play to beat, not PASS")
+    return bool(c_can_follow(lo, hi, lv, llo, lhi, &rc))
 
 
 # The C functions count_moves and beats (movegen.pxd) own those names inside this module, so the

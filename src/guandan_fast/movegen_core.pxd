@@ -21,6 +21,13 @@ cdef enum:
 cdef int generate(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi, const RulesC* rules,
                   bint compact, u64* out, int cap) noexcept nogil
 
+# generate() restricted to the non-bomb types of the bit mask `types` (bit t for type code t)
+# and, when `bombs` is false, without bombs and straight flushes (PASS is still appended on a
+# follow): what a caller that builds some types itself needs (actions.fill_legal_actions).
+cdef int generate_select(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
+                         const RulesC* rules, bint compact, unsigned types, bint bombs,
+                         u64* out, int cap) noexcept nogil
+
 # generate() into a heap buffer that is grown (realloc) to the exact count when it is too
 # small: the buffer is sized from the hand, so any hand fits. *buf may be NULL with *cap 0.
 # Returns the number of moves, or -1 when memory ran out (*buf and *cap then unchanged).
@@ -33,6 +40,11 @@ cdef int count_moves(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi, const 
 
 # Every reading of exactly these cards (same output convention; never PASS). Returns the count.
 cdef int classify_cards(u64 lo, u64 hi, int level, const RulesC* rules, u64* out, int cap) noexcept nogil
+
+# Does generate() on this follow (last != (0, 0)) list more than PASS? The same answer without
+# listing moves (a forced pass costs this instead of a generation).
+cdef bint can_follow(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
+                     const RulesC* rules) noexcept nogil
 
 # docs/rules.md §5 on encoded moves (`last` == (0, 0) means a lead).
 cdef bint beats(u64 lo, u64 hi, u64 last_lo, u64 last_hi, int level) noexcept nogil

@@ -20,7 +20,8 @@ from guandan_fast.types cimport (u64, N_RANKS, N_SUITS, SUIT_BITS, SB_BIT, HR_BI
                                  T_STRAIGHT_FLUSH, NONBOMB_TYPES, RANK_JOKER, VALUE_SB, VALUE_HR,
                                  TIER_STRAIGHT_FLUSH, TIER_JOKERS, LAST_STRAIGHT_POS,
                                  LAST_THREE_PAIR_POS, LAST_TWO_TRIPS_POS, move_type, move_tag,
-                                 rank_value, bomb_tier, tier_key, card_count, MAX_BOMB_SIZE)
+                                 rank_value, bomb_tier, tier_key, card_count, MAX_BOMB_SIZE,
+                                 ODD_BITS, VALUE_LEVEL, __builtin_ctzll, __builtin_popcountll)
 from guandan_fast.movegen_core cimport RulesC, MAX_MOVES
 
 
@@ -175,6 +176,18 @@ cdef inline int pos_rank(int pos) noexcept nogil:
     if pos == 1:
         return 12
     return pos - 2
+
+
+cdef inline int run_wilds(const int* avail, int p, int width, int n) noexcept nogil:
+    """Wilds that a run of `width` groups of n cards from position p needs beside the hand's
+    natural cards (avail: natural copies per rank): Straight 5 x 1, ThreePair 3 x 2,
+    TwoTrips 2 x 3."""
+    cdef int i, r, g = 0
+    for i in range(width):
+        r = pos_rank(p + i)
+        if avail[r] < n:
+            g += n - avail[r]
+    return g
 
 
 cdef inline bint bomb_ok(Ctx* c, int tier, int key) noexcept nogil:
@@ -983,7 +996,8 @@ cdef void compact_sequences(Ctx* c) noexcept nogil:
     cdef u64 lo, hi, l, h
     if (c.size == 0 or c.size == 5) and c.tmask & (1 << T_STRAIGHT):
         for p in range(max(1, c.minkey + 1), LAST_STRAIGHT_POS + 1):
-            if not straight_choice(c, p, suit):
+            # (the windows the wilds cannot fill are skipped before any rank is looked at)
+            if run_wilds(c.avail, p, 5, 1) > c.W or not straight_choice(c, p, suit):
                 continue
             lo = 0
             hi = 0
@@ -997,6 +1011,8 @@ cdef void compact_sequences(Ctx* c) noexcept nogil:
             emit(c, lo, hi | move_tag(T_STRAIGHT, p))
     if (c.size == 0 or c.size == 6) and c.tmask & (1 << T_THREE_PAIR):
         for p in range(max(1, c.minkey + 1), LAST_THREE_PAIR_POS + 1):
+            if run_wilds(c.avail, p, 3, 2) > c.W:
+                continue
             lo = 0
             hi = 0
             w = 0
@@ -1014,6 +1030,8 @@ cdef void compact_sequences(Ctx* c) noexcept nogil:
                 emit(c, lo, hi | move_tag(T_THREE_PAIR, p))
     if (c.size == 0 or c.size == 6) and c.tmask & (1 << T_TWO_TRIPS):
         for p in range(max(1, c.minkey + 1), LAST_TWO_TRIPS_POS + 1):
+            if run_wilds(c.avail, p, 2, 3) > c.W:
+                continue
             lo = 0
             hi = 0
             w = 0
@@ -1035,6 +1053,11 @@ cdef void compact_sequences(Ctx* c) noexcept nogil:
 # The C interface (movegen.pxd)
 
 cdef int run(Ctx* c, u64 last_lo, u64 last_hi, bint compact) noexcept nogil:
+    return run_select(c, last_lo, last_hi, compact, NONBOMB_TYPES, True)
+
+
+cdef int run_select(Ctx* c, u64 last_lo, u64 last_hi, bint compact, unsigned types,
+                    bint bombs) noexcept nogil:
     cdef int lt = move_type(last_hi), tier, key
     c.size = 0
     if last_lo == 0 and last_hi == 0:
@@ -1054,6 +1077,10 @@ cdef int run(Ctx* c, u64 last_lo, u64 last_hi, bint compact) noexcept nogil:
             c.minkey = key
             c.btier = 0
             c.bkey = 0
+    c.tmask &= types
+    if not bombs:
+        c.btier = TIER_JOKERS          # nothing is above the joker bomb: no bomb is made
+        c.bkey = 99
     gen_moves(c, compact)
     if not (last_lo == 0 and last_hi == 0):
         emit(c, 0, 0)
@@ -1096,6 +1123,19 @@ cdef int generate(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi, const Rul
     c.out = out
     c.cap = cap
     run(&c, last_lo, last_hi, compact)
+    if c.n > cap:
+        return -1
+    return c.n
+
+
+cdef int generate_select(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
+                         const RulesC* rules, bint compact, unsigned types, bint bombs,
+                         u64* out, int cap) noexcept nogil:
+    cdef Ctx c
+    ctx_init(&c, lo, hi & HI_CARD_MASK, level, rules)
+    c.out = out
+    c.cap = cap
+    run_select(&c, last_lo, last_hi, compact, types, bombs)
     if c.n > cap:
         return -1
     return c.n
@@ -1156,6 +1196,151 @@ cdef int classify_cards(u64 lo, u64 hi, int level, const RulesC* rules, u64* out
                 out[2 * k + 1] = buf[2 * i + 1]
             k += 1
     return k
+
+
+cdef extern from *:
+    """
+    #define GF_NIBBLES_13 0x1111111111111ULL
+    """
+    const u64 NIBBLES_13 "GF_NIBBLES_13"     # 1 in each of 13 4-bit fields
+
+
+cdef inline int nibble_ranks(u64 x) noexcept nogil:
+    """Rank mask: bit r set when bit 4r of x is (r < 13)."""
+    x &= NIBBLES_13
+    x = (x | (x >> 3)) & <u64>0x0303030303030303
+    x = (x | (x >> 6)) & <u64>0x000F000F000F000F
+    x = (x | (x >> 12)) & <u64>0x000000FF000000FF
+    return <int>((x | (x >> 24)) & ALL_RANKS)
+
+
+cdef inline int ranks_with(u64 av, int k) noexcept nogil:
+    """Rank mask of the ranks holding at least k natural cards; av: the counts, 4 bits per
+    rank (at most 8 each). count >= k exactly when count + 8 - k sets bit 3 of its field (at
+    most 15: no carry into the next one)."""
+    if k <= 0:
+        return ALL_RANKS
+    return nibble_ranks((av + (<u64>(8 - k)) * NIBBLES_13) >> 3)
+
+
+cdef inline int ranks_above(int key, int lr) noexcept nogil:
+    """Rank mask of the ranks whose single-order value beats key (the level rank: VALUE_LEVEL)."""
+    cdef int m = ALL_RANKS & ~((1 << (key - 1 if key > 1 else 0)) - 1)   # r + 2 > key
+    m &= ~(1 << lr)
+    if VALUE_LEVEL > key:
+        m |= 1 << lr
+    return m
+
+
+cdef bint can_follow(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
+                     const RulesC* rules) noexcept nogil:
+    # Exactly "generate() on this follow lists more than PASS" (either mode: both list a
+    # move of every (type, key) that the complete list has), decided from the hand's
+    # per-rank counts with no move listed: a forced pass (46 % of the decisions of random
+    # play) then costs this instead of a follow generation. Each test below is the
+    # feasibility condition of the compact generator's matching part (compact_groups,
+    # compact_full_houses, straight_choice, compact_sequences, gen_sf), on rank masks;
+    # tests/test_fast_movegen.py compares it with generate() on many hands and tops.
+    cdef int lr = level - 2, W, nsb, nhr, tier, key, lt, r, s, n, t2, x, y, wt, p, u
+    cdef int width, last, above, held, m
+    cdef int avail[N_RANKS]
+    cdef int pm[4]
+    cdef u64 sw[4]
+    cdef u64 av
+    hi &= HI_CARD_MASK
+    W = <int>((lo >> (SUIT_BITS + 2 * lr)) & 3)
+    lo -= (<u64>W) << (SUIT_BITS + 2 * lr)
+    nsb = <int>((hi >> SB_BIT) & 3)
+    nhr = <int>((hi >> HR_BIT) & 3)
+    tier_key(last_lo, last_hi, level, &tier, &key)
+    if nsb == 2 and nhr == 2 and tier < TIER_JOKERS:
+        return True                     # the joker bomb
+    sw[0] = lo & SUIT_MASK
+    sw[1] = (lo >> SUIT_BITS) & SUIT_MASK
+    sw[2] = hi & SUIT_MASK
+    sw[3] = (hi >> SUIT_BITS) & SUIT_MASK
+    av = spread2(sw[0]) + spread2(sw[1]) + spread2(sw[2]) + spread2(sw[3])
+    lt = move_type(last_hi)
+    # The top's own type first (the common answer); bombs and straight flushes after.
+    if tier == 0 and lt <= T_TRIPS:
+        above = ranks_above(key, lr)
+        held = ranks_with(av, 1)
+        if lt == T_SINGLE:
+            if (nsb and VALUE_SB > key) or (nhr and VALUE_HR > key):
+                return True
+            m = held | (1 << lr if W else 0)
+        elif lt == T_PAIR:
+            if (nsb == 2 and VALUE_SB > key) or (nhr == 2 and VALUE_HR > key):
+                return True
+            m = ranks_with(av, 2 - W) & (held | (1 << lr))
+        else:
+            m = ranks_with(av, 3 - W)
+        if m & above:
+            return True
+    # Same-rank bombs: a rank's largest is its best (the tier grows with the size).
+    m = ranks_with(av, 4 - W)
+    while m:
+        r = __builtin_ctzll(m)
+        m &= m - 1
+        n = <int>((av >> (4 * r)) & 15) + W
+        if n > MAX_BOMB_SIZE:
+            n = MAX_BOMB_SIZE
+        t2 = bomb_tier(n)
+        if t2 > tier or (t2 == tier and rank_value(r, lr) > key):
+            return True
+    if tier < TIER_STRAIGHT_FLUSH or (tier == TIER_STRAIGHT_FLUSH and key < LAST_STRAIGHT_POS):
+        # straight flushes at windows above the top's (any window over a lower tier), in the
+        # suits with five distinct ranks counting the wilds
+        u = 0 if tier < TIER_STRAIGHT_FLUSH else (2 << key) - 1
+        for s in range(4):
+            if __builtin_popcountll((sw[s] | (sw[s] >> 1)) & ODD_BITS) + W >= 5:
+                r = nonzero_fields(sw[s])
+                if sf_windows((r << 2) | ((r >> 11) & 2), W) & ~u:
+                    return True
+    if tier or lt <= T_TRIPS:
+        return False
+    for r in range(N_RANKS):
+        avail[r] = <int>((av >> (4 * r)) & 15)
+    if lt == T_THREE_WITH_TWO:
+        for x in range(N_RANKS):
+            if rank_value(x, lr) <= key or avail[x] + W < 3:
+                continue
+            wt = 3 - avail[x] if avail[x] < 3 else 0
+            if rules.fullhouse_joker_pair and (nsb == 2 or nhr == 2):
+                return True
+            if x == lr and wt == 0 and W == 2:
+                return True             # two wilds as the pair (edge case 42)
+            for y in range(N_RANKS):
+                if y != x and (avail[y] or y == lr) and (2 - avail[y] if avail[y] < 2 else 0) + wt <= W:
+                    return True
+        return False
+    if lt == T_STRAIGHT:
+        for s in range(4):
+            r = nonzero_fields(sw[s])
+            pm[s] = (r << 2) | ((r >> 11) & 2)
+        for p in range(max(1, key + 1), LAST_STRAIGHT_POS + 1):
+            if run_wilds(avail, p, 5, 1) > W:
+                continue
+            if rules.sf_as_straight:
+                return True
+            # natural cards of two suits at least (one suit is a straight flush)
+            u = 0
+            for s in range(4):
+                if (pm[s] >> p) & 31:
+                    u |= 1 << s
+            if u & (u - 1):
+                return True
+        return False
+    if lt == T_THREE_PAIR or lt == T_TWO_TRIPS:
+        # n cards at each of `width` positions: 3 pairs, or 2 trips
+        n = 2 if lt == T_THREE_PAIR else 3
+        width = 3 if lt == T_THREE_PAIR else 2
+        last = LAST_THREE_PAIR_POS if lt == T_THREE_PAIR else LAST_TWO_TRIPS_POS
+        for p in range(max(1, key + 1), last + 1):
+            if run_wilds(avail, p, width, n) <= W:
+                return True
+        return False
+    return False
 
 
 cdef bint beats(u64 lo, u64 hi, u64 last_lo, u64 last_hi, int level) noexcept nogil:

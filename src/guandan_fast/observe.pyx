@@ -21,7 +21,8 @@ The compiled encoders (``encode_obs``, ``encode_info``, ``encode_danzero``) read
 from libc.string cimport memset, memcpy
 from libc.stdint cimport int8_t, uint8_t
 
-from guandan_fast.types cimport (u64, N_RANKS, N_KINDS, LO_KINDS, KIND_SB, LO_CARD_MASK, HI_CARD_MASK, move_type,
+from guandan_fast.types cimport (u64, N_RANKS, N_KINDS, LO_KINDS, KIND_SB, KIND_HR, LO_CARD_MASK,
+                                 HI_CARD_MASK, SUIT_MASK, SUIT_BITS, SB_BIT, HR_BIT, move_type,
                                  move_rank, card_count, kind_count, __builtin_ctzll,
                                  __builtin_popcountll)
 from guandan_fast.game_core cimport GameState
@@ -144,19 +145,40 @@ for _b in range(54):
     _DZ_POS[_b] = dz_index(_b)
 
 
-cdef inline void sub_cards_dz(u64 lo, u64 hi, float* out) noexcept nogil:
-    cdef int b
-    cdef u64 x = lo
-    hi &= HI_CARD_MASK
-    while x:
-        b = __builtin_ctzll(x) & ~1
-        out[_DZ_POS[b >> 1]] -= <float>((lo >> b) & 3)
-        x &= ~((<u64>3) << b)
-    x = hi
-    while x:
-        b = __builtin_ctzll(x) & ~1
-        out[_DZ_POS[LO_KINDS + (b >> 1)]] -= <float>((hi >> b) & 3)
-        x &= ~((<u64>3) << b)
+# _DZ_SPREAD[s][b]: the four 2-bit counts of byte b of a suit's word (ranks 4i .. 4i+3 of
+# suit s, kind order S H C D) moved to DanZero's places: rank j's counts of the four suits
+# in byte j, suit s at bits 2 * (its DanZero suit). OR-ing one entry per suit gives four
+# ranks in DanZero's order, one byte each, which _PLANE turns into floats.
+cdef unsigned int _DZ_SPREAD[4][256]
+for _s in range(4):
+    for _b in range(256):
+        _DZ_SPREAD[_s][_b] = sum(((_b >> (2 * _j)) & 3) << (8 * _j + 2 * (_s ^ 1 if _s < 2 else _s))
+                                 for _j in range(4))
+
+# Every card twice (the unseen row is this less the hand and the plays).
+cdef extern from *:
+    """
+    #define GF_FULL_LO 0x000AAAAAAAAAAAAAULL
+    #define GF_FULL_HI 0x00AAAAAAAAAAAAAAULL
+    """
+    const u64 FULL_LO "GF_FULL_LO"
+    const u64 FULL_HI "GF_FULL_HI"
+
+
+cdef inline void set_cards_dz(u64 lo, u64 hi, float* out) noexcept nogil:
+    """out[0:54] = the counts of the multiset in DanZero's order (overwrites; type bits
+    ignored): four ranks at a time through _DZ_SPREAD, then 16-byte copies from _PLANE."""
+    cdef u64 ws = lo & SUIT_MASK, wh = (lo >> SUIT_BITS) & SUIT_MASK
+    cdef u64 wc = hi & SUIT_MASK, wd = (hi >> SUIT_BITS) & SUIT_MASK
+    cdef unsigned int q
+    cdef int i, j
+    for i in range(4):
+        q = (_DZ_SPREAD[0][(ws >> (8 * i)) & 255] | _DZ_SPREAD[1][(wh >> (8 * i)) & 255]
+             | _DZ_SPREAD[2][(wc >> (8 * i)) & 255] | _DZ_SPREAD[3][(wd >> (8 * i)) & 255])
+        for j in range(4 if i < 3 else 1):          # ranks 4i + j (the last group: the ace)
+            memcpy(out + 16 * i + 4 * j, &_PLANE[(q >> (8 * j)) & 255][0], 4 * sizeof(float))
+    out[KIND_SB] = <float>((hi >> SB_BIT) & 3)
+    out[KIND_HR] = <float>((hi >> HR_BIT) & 3)
 
 
 cdef inline void add_cards_dz(u64 lo, u64 hi, float* out) noexcept nogil:
@@ -214,7 +236,8 @@ cdef void cards_u8_danzero(u64 lo, u64 hi, uint8_t* out) noexcept nogil:
 
 cdef void encode_obs(const GameState* s, const Track* t, int p, float* out) noexcept nogil:
     cdef int r, q, i, ty, team = p & 1
-    memset(out, 0, OBS_SIZE * sizeof(float))
+    # hand, played and cards_left (O_HAND .. O_TOP_CARDS) are written whole below
+    memset(out + O_TOP_CARDS, 0, (OBS_SIZE - O_TOP_CARDS) * sizeof(float))
     set_cards_f(s.hand_lo[p], s.hand_hi[p], out + O_HAND)
     for r in range(4):
         q = (p + r) & 3
@@ -357,33 +380,37 @@ cdef inline void fill(float* out, int n, float v) noexcept nogil:
 
 
 cdef void encode_danzero(const GameState* s, const Track* t, int p, float* out) noexcept nogil:
+    # Every card row is written whole from words (set_cards_dz), so only the flags, the
+    # one-hot counts and the levels need zeros first.
     cdef int i, q, r, j, team = p & 1, partner = p ^ 2
     cdef bint out_partner = False
-    memset(out, 0, DZ_STATE_SIZE * sizeof(float))
-    add_cards_dz(s.hand_lo[p], s.hand_hi[p], out)
+    cdef u64 un_lo = FULL_LO - s.hand_lo[p], un_hi = FULL_HI - (s.hand_hi[p] & HI_CARD_MASK)
+    set_cards_dz(s.hand_lo[p], s.hand_hi[p], out)
+    memset(out + 54, 0, 12 * sizeof(float))
     wild_flags(s.hand_lo[p], s.hand_hi[p], s.level, out + 54)
-    # Unseen: two of each card, less p's hand and every card played this hand (a pass over
-    # the cards held or played, not over the 54 kinds per seat).
-    fill(out + 66, 54, 2.0)
-    sub_cards_dz(s.hand_lo[p], s.hand_hi[p], out + 66)
+    # Unseen: two of each card, less p's hand and every card played this hand (counts never
+    # exceed 2, so word arithmetic has no carries).
     for q in range(4):
-        sub_cards_dz(t.played_lo[q], t.played_hi[q], out + 66)
+        un_lo -= t.played_lo[q]
+        un_hi -= t.played_hi[q]
+    set_cards_dz(un_lo, un_hi, out + 66)
     # The last move of the hand; "no move" is a row of -1.
     if t.n_moves > 0:
         j = (t.n_moves - 1) % HIST_LEN
-        add_cards_dz(t.hist_lo[j], t.hist_hi[j], out + 120)
+        set_cards_dz(t.hist_lo[j], t.hist_hi[j], out + 120)
     else:
         fill(out + 120, 54, -1.0)
     for i in range(s.n_finished):
         if s.finish[i] == partner:
             out_partner = True
     if t.has_last[partner] and not out_partner:
-        add_cards_dz(t.last_lo[partner], t.last_hi[partner], out + 174)
+        set_cards_dz(t.last_lo[partner], t.last_hi[partner], out + 174)
     else:
         fill(out + 174, 54, -1.0)
+    memset(out + 390, 0, (DZ_STATE_SIZE - 390) * sizeof(float))
     for r in range(1, 4):
         q = (p + r) & 3
-        add_cards_dz(t.played_lo[q], t.played_hi[q], out + 228 + 54 * (r - 1))
+        set_cards_dz(t.played_lo[q], t.played_hi[q], out + 228 + 54 * (r - 1))
         # A receiver holds 28 cards between tribute and return: DanZero's 28 slots cap at 27.
         i = card_count(s.hand_lo[q], s.hand_hi[q])
         out[390 + 28 * (r - 1) + (i if i < 27 else 27)] = 1.0
