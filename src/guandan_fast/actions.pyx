@@ -143,22 +143,15 @@ cdef int fill_legal_actions(const GameState* s, u64* scratch, int32_t* ids, u64*
     cdef u64 pair_hi[N_GROUPS]
     cdef int pairs_w[3]
     cdef int p = s.current
-    cdef int n, n0, i, t, q, rc, wild, w_hand, c, wt, trips, pairs, top_key = 0
+    cdef int n, i, t, q, rc, wild, w_hand, c, wt, trips, pairs, top_key = 0
     cdef u64 lo, hi, hand_lo, hand_hi, top_lo = s.top_lo, top_hi = s.top_hi
-    cdef u64* lead
     cdef bint follow = s.top_seat >= 0
     cdef bint full_houses
     if s.phase == PH_OVER:
         return 0
-    c = 0
     if s.phase != PH_PLAY:
         n = game_legal(s, True, scratch, ACT_SCRATCH)
-        for i in range(n):
-            ids[c] = action_of_move(scratch[2 * i], scratch[2 * i + 1], s.level)
-            words[2 * c] = scratch[2 * i]
-            words[2 * c + 1] = scratch[2 * i + 1]
-            c += 1
-        return sort_actions(ids, words, c, scratch)
+        return sort_actions(scratch, n, n, s.level, False, ids, words)
     hand_lo = s.hand_lo[p]
     hand_hi = s.hand_hi[p]
     if follow and not can_follow(hand_lo, hand_hi, s.level, top_lo, top_hi, &s.rules.gen):
@@ -166,39 +159,40 @@ cdef int fill_legal_actions(const GameState* s, u64* scratch, int32_t* ids, u64*
         words[0] = 0
         words[1] = 0
         return 1
-    # The generator's full houses are not asked for: every pair rank is made below.
-    n = generate_select(hand_lo, hand_hi, s.level, top_lo, top_hi, &s.rules.gen, True,
-                        NONBOMB_TYPES & ~(1u << T_THREE_WITH_TWO), True, scratch, ACT_SCRATCH)
-    for i in range(n):
-        lo = scratch[2 * i]
-        hi = scratch[2 * i + 1]
-        ids[c] = action_of_move(lo, hi, s.level)
-        words[2 * c] = lo
-        words[2 * c + 1] = hi
-        c += 1
+    # The moves are gathered in scratch (the generator's list, then the full houses made
+    # here) and written out in id order by sort_actions.
     full_houses = not follow or move_type(top_hi) == T_THREE_WITH_TWO
+    if full_houses:
+        # One lead list: its trips and pairs make the full houses below, and its bombs are
+        # legal on a full house too (any bomb beats it); its own full houses are not asked for.
+        n = generate_select(hand_lo, hand_hi, s.level, 0, 0, &s.rules.gen, True,
+                            (1u << T_PAIR) | (1u << T_TRIPS) if follow else
+                            NONBOMB_TYPES & ~(1u << T_THREE_WITH_TWO), True, scratch, ACT_SCRATCH)
+    else:
+        n = generate_select(hand_lo, hand_hi, s.level, top_lo, top_hi, &s.rules.gen, True,
+                            NONBOMB_TYPES, True, scratch, ACT_SCRATCH)
+    if n < 0 or n + (A_STRAIGHT - A_FULL_HOUSE) + 1 > ACT_SCRATCH:
+        return 0                        # cannot happen: compact lists are a few hundred
+    c = n
     if full_houses:
         if follow:
             top_key = play_key(top_lo, top_hi, s.level)
+            scratch[2 * c] = 0          # PASS
+            scratch[2 * c + 1] = 0
+            ids[c] = A_PASS
+            c += 1
         # Full houses by (triple rank, pair rank): the canonical trips of the triple rank
         # plus the canonical pair of the pair rank (both from the compact lead list) when
         # the hand's wilds cover both; the four-key order of the compact mode is additive
         # over the two disjoint rank groups, so this union is the group's canonical move.
-        if follow:                  # the lead list's trips and pairs only
-            lead = scratch + 2 * ACT_SCRATCH
-            n0 = generate_select(hand_lo, hand_hi, s.level, 0, 0, &s.rules.gen, True,
-                                 (1u << T_PAIR) | (1u << T_TRIPS), False, lead, ACT_SCRATCH)
-        else:
-            lead = scratch
-            n0 = n
         # Rank masks: the trips, and the pairs by the wilds they use (0, 1, 2).
         wild = wild_kind(s.level)
         w_hand = kind_count(hand_lo, hand_hi, wild)
         trips = 0
         pairs_w[0] = pairs_w[1] = pairs_w[2] = 0
-        for i in range(n0):
-            lo = lead[2 * i]
-            hi = lead[2 * i + 1]
+        for i in range(n):
+            lo = scratch[2 * i]
+            hi = scratch[2 * i + 1]
             t = move_type(hi)
             rc = move_rank(hi)
             if t == T_TRIPS and (not follow or rank_value(rc - 2, s.level - 2) > top_key):
@@ -226,29 +220,33 @@ cdef int fill_legal_actions(const GameState* s, u64* scratch, int32_t* ids, u64*
                 q = __builtin_ctzll(pairs)
                 pairs &= pairs - 1
                 ids[c] = A_FULL_HOUSE + t * 14 + (q if q < t else q - 1)
-                words[2 * c] = trip_lo[t] + pair_lo[q]
-                words[2 * c + 1] = (trip_hi[t] + pair_hi[q]) | move_tag(T_THREE_WITH_TWO, t + 2)
+                scratch[2 * c] = trip_lo[t] + pair_lo[q]
+                scratch[2 * c + 1] = (trip_hi[t] + pair_hi[q]) | move_tag(T_THREE_WITH_TWO, t + 2)
                 c += 1
-    return sort_actions(ids, words, c, scratch)
+    # On a full-house follow the lead list's pairs and trips are not legal: keep the rest.
+    return sort_actions(scratch, c, n, s.level, follow and full_houses, ids, words)
 
 
-cdef int sort_actions(int32_t* ids, u64* words, int c, u64* scratch) noexcept nogil:
-    """Sort the first c entries of ids (distinct, 0..N_ACTIONS-1), with their words, by id:
-    a bit per id in a 512-bit set, then the set read in order (linear; the generator's
-    order interleaves the blocks rank by rank). `scratch` holds 2 * c words. Returns c."""
+cdef int sort_actions(const u64* moves, int c, int known, int level, bint drop_groups,
+                      int32_t* ids, u64* words) noexcept nogil:
+    """The abstract actions of moves[0 .. c) (words, their ids distinct) into ids/words in
+    ascending id order, through a bit per id in a 512-bit set (linear; the generator's
+    order interleaves the blocks rank by rank). The ids of moves[known ..) are given in
+    ids[known ..) (read before anything is written); drop_groups: leave out the pairs and
+    trips. Returns the count written."""
     cdef u64 seen[(N_ACTIONS + 63) >> 6]
     cdef uint16_t at[N_ACTIONS]
-    cdef int i, k, a, b
+    cdef int i, k, a, b, t
     cdef u64 x
-    if c <= 1:
-        return c
     memset(seen, 0, sizeof(seen))
     for i in range(c):
-        a = ids[i]
+        if drop_groups:
+            t = move_type(moves[2 * i + 1])
+            if t == T_PAIR or t == T_TRIPS:
+                continue
+        a = action_of_move(moves[2 * i], moves[2 * i + 1], level) if i < known else ids[i]
         seen[a >> 6] |= (<u64>1) << (a & 63)
         at[a] = <uint16_t>i
-        scratch[2 * i] = words[2 * i]
-        scratch[2 * i + 1] = words[2 * i + 1]
     k = 0
     for b in range((N_ACTIONS + 63) >> 6):
         x = seen[b]
@@ -257,8 +255,8 @@ cdef int sort_actions(int32_t* ids, u64* words, int c, u64* scratch) noexcept no
             x &= x - 1
             i = at[a]
             ids[k] = a
-            words[2 * k] = scratch[2 * i]
-            words[2 * k + 1] = scratch[2 * i + 1]
+            words[2 * k] = moves[2 * i]
+            words[2 * k + 1] = moves[2 * i + 1]
             k += 1
     return k
 

@@ -120,7 +120,8 @@ cdef struct Ctx:
     int W                # wilds held (0..2): hearts of the level rank
     u64 wild_lo          # the words of one wild (a heart, so always in lo)
     int cnt[N_RANKS][4]  # natural (non-wild) copies per rank index and suit
-    int col[N_RANKS]     # the same, one byte per rank: 2 bits per suit (indexes SUB_* tables)
+    int col[N_RANKS]     # the same, one byte per rank: 2 bits per suit (indexes SUB_* tables;
+                         # complete mode only: build_cols)
     int avail[N_RANKS]   # natural copies per rank, all suits
     int pm[4]            # per suit, "position mask": bit p set when the hand holds a natural
                          # card of that suit at sequence position p (1..14; the ace at 1 and 14)
@@ -240,7 +241,6 @@ cdef void ctx_init(Ctx* c, u64 lo, u64 hi, int level, const RulesC* rules) noexc
         c.cnt[r][1] = <int>((sw[1] >> (2 * r)) & 3)
         c.cnt[r][2] = <int>((sw[2] >> (2 * r)) & 3)
         c.cnt[r][3] = <int>((sw[3] >> (2 * r)) & 3)
-        c.col[r] = c.cnt[r][0] | (c.cnt[r][1] << 2) | (c.cnt[r][2] << 4) | (c.cnt[r][3] << 6)
     c.nsb = <int>((hi >> SB_BIT) & 3)
     c.nhr = <int>((hi >> HR_BIT) & 3)
     c.sfs = rules.sf_as_straight
@@ -250,6 +250,14 @@ cdef void ctx_init(Ctx* c, u64 lo, u64 hi, int level, const RulesC* rules) noexc
     c.b3 = 0
     c.bu = 0
     c.n = 0
+
+
+cdef void build_cols(Ctx* c) noexcept nogil:
+    """col[r] for every rank: what the complete mode's sub-multiset tables are indexed by
+    (the compact mode never reads it, so ctx_init leaves it to the complete mode's runs)."""
+    cdef int r
+    for r in range(N_RANKS):
+        c.col[r] = c.cnt[r][0] | (c.cnt[r][1] << 2) | (c.cnt[r][2] << 4) | (c.cnt[r][3] << 6)
 
 
 cdef int subsets(Ctx* c, int r, int k, u64* los, u64* his, int* sm) noexcept nogil:
@@ -1078,6 +1086,8 @@ cdef int run_select(Ctx* c, u64 last_lo, u64 last_hi, bint compact, unsigned typ
             c.btier = 0
             c.bkey = 0
     c.tmask &= types
+    if not compact:
+        build_cols(c)
     if not bombs:
         c.btier = TIER_JOKERS          # nothing is above the joker bomb: no bomb is made
         c.bkey = 99
@@ -1186,6 +1196,7 @@ cdef int classify_cards(u64 lo, u64 hi, int level, const RulesC* rules, u64* out
     c.btier = 0
     c.bkey = 0
     c.size = n
+    build_cols(&c)
     gen_moves(&c, False)
     if c.n > CLASSIFY_CAP:
         c.n = CLASSIFY_CAP  # cannot happen: see CLASSIFY_CAP
