@@ -21,7 +21,7 @@ from guandan_fast.types cimport (u64, N_RANKS, N_SUITS, SUIT_BITS, SB_BIT, HR_BI
                                  TIER_STRAIGHT_FLUSH, TIER_JOKERS, LAST_STRAIGHT_POS,
                                  LAST_THREE_PAIR_POS, LAST_TWO_TRIPS_POS, move_type, move_tag,
                                  rank_value, bomb_tier, tier_key, card_count, MAX_BOMB_SIZE,
-                                 ODD_BITS, VALUE_LEVEL, __builtin_ctzll, __builtin_popcountll)
+                                 ODD_BITS, VALUE_LEVEL, ACE_RANK, __builtin_ctzll, __builtin_popcountll)
 from guandan_fast.movegen_core cimport RulesC, MAX_MOVES
 
 
@@ -123,6 +123,7 @@ cdef struct Ctx:
     int col[N_RANKS]     # the same, one byte per rank: 2 bits per suit (indexes SUB_* tables;
                          # complete mode only: build_cols)
     int avail[N_RANKS]   # natural copies per rank, all suits
+    u64 av               # the same, 4 bits per rank (run_windows, the rank masks)
     int pm[4]            # per suit, "position mask": bit p set when the hand holds a natural
                          # card of that suit at sequence position p (1..14; the ace at 1 and 14)
     int nsb              # small jokers held (0..2)
@@ -179,16 +180,64 @@ cdef inline int pos_rank(int pos) noexcept nogil:
     return pos - 2
 
 
-cdef inline int run_wilds(const int* avail, int p, int width, int n) noexcept nogil:
-    """Wilds that a run of `width` groups of n cards from position p needs beside the hand's
-    natural cards (avail: natural copies per rank): Straight 5 x 1, ThreePair 3 x 2,
-    TwoTrips 2 x 3."""
-    cdef int i, r, g = 0
-    for i in range(width):
-        r = pos_rank(p + i)
-        if avail[r] < n:
-            g += n - avail[r]
-    return g
+cdef extern from *:
+    """
+    #define GF_NIBBLES_13 0x1111111111111ULL
+    #define GF_NIBBLES_16 0x1111111111111111ULL
+    """
+    const u64 NIBBLES_13 "GF_NIBBLES_13"     # 1 in each of 13 4-bit fields (one per rank)
+    const u64 NIBBLES_16 "GF_NIBBLES_16"     # 1 in each of 16 4-bit fields
+
+
+cdef inline int nibble_bits(u64 x) noexcept nogil:
+    """Bit i set when bit 4i of x is (i < 16)."""
+    x &= NIBBLES_16
+    x = (x | (x >> 3)) & <u64>0x0303030303030303
+    x = (x | (x >> 6)) & <u64>0x000F000F000F000F
+    x = (x | (x >> 12)) & <u64>0x000000FF000000FF
+    return <int>((x | (x >> 24)) & 0xFFFF)
+
+
+cdef inline int nibble_ranks(u64 x) noexcept nogil:
+    """Rank mask: bit r set when bit 4r of x is (r < 13)."""
+    return nibble_bits(x) & ALL_RANKS
+
+
+cdef inline int ranks_with(u64 av, int k) noexcept nogil:
+    """Rank mask of the ranks holding at least k natural cards; av: the counts, 4 bits per
+    rank (at most 8 each). count >= k exactly when count + 8 - k sets bit 3 of its field (at
+    most 15: no carry into the next one)."""
+    if k <= 0:
+        return ALL_RANKS
+    return nibble_ranks((av + (<u64>(8 - k)) * NIBBLES_13) >> 3)
+
+
+cdef inline int ranks_above(int key, int lr) noexcept nogil:
+    """Rank mask of the ranks whose single-order value beats key (the level rank: VALUE_LEVEL)."""
+    cdef int m = ALL_RANKS & ~((1 << (key - 1 if key > 1 else 0)) - 1)   # r + 2 > key
+    m &= ~(1 << lr)
+    if VALUE_LEVEL > key:
+        m |= 1 << lr
+    return m
+
+
+cdef inline int run_windows(u64 av, int width, int n, int W) noexcept nogil:
+    """Bit p set when a run of `width` groups of n cards from natural position p needs at
+    most W wilds beside the hand's natural cards (Straight 5 x 1, ThreePair 3 x 2, TwoTrips
+    2 x 3); av: the natural counts, 4 bits per rank. Every window at once: the cards missing
+    per rank (n minus the count, at least 0) as nibbles at their positions (rank r at r + 2,
+    the ace also at 1), summed over `width` shifted copies (at most 6 per nibble). Bits past
+    a type's last window mean nothing (callers stop there)."""
+    cdef u64 need = (<u64>n) * NIBBLES_13, pos, sums
+    cdef int k
+    for k in range(1, n + 1):           # minus one per k the count reaches
+        need -= ((av + (<u64>(8 - k)) * NIBBLES_13) >> 3) & NIBBLES_13
+    pos = (need << 8) | (((need >> (4 * ACE_RANK)) & 15) << 4)
+    sums = pos
+    for k in range(1, width):
+        sums += pos >> (4 * k)
+    # more than W missing: the nibble + 7 - W sets its bit 3 (at most 6 + 7: no carry)
+    return ~nibble_bits((sums + (<u64>(7 - W)) * NIBBLES_16) >> 3) & 0xFFFE
 
 
 cdef inline bint bomb_ok(Ctx* c, int tier, int key) noexcept nogil:
@@ -235,6 +284,7 @@ cdef void ctx_init(Ctx* c, u64 lo, u64 hi, int level, const RulesC* rules) noexc
         # holds positions 1..14 and a window p..p+4 is just bits p..p+4 of it.
         rm = nonzero_fields(sw[s])
         c.pm[s] = (rm << 2) | ((rm >> 11) & 2)
+    c.av = av
     for r in range(N_RANKS):
         c.avail[r] = <int>((av >> (4 * r)) & 15)
         c.cnt[r][0] = <int>((sw[0] >> (2 * r)) & 3)
@@ -999,13 +1049,14 @@ cdef bint straight_choice(Ctx* c, int p, int* suit) noexcept nogil:
 
 
 cdef void compact_sequences(Ctx* c) noexcept nogil:
-    cdef int p, i, r, w, pen, ok, g
+    cdef int p, i, r, w, pen, ok, g, wins
     cdef int suit[5]
     cdef u64 lo, hi, l, h
+    # (the windows the wilds cannot fill are skipped before any rank is looked at)
     if (c.size == 0 or c.size == 5) and c.tmask & (1 << T_STRAIGHT):
+        wins = run_windows(c.av, 5, 1, c.W)
         for p in range(max(1, c.minkey + 1), LAST_STRAIGHT_POS + 1):
-            # (the windows the wilds cannot fill are skipped before any rank is looked at)
-            if run_wilds(c.avail, p, 5, 1) > c.W or not straight_choice(c, p, suit):
+            if not (wins >> p) & 1 or not straight_choice(c, p, suit):
                 continue
             lo = 0
             hi = 0
@@ -1018,8 +1069,9 @@ cdef void compact_sequences(Ctx* c) noexcept nogil:
                     hi += KW_HI[suit[i]][r]
             emit(c, lo, hi | move_tag(T_STRAIGHT, p))
     if (c.size == 0 or c.size == 6) and c.tmask & (1 << T_THREE_PAIR):
+        wins = run_windows(c.av, 3, 2, c.W)
         for p in range(max(1, c.minkey + 1), LAST_THREE_PAIR_POS + 1):
-            if run_wilds(c.avail, p, 3, 2) > c.W:
+            if not (wins >> p) & 1:
                 continue
             lo = 0
             hi = 0
@@ -1037,8 +1089,9 @@ cdef void compact_sequences(Ctx* c) noexcept nogil:
             if ok and w <= c.W:
                 emit(c, lo, hi | move_tag(T_THREE_PAIR, p))
     if (c.size == 0 or c.size == 6) and c.tmask & (1 << T_TWO_TRIPS):
+        wins = run_windows(c.av, 2, 3, c.W)
         for p in range(max(1, c.minkey + 1), LAST_TWO_TRIPS_POS + 1):
-            if run_wilds(c.avail, p, 2, 3) > c.W:
+            if not (wins >> p) & 1:
                 continue
             lo = 0
             hi = 0
@@ -1209,40 +1262,6 @@ cdef int classify_cards(u64 lo, u64 hi, int level, const RulesC* rules, u64* out
     return k
 
 
-cdef extern from *:
-    """
-    #define GF_NIBBLES_13 0x1111111111111ULL
-    """
-    const u64 NIBBLES_13 "GF_NIBBLES_13"     # 1 in each of 13 4-bit fields
-
-
-cdef inline int nibble_ranks(u64 x) noexcept nogil:
-    """Rank mask: bit r set when bit 4r of x is (r < 13)."""
-    x &= NIBBLES_13
-    x = (x | (x >> 3)) & <u64>0x0303030303030303
-    x = (x | (x >> 6)) & <u64>0x000F000F000F000F
-    x = (x | (x >> 12)) & <u64>0x000000FF000000FF
-    return <int>((x | (x >> 24)) & ALL_RANKS)
-
-
-cdef inline int ranks_with(u64 av, int k) noexcept nogil:
-    """Rank mask of the ranks holding at least k natural cards; av: the counts, 4 bits per
-    rank (at most 8 each). count >= k exactly when count + 8 - k sets bit 3 of its field (at
-    most 15: no carry into the next one)."""
-    if k <= 0:
-        return ALL_RANKS
-    return nibble_ranks((av + (<u64>(8 - k)) * NIBBLES_13) >> 3)
-
-
-cdef inline int ranks_above(int key, int lr) noexcept nogil:
-    """Rank mask of the ranks whose single-order value beats key (the level rank: VALUE_LEVEL)."""
-    cdef int m = ALL_RANKS & ~((1 << (key - 1 if key > 1 else 0)) - 1)   # r + 2 > key
-    m &= ~(1 << lr)
-    if VALUE_LEVEL > key:
-        m |= 1 << lr
-    return m
-
-
 cdef bint can_follow(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
                      const RulesC* rules) noexcept nogil:
     # Exactly "generate() on this follow lists more than PASS" (either mode: both list a
@@ -1329,8 +1348,9 @@ cdef bint can_follow(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
         for s in range(4):
             r = nonzero_fields(sw[s])
             pm[s] = (r << 2) | ((r >> 11) & 2)
+        m = run_windows(av, 5, 1, W)
         for p in range(max(1, key + 1), LAST_STRAIGHT_POS + 1):
-            if run_wilds(avail, p, 5, 1) > W:
+            if not (m >> p) & 1:
                 continue
             if rules.sf_as_straight:
                 return True
@@ -1347,10 +1367,9 @@ cdef bint can_follow(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
         n = 2 if lt == T_THREE_PAIR else 3
         width = 3 if lt == T_THREE_PAIR else 2
         last = LAST_THREE_PAIR_POS if lt == T_THREE_PAIR else LAST_TWO_TRIPS_POS
-        for p in range(max(1, key + 1), last + 1):
-            if run_wilds(avail, p, width, n) <= W:
-                return True
-        return False
+        # windows above the top's, up to the type's last
+        m = run_windows(av, width, n, W) & ((2 << last) - 1) & ~((2 << key) - 1)
+        return m != 0
     return False
 
 
