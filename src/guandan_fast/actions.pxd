@@ -20,7 +20,7 @@ cdef enum:
     A_JOKER_BOMB = 392
     A_TRIBUTE = 393         # 54 card kinds
     A_BACK = 447            # 54 card kinds
-    # Scratch (in moves) that legal_actions needs: two compact lists.
+    # Scratch (in moves) that legal_actions needs: one compact list and the full houses.
     ACT_SCRATCH = 2048
 
 # The abstract action of well-formed move words at `level` (-1 when it has none).
@@ -28,5 +28,5 @@ cdef int action_of_move(u64 lo, u64 hi, int level) noexcept nogil
 
 # The current player's legal abstract actions, ascending, into ids[i] with their canonical
 # concrete moves in words[2*i], words[2*i+1]; returns the count (0 when the match is over).
-# `scratch` holds 2*ACT_SCRATCH moves (4*ACT_SCRATCH u64); ids/words hold N_ACTIONS entries.
+# `scratch` holds ACT_SCRATCH moves (2*ACT_SCRATCH u64); ids/words hold N_ACTIONS entries.
 cdef int fill_legal_actions(const GameState* s, u64* scratch, int32_t* ids, u64* words) noexcept nogil

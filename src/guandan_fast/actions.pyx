@@ -383,12 +383,12 @@ _GEN.fullhouse_joker_pair = True
 
 cdef long _sink = 0
 
-# The buffers of one listing (about 74 KB), on the caller's C stack: no module-level buffer
+# The buffers of one listing (about 42 KB), on the caller's C stack: no module-level buffer
 # shared between calls. (A shared one was unsafe even with the GIL: legal_action_mask runs
 # Python code between filling it and reading it, and time_legal_actions filled it without
 # the GIL.)
 cdef struct Listing:
-    u64 scratch[4 * ACT_SCRATCH]
+    u64 scratch[2 * ACT_SCRATCH]
     int32_t ids[N_ACTIONS]
     u64 words[2 * N_ACTIONS]
 
