@@ -15,6 +15,13 @@ Each round runs the loop once on 1 thread and once on 2, alternately (both see t
 load); the figure is the median over rounds of each count's rate, and their ratio. Work sizes
 are fixed per loop (about ``--seconds`` of one thread on an idle machine), so a round measures
 the same work at both counts.
+
+``--interleave K`` (VecEnv only): on a machine whose load changes from second to second, three
+``VecEnv(256)`` (1 thread, 2 threads fixed, 2 threads adapting) step K steps each in turn for
+``--steps`` steps, so all three see the same load; prints each one's rate, its ratio to the
+1-thread env, and the share of the adapting env's steps on 2 threads::
+
+    OPENBLAS_NUM_THREADS=1 .venv/bin/python bench/bench_threads.py --interleave 100 --steps 3000
 """
 
 from __future__ import annotations
@@ -87,6 +94,40 @@ LOOPS = {"vecenv": vecenv_rate, "vecenv_fixed": vecenv_fixed_rate, "simulate": s
          "search": search_rate}
 
 
+def interleaved(block, steps, busy):
+    """Decisions/s of three VecEnv(256) stepped ``block`` steps each in turn (same load)."""
+    specs = {"1 thread": dict(threads=1), "2 threads, fixed": dict(threads=2, adapt_threads=False),
+             "2 threads, adapting (default)": dict(threads=2)}
+    envs = {k: gf.VecEnv(256, seed=1, **v) for k, v in specs.items()}
+    state = {k: [e.reset(), np.random.default_rng(0)] for k, e in envs.items()}
+    spent = dict.fromkeys(envs, 0.0)
+    on_two = 0
+    rounds = max(1, steps // block)
+    procs = start_busy(busy)
+    try:
+        time.sleep(0.5 if busy else 0)
+        load = os.getloadavg()[0]
+        for _ in range(rounds):
+            for name, env in envs.items():
+                b, rng = state[name]
+                t = time.perf_counter()
+                for _ in range(block):
+                    env.step(_random_actions(b, rng))
+                    b = env.pending()
+                    env.drain_results()
+                    on_two += name.endswith("(default)") and env.threads_in_use > 1
+                spent[name] += time.perf_counter() - t
+                state[name][0] = b
+    finally:
+        stop_busy(procs)
+    rates = {k: rounds * block * 256 / v for k, v in spent.items()}
+    one = rates["1 thread"]
+    print(f"busy processes {busy}, load at start {load:.2f}, {rounds} x {block} steps each; "
+          f"the adapting env ran {on_two / (rounds * block):.0%} of its steps on 2 threads")
+    for k, v in rates.items():
+        print(f"| {k} | {v:,.0f} | **{v / one:.2f}x** |", flush=True)
+
+
 def start_busy(k):
     """k CPU-bound processes of our own (killed by stop_busy)."""
     return [subprocess.Popen([sys.executable, "-c", "while 1: pass"]) for _ in range(k)]
@@ -143,7 +184,17 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--seconds", type=float, default=1.0,
                     help="scale of the work of one run (about its seconds on an idle machine)")
+    ap.add_argument("--interleave", type=int, default=0, metavar="K",
+                    help="VecEnv only: 1-thread, fixed and adapting envs, K steps each in turn")
+    ap.add_argument("--steps", type=int, default=3000, help="steps of each env with --interleave")
     args = ap.parse_args()
+    if args.interleave < 0 or args.steps < 1:
+        ap.error("--interleave must be >= 0 and --steps >= 1")
+    if args.interleave:
+        print("load average at the start: %.2f %.2f %.2f" % os.getloadavg())
+        for k in [int(x) for x in args.busy.split(",")]:
+            interleaved(args.interleave, args.steps, k)
+        return
     loops = [x.strip() for x in args.loops.split(",") if x.strip()]
     for x in loops:
         if x not in LOOPS:
