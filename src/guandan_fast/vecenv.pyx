@@ -1040,9 +1040,10 @@ cdef class VecEnv:
     # the PROBE_LEN after it on the current count (a drift cancels). It loses at once when
     # its median is > 1.33x of the steps before after 3 steps; it wins at once when both are
     # < 0.6x after PROBE_LEN (an idle machine: 1.9x); else it wins when both are < 0.85x of
-    # the bracket. A count that loses is probed again twice as late (up to GAP_MAX steps),
-    # one that wins is kept GAP_WON steps. On more threads, a sudden slowdown (the last 8
-    # steps' median 2x the 8 before) probes one thread at once. Results do not depend on
+    # the bracket, or the mean < 0.6x with the median < 1.1x. A count that loses is probed
+    # again twice as late (up to GAP_MAX steps), one that wins is kept GAP_WON steps. On
+    # more threads, a sudden slowdown (the last 8 steps' median and mean 2x those of the 8
+    # before) probes one thread at once (at most every GAP_WON steps). Results do not depend on
     # the thread count (every table is stepped the same on any thread).
     cdef int _choose_threads(self) noexcept:
         if not self._adapt:
@@ -1115,17 +1116,21 @@ cdef class VecEnv:
             _stats(self._after_times, PROBE_LEN, &mean, &med)
             mean = (mean + self._before_mean) / 2
             med = (med + self._before_med) / 2
-            self._end_probe(p_med < 0.85 * med and p_mean < 0.85 * mean, GAP_WON)
+            # faster while it runs and in cost, or much cheaper in cost alone (beside busy
+            # processes that take the lead's core for milliseconds, a second thread goes on
+            # with the step: its median is that of one thread, its mean far lower)
+            self._end_probe(p_med < 0.85 * med and p_mean < 0.85 * mean or
+                            p_med < 1.1 * med and p_mean < 0.6 * mean, GAP_WON)
             return
         self._ring[self._ring_i] = dt
         self._ring_i = (self._ring_i + 1) % RECENT
         self._ring_n = min(self._ring_n + 1, RECENT)
         self._since_probe += 1
-        if self._nt_mode != 1 and self._ring_n == RECENT and self._since_probe >= GAP_MIN:
+        if self._nt_mode != 1 and self._ring_n == RECENT and self._since_probe >= GAP_WON:
             # a sudden slowdown on more threads (the machine got busy?): probe one now
             self._recent(0, 8, &mean, &med)
             self._recent(8, 8, &mean2, &med2)
-            if med > 2 * med2:
+            if med > 2 * med2 and mean > 2 * mean2:
                 self._until_probe = 1
     @property
     def threads_in_use(self):
