@@ -12,7 +12,9 @@ or under pytest-benchmark: ``.venv/bin/python -m pytest bench/bench_threads.py
 --benchmark-enable --benchmark-only``.
 
 Each round runs the loop once on 1 thread and once on 2, alternately (both see the same
-load); the figure is the median over rounds of each count's rate, and their ratio. Work sizes
+load); the figure is the median over rounds of each count's rate, and their ratio; the last
+column is the process's CPU time on 2 threads over that on 1 (the same work: what 2 threads
+cost beyond it, whatever share of a loaded machine the process got). Work sizes
 are fixed per loop (about ``--seconds`` of one thread on an idle machine), so a round measures
 the same work at both counts.
 
@@ -141,8 +143,9 @@ def stop_busy(procs):
 
 def sweep(loops, busy, rounds, scale):
     print(f"1 vs 2 threads, {rounds} alternated rounds, medians of the rates")
-    print("| loop | busy processes | load at start | 1 thread | 2 threads | ratio | min ratio of a round |")
-    print("|---|---|---|---|---|---|---|")
+    print("| loop | busy processes | load at start | 1 thread | 2 threads | ratio | min ratio of a round "
+          "| CPU time, 2 threads / 1 |")
+    print("|---|---|---|---|---|---|---|---|")
     for name in loops:
         fn = LOOPS[name]
         fn(1, scale * 0.1)                  # warm-up (imports, first allocation)
@@ -151,16 +154,20 @@ def sweep(loops, busy, rounds, scale):
             try:
                 time.sleep(0.5)
                 load = os.getloadavg()[0]
-                one, two = [], []
+                one, two, cpu = [], [], [0.0, 0.0]
                 for _ in range(rounds):
-                    one.append(fn(1, scale))
-                    two.append(fn(2, scale))
+                    for t, out in ((0, one), (1, two)):
+                        c = time.process_time()
+                        out.append(fn(t + 1, scale))
+                        cpu[t] += time.process_time() - c
             finally:
                 stop_busy(procs)
             m1, m2 = statistics.median(one), statistics.median(two)
             worst = min(b / a for a, b in zip(one, two))
+            # the same work at both counts: more CPU time on 2 threads is their overhead (spinning,
+            # hand-offs, work thrown away), whatever share of the machine the process got
             print(f"| {name} | {k} | {load:.2f} | {m1:,.1f} | {m2:,.1f} | **{m2 / m1:.2f}x** "
-                  f"| {worst:.2f}x |", flush=True)
+                  f"| {worst:.2f}x | {cpu[1] / cpu[0]:.2f} |", flush=True)
 
 
 # -- pytest-benchmark ----------------------------------------------------------------------------
