@@ -357,7 +357,8 @@ cdef struct Lane:
     int32_t n_log
     int32_t bad            # first table with an invalid action among those it checked, or -1
     int32_t err            # an internal error was seen
-    char _pad[44]
+    int32_t at             # the lead's cursor in the log while it merges the logs
+    char _pad[40]
 
 cdef struct Job:
     # Everything one step's threads share (read-only for them except as described).
@@ -652,30 +653,24 @@ cdef void merge_logs(Job* j, int nt) noexcept nogil:
     from the front), each worker's descends (from the back): a merge of the reversed ones."""
     cdef int t, best, m = 0
     cdef int32_t lo
-    cdef int pos[64]
-    cdef int* at = pos
-    if nt > 64:
-        at = <int*>malloc(nt * sizeof(int))    # rare: more than 64 threads
-        if at == NULL:
-            j.err = 1
-            return
+    cdef Lane* ln
     for t in range(nt):
-        at[t] = 0 if t == 0 else j.lanes[t].n_log - 1
+        j.lanes[t].at = 0 if t == 0 else j.lanes[t].n_log - 1
     while True:
         best = -1
         for t in range(nt):
-            if (t == 0 and at[t] < j.lanes[t].n_log) or (t > 0 and at[t] >= 0):
-                lo = j.lanes[t].log[at[t]].lo
-                if best < 0 or lo < j.lanes[best].log[at[best]].lo:
+            ln = &j.lanes[t]
+            if (t == 0 and ln.at < ln.n_log) or (t > 0 and ln.at >= 0):
+                lo = ln.log[ln.at].lo
+                if best < 0 or lo < j.lanes[best].log[j.lanes[best].at].lo:
                     best = t
         if best < 0:
             break
-        j.order[m] = j.lanes[best].log[at[best]]
+        ln = &j.lanes[best]
+        j.order[m] = ln.log[ln.at]
         m += 1
-        at[best] += 1 if best == 0 else -1
+        ln.at += 1 if best == 0 else -1
     j.n_order = m
-    if at != pos:
-        free(at)
 
 
 cdef void run_parallel(Job* j, VecPool* p, int nt) noexcept nogil:
