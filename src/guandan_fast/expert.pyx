@@ -481,9 +481,32 @@ cdef void dfs(Search* S, int start, int w) noexcept nogil:
             return
 
 
+# Every sequence window (type, lowest position, ranks), in search order: made once.
+cdef int n_windows = 0
+cdef int window_t[MAX_CAND]
+cdef int window_pos[MAX_CAND]
+cdef u64 window_ranks[MAX_CAND]
+
+
+cdef void make_windows() noexcept nogil:
+    global n_windows
+    cdef int t, pos, last
+    n_windows = 0
+    for t in range(T_STRAIGHT, T_TWO_TRIPS + 1):     # Straight, ThreePair, TwoTrips
+        last = (LAST_STRAIGHT_POS if t == T_STRAIGHT else
+                (LAST_THREE_PAIR_POS if t == T_THREE_PAIR else LAST_TWO_TRIPS_POS))
+        for pos in range(1, last + 1):
+            window_t[n_windows] = t
+            window_pos[n_windows] = pos
+            window_ranks[n_windows] = seq_window(t, pos)
+            n_windows += 1
+
+
+make_windows()
+
+
 cdef void search_init(Search* S, u64 lo, u64 hi, int level) noexcept nogil:
-    cdef int i, t, pos, last
-    cdef u64 win
+    cdef int i, need
     cdef RankMasks m
     S.cnt = rank_lanes(lo, hi, level, &S.wilds)
     S.sb = <int>((hi >> SB_BIT) & 3)
@@ -492,17 +515,13 @@ cdef void search_init(Search* S, u64 lo, u64 hi, int level) noexcept nogil:
     # Candidate windows: every sequence the whole hand could make (checked again on the way).
     S.ncand = 0
     rank_masks(S.cnt, &m)
-    for t in range(T_STRAIGHT, T_TWO_TRIPS + 1):     # Straight, ThreePair, TwoTrips
-        last = (LAST_STRAIGHT_POS if t == T_STRAIGHT else
-                (LAST_THREE_PAIR_POS if t == T_THREE_PAIR else LAST_TWO_TRIPS_POS))
-        for pos in range(1, last + 1):
-            win = seq_window(t, pos)
-            i = seq_need(&m, t, win)
-            if 0 <= i <= S.wilds:
-                S.cand_t[S.ncand] = t
-                S.cand_pos[S.ncand] = pos
-                S.cand_win[S.ncand] = win
-                S.ncand += 1
+    for i in range(n_windows):
+        need = seq_need(&m, window_t[i], window_ranks[i])
+        if 0 <= need <= S.wilds:
+            S.cand_t[S.ncand] = window_t[i]
+            S.cand_pos[S.ncand] = window_pos[i]
+            S.cand_win[S.ncand] = window_ranks[i]
+            S.ncand += 1
     S.nseq = 0
     S.seq_val = 0
     S.best_val = -(1 << 30)
