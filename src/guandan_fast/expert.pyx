@@ -80,6 +80,7 @@ cdef extern from *:
     """
     #define GF_LANES4 0x3333333ULL
     #define GF_UNITS 0x1111111111111ULL
+    #define GF_UNITS14 0x11111111111111ULL
     #define GF_RANK_BIT0 0x0101010101010ULL
     #define GF_RANK_BIT1 0x0110011001100ULL
     #define GF_RANK_BIT2 0x1000011110000ULL
@@ -87,6 +88,7 @@ cdef extern from *:
     """
     const u64 LANES4 "GF_LANES4"          # the even ranks of a suit's 13 2-bit counts, in 4 bits
     const u64 UNITS "GF_UNITS"            # the low bit of every rank's lane
+    const u64 UNITS14 "GF_UNITS14"        # the same for the 14 natural positions (windows)
     # the lanes of the ranks r whose index has bit k set (a sum of rank indices by popcounts)
     const u64 RANK_BIT0 "GF_RANK_BIT0"
     const u64 RANK_BIT1 "GF_RANK_BIT1"
@@ -505,23 +507,66 @@ cdef void make_windows() noexcept nogil:
 make_windows()
 
 
+cdef inline u64 window_counts(u64 m, int n) noexcept nogil:
+    """For every natural position p (1..14, in lane p - 1): how many of the n positions
+    p .. p + n - 1 hold a rank of m (rank lanes' low bits; the ace at both ends)."""
+    cdef u64 e = (m << 4) | ((m >> (4 * ACE_RANK)) & 1)
+    cdef u64 c = e
+    cdef int j
+    for j in range(1, n):
+        c += e >> (4 * j)
+    return c
+
+
+cdef inline u64 lanes_nonzero(u64 c) noexcept nogil:
+    """The lanes of c (values 0..7) that are not 0."""
+    return (c | (c >> 1) | (c >> 2)) & UNITS14
+
+
+cdef inline void add_windows(Search* S, u64 ok, int first) noexcept nogil:
+    """The windows first + p - 1 for the lanes p - 1 of ok, lowest position first."""
+    cdef int i
+    while ok:
+        i = first + (__builtin_ctzll(ok) >> 2)
+        S.cand_t[S.ncand] = window_t[i]
+        S.cand_pos[S.ncand] = window_pos[i]
+        S.cand_win[S.ncand] = window_ranks[i]
+        S.ncand += 1
+        ok &= ok - 1
+
+
 cdef void search_init(Search* S, u64 lo, u64 hi, int level) noexcept nogil:
-    cdef int i, need
     cdef RankMasks m
+    cdef u64 ok, w3
+    cdef int w
     S.cnt = rank_lanes(lo, hi, level, &S.wilds)
     S.sb = <int>((hi >> SB_BIT) & 3)
     S.hr = <int>((hi >> HR_BIT) & 3)
     S.level_r = level - 2
-    # Candidate windows: every sequence the whole hand could make (checked again on the way).
+    # Candidate windows: every sequence the whole hand could make (checked again on the way),
+    # those seq_need allows with the hand's wilds. All windows of a type at once, one lane a
+    # position: the cards held there counted in the lane, "need <= wilds" the lane's bit 3
+    # after adding what makes the threshold 8 (no lane exceeds 15).
     S.ncand = 0
+    w = S.wilds
     rank_masks(S.cnt, &m)
-    for i in range(n_windows):
-        need = seq_need(&m, window_t[i], window_ranks[i])
-        if 0 <= need <= S.wilds:
-            S.cand_t[S.ncand] = window_t[i]
-            S.cand_pos[S.ncand] = window_pos[i]
-            S.cand_win[S.ncand] = window_ranks[i]
-            S.ncand += 1
+    # Straights: five ranks held (or filled by wilds), no trips or bombs, at most one pair.
+    w3 = <u64>(w + 3) * UNITS14
+    ok = ((window_counts(m.ge1, 5) + w3) >> 3) & UNITS14
+    ok &= ~lanes_nonzero(window_counts(m.ge3, 5))
+    ok &= ~(((window_counts(m.eq2, 5) >> 1) | (window_counts(m.eq2, 5) >> 2)) & UNITS14)
+    add_windows(S, ok & (UNITS14 >> (4 * (14 - LAST_STRAIGHT_POS))), 0)
+    # Pair runs: two cards of three ranks (need = 6 - held), no trips or bombs.
+    w3 = <u64>(w + 2) * UNITS14
+    ok = ((window_counts(m.ge1, 3) + window_counts(m.ge2, 3) + w3) >> 3) & UNITS14
+    ok &= ~lanes_nonzero(window_counts(m.ge3, 3))
+    add_windows(S, ok & (UNITS14 >> (4 * (14 - LAST_THREE_PAIR_POS))), LAST_STRAIGHT_POS)
+    # Plates: three cards of two ranks (need = 6 - held), no bombs.
+    ok = ((window_counts(m.ge1, 2) + window_counts(m.ge2, 2) + window_counts(m.ge3, 2) + w3)
+          >> 3) & UNITS14
+    ok &= ~lanes_nonzero(window_counts(m.ge4, 2))
+    add_windows(S, ok & (UNITS14 >> (4 * (14 - LAST_TWO_TRIPS_POS))),
+                LAST_STRAIGHT_POS + LAST_THREE_PAIR_POS)
     S.nseq = 0
     S.seq_val = 0
     S.best_val = -(1 << 30)
