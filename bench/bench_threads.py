@@ -12,9 +12,18 @@ or under pytest-benchmark: ``.venv/bin/python -m pytest bench/bench_threads.py
 --benchmark-enable --benchmark-only``.
 
 Each round runs the loop once on 1 thread and once on 2, alternately (both see the same
-load); the figure is the median over rounds of each count's rate, and their ratio. Work sizes
+load); the figure is the median over rounds of each count's rate, and their ratio; the last
+column is the process's CPU time on 2 threads over that on 1 (the same work: what 2 threads
+cost beyond it, whatever share of a loaded machine the process got). Work sizes
 are fixed per loop (about ``--seconds`` of one thread on an idle machine), so a round measures
 the same work at both counts.
+
+``--interleave K`` (VecEnv only): on a machine whose load changes from second to second, three
+``VecEnv(256)`` (1 thread, 2 threads fixed, 2 threads adapting) step K steps each in turn for
+``--steps`` steps, so all three see the same load; prints each one's rate, its ratio to the
+1-thread env, and the share of the adapting env's steps on 2 threads::
+
+    OPENBLAS_NUM_THREADS=1 .venv/bin/python bench/bench_threads.py --interleave 100 --steps 3000
 """
 
 from __future__ import annotations
@@ -87,6 +96,40 @@ LOOPS = {"vecenv": vecenv_rate, "vecenv_fixed": vecenv_fixed_rate, "simulate": s
          "search": search_rate}
 
 
+def interleaved(block, steps, busy):
+    """Decisions/s of three VecEnv(256) stepped ``block`` steps each in turn (same load)."""
+    specs = {"1 thread": dict(threads=1), "2 threads, fixed": dict(threads=2, adapt_threads=False),
+             "2 threads, adapting (default)": dict(threads=2)}
+    envs = {k: gf.VecEnv(256, seed=1, **v) for k, v in specs.items()}
+    state = {k: [e.reset(), np.random.default_rng(0)] for k, e in envs.items()}
+    spent = dict.fromkeys(envs, 0.0)
+    on_two = 0
+    rounds = max(1, steps // block)
+    procs = start_busy(busy)
+    try:
+        time.sleep(0.5 if busy else 0)
+        load = os.getloadavg()[0]
+        for _ in range(rounds):
+            for name, env in envs.items():
+                b, rng = state[name]
+                t = time.perf_counter()
+                for _ in range(block):
+                    env.step(_random_actions(b, rng))
+                    b = env.pending()
+                    env.drain_results()
+                    on_two += name.endswith("(default)") and env.threads_in_use > 1
+                spent[name] += time.perf_counter() - t
+                state[name][0] = b
+    finally:
+        stop_busy(procs)
+    rates = {k: rounds * block * 256 / v for k, v in spent.items()}
+    one = rates["1 thread"]
+    print(f"busy processes {busy}, load at start {load:.2f}, {rounds} x {block} steps each; "
+          f"the adapting env ran {on_two / (rounds * block):.0%} of its steps on 2 threads")
+    for k, v in rates.items():
+        print(f"| {k} | {v:,.0f} | **{v / one:.2f}x** |", flush=True)
+
+
 def start_busy(k):
     """k CPU-bound processes of our own (killed by stop_busy)."""
     return [subprocess.Popen([sys.executable, "-c", "while 1: pass"]) for _ in range(k)]
@@ -100,8 +143,9 @@ def stop_busy(procs):
 
 def sweep(loops, busy, rounds, scale):
     print(f"1 vs 2 threads, {rounds} alternated rounds, medians of the rates")
-    print("| loop | busy processes | load at start | 1 thread | 2 threads | ratio | min ratio of a round |")
-    print("|---|---|---|---|---|---|---|")
+    print("| loop | busy processes | load at start | 1 thread | 2 threads | ratio | min ratio of a round "
+          "| CPU time, 2 threads / 1 |")
+    print("|---|---|---|---|---|---|---|---|")
     for name in loops:
         fn = LOOPS[name]
         fn(1, scale * 0.1)                  # warm-up (imports, first allocation)
@@ -110,16 +154,20 @@ def sweep(loops, busy, rounds, scale):
             try:
                 time.sleep(0.5)
                 load = os.getloadavg()[0]
-                one, two = [], []
+                one, two, cpu = [], [], [0.0, 0.0]
                 for _ in range(rounds):
-                    one.append(fn(1, scale))
-                    two.append(fn(2, scale))
+                    for t, out in ((0, one), (1, two)):
+                        c = time.process_time()
+                        out.append(fn(t + 1, scale))
+                        cpu[t] += time.process_time() - c
             finally:
                 stop_busy(procs)
             m1, m2 = statistics.median(one), statistics.median(two)
             worst = min(b / a for a, b in zip(one, two))
+            # the same work at both counts: more CPU time on 2 threads is their overhead (spinning,
+            # hand-offs, work thrown away), whatever share of the machine the process got
             print(f"| {name} | {k} | {load:.2f} | {m1:,.1f} | {m2:,.1f} | **{m2 / m1:.2f}x** "
-                  f"| {worst:.2f}x |", flush=True)
+                  f"| {worst:.2f}x | {cpu[1] / cpu[0]:.2f} |", flush=True)
 
 
 # -- pytest-benchmark ----------------------------------------------------------------------------
@@ -143,7 +191,17 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--seconds", type=float, default=1.0,
                     help="scale of the work of one run (about its seconds on an idle machine)")
+    ap.add_argument("--interleave", type=int, default=0, metavar="K",
+                    help="VecEnv only: 1-thread, fixed and adapting envs, K steps each in turn")
+    ap.add_argument("--steps", type=int, default=3000, help="steps of each env with --interleave")
     args = ap.parse_args()
+    if args.interleave < 0 or args.steps < 1:
+        ap.error("--interleave must be >= 0 and --steps >= 1")
+    if args.interleave:
+        print("load average at the start: %.2f %.2f %.2f" % os.getloadavg())
+        for k in [int(x) for x in args.busy.split(",")]:
+            interleaved(args.interleave, args.steps, k)
+        return
     loops = [x.strip() for x in args.loops.split(",") if x.strip()]
     for x in loops:
         if x not in LOOPS:

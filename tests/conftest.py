@@ -9,7 +9,9 @@ one xdist worker: ``--dist loadgroup``), ``cli`` (commands in a child process), 
 """
 
 import importlib
+import pathlib
 import signal
+import sys
 
 import pytest
 
@@ -66,3 +68,58 @@ def engine(request):
 def game_cls(request):
     """A ``Game`` class (reference or compiled)."""
     return importlib.import_module(request.param).Game
+
+
+# -- the Ray tests' cluster (marker ``ray``, xdist group "ray": one worker runs them all) -------
+
+TESTS = pathlib.Path(__file__).resolve().parent
+_RAY_NODE = []      # the node id of the connection ``cluster`` made (the fault hook installed)
+
+
+@pytest.fixture(scope="session")
+def ray_kill_arm(tmp_path_factory):
+    """The file that arms the worker-killing fault (ray_helpers.install); shuts down at the end
+    the connection the Ray tests keep for the whole session (Ray takes seconds to start)."""
+    yield tmp_path_factory.mktemp("ray") / "kill-armed"
+    ray = sys.modules.get("ray")
+    if ray is not None and ray.is_initialized():
+        ray.shutdown()
+
+
+def _no_cancel(*args, **kwargs):
+    # Cancelling a task races with its completion inside Ray (Ray 2.60 aborted the whole test
+    # process: "Tried to complete task that was not pending"); runs stop their tasks
+    # through their stop flag instead.
+    raise AssertionError("ray.cancel called")
+
+
+@pytest.fixture
+def cluster(ray_kill_arm):
+    """The local test cluster (2 CPUs, the fault hook in its workers), started once per
+    session: xdist runs other modules' tests between the Ray tests, which would tear a module
+    fixture down and start Ray again. Started anew only when a test left another connection
+    (the reconnect test) or none (the README's example shuts its down). Yields the kill arm."""
+    import ray
+
+    if ray.is_initialized() and ray.get_runtime_context().get_node_id() not in _RAY_NODE:
+        ray.shutdown()
+    if not ray.is_initialized():
+        ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False,
+                 runtime_env={"worker_process_setup_hook": "ray_helpers.install",
+                              "env_vars": {"PYTHONPATH": str(TESTS),
+                                           "GF_TEST_KILL_ARM": str(ray_kill_arm)}})
+        _RAY_NODE[:] = [ray.get_runtime_context().get_node_id()]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ray, "cancel", _no_cancel)
+        yield ray_kill_arm
+
+
+@pytest.fixture
+def ray_connection(ray_kill_arm):
+    """Any Ray connection, the session's if there is one (for examples that need no fault
+    hook: one Ray start less)."""
+    import ray
+
+    if not ray.is_initialized():
+        ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield

@@ -21,12 +21,8 @@ def test_module_docstrings(name):
     assert result.failed == 0
 
 
-@pytest.mark.xdist_group("ray")     # its Ray example runs beside the other Ray tests
-def test_readme_examples():
-    import ray
-
-    if ray.is_initialized():    # the Ray tests' connection: the README makes its own
-        ray.shutdown()
+@pytest.mark.xdist_group("ray")     # its Ray examples run on the Ray tests' connection
+def test_readme_examples(ray_connection):
     readme = pathlib.Path(__file__).resolve().parent.parent / "README.md"
     result = doctest.testfile(str(readme), module_relative=False, optionflags=FLAGS)
     assert result.failed == 0

@@ -13,7 +13,7 @@ import pytest
 import guandan_fast as gf
 from guandan_fast import PASS, Move
 from guandan_fast.bots import choose
-from guandan_fast.expert import choose as decide, plan
+from guandan_fast.expert import choose as decide, hand_value, plan
 from guandan_fast.simulate import simulate
 from helpers import replay_with_permuted_hidden
 
@@ -60,6 +60,46 @@ def test_plan_counts_every_card_once():
             hand = rnd.sample(deck, rnd.randint(1, 27))
             p = plan(hand, level)
             assert sum(g["size"] for g in p) == len(hand)
+
+
+def test_hand_value_is_the_sum_of_the_plans_groups():
+    """The search values hands without writing groups (groups_value); the plan it returns is
+    written by eval_groups: both must agree, on hands with many pairs, trips, bombs and wilds."""
+    from guandan_fast.cards import FULL_DECK
+    rnd = random.Random(2)
+    deck = list(FULL_DECK)
+    for level in (2, 7, 13, 14):
+        wild = "H" + "23456789TJQKA"[level - 2]
+        for i in range(300):
+            if i % 2:
+                hand = rnd.sample(deck, rnd.randint(1, 27))
+            else:   # few ranks: same-rank groups, full houses and bombs; sometimes the wilds
+                ranks = set(rnd.sample("23456789TJQKA", rnd.randint(2, 6)))
+                pool = [c for c in deck if c[1] in ranks or c in ("SB", "HR", wild)]
+                hand = rnd.sample(pool, min(len(pool), rnd.randint(4, 20)))
+            assert hand_value(hand, level) == sum(g["value"] for g in plan(hand, level)), hand
+
+
+def test_a_seat_that_remembers_moves_as_one_that_does_not():
+    """A compiled seat keeps its plan and the plan values it computed between its decisions
+    (expert.pxd ExpertMemo); remembering must never change a move: every move of whole
+    expert matches equals expert.choose on the same position, which remembers nothing."""
+    from guandan_fast.bots import AGENT_CODES
+    from guandan_fast.codec import move
+    from guandan_fast.simulate_core import match_seed
+    from guandan_fast.tournament_core import BotSeats
+
+    for m in range(2):
+        ms = match_seed(4, m)
+        bots, g = BotSeats(ms, (AGENT_CODES["expert"],) * 4), gf.Game(seed=ms)
+        decisions = 0
+        while bots.current >= 0:
+            lo, hi = bots.choose()
+            assert move(lo, hi) == decide(g), (m, len(g.history))
+            g.play_words(lo, hi)
+            bots.apply(lo, hi)
+            decisions += 1
+        assert g.is_over and decisions > 300
 
 
 def test_plan_rejects_bad_input():

@@ -104,14 +104,23 @@ def test_simulate_with_search_agents_is_reproducible(agent):
 
 
 def test_search_agents_on_two_threads_at_once_play_as_on_one():
-    """18 matches are two chunks (simulate.MATCHES_PER_CHUNK), so two threads search at the
-    same time (the test above has one chunk: its second thread never works)."""
-    from guandan_fast.simulate import MATCHES_PER_CHUNK
+    """Matches with a search agent are units of SEARCH_MATCHES_PER_CHUNK, so 4 of them are
+    several units and two threads search at the same time."""
+    from guandan_fast.simulate import SEARCH_MATCHES_PER_CHUNK
     agents = ("pimc:samples=2", "greedy", "ismcts:iterations=10", "greedy")
-    n = MATCHES_PER_CHUNK + 2
+    n = 4 * SEARCH_MATCHES_PER_CHUNK
     r1 = gf.simulate(matches=n, agents=agents, seed=6)
     r2 = gf.simulate(matches=n, agents=agents, seed=6, threads=2)
     assert r1 == r2 and r1.matches == n and r1.hands > n
+
+
+def test_search_agents_in_hands_mode_end_where_one_thread_ends():
+    """Hands mode with units of one match: the unit that reaches the target is replayed with
+    the hands left, so two threads stop at the same hand as one."""
+    agents = ("pimc:samples=2", "greedy", "pimc:samples=2", "greedy")
+    r1 = gf.simulate(hands=9, agents=agents, seed=8)
+    r2 = gf.simulate(hands=9, agents=agents, seed=8, threads=2)
+    assert r1 == r2 and r1.hands == 9
 
 
 def test_cli_runs_a_search_agent(tmp_path, capsys):

@@ -4,6 +4,8 @@ independent computations, reproducibility, Python agents, strength detection, ba
 import json
 import math
 import multiprocessing
+import os
+import signal
 import sys
 import threading
 import time
@@ -280,6 +282,31 @@ def test_interrupt_from_progress_stops_cleanly(workers):
         tournament(["greedy", "random"], deals=200, workers=workers, progress=progress)
     assert threading.active_count() == before
     assert seen[-1] < 400 and seen == sorted(seen)
+
+
+def test_play_matches_stops_when_cancel_is_set():
+    g = AGENT_CODES["greedy"]
+    args = (3, [0, 1], [0, 0], [[g, g, g, g]])
+    with pytest.raises(KeyboardInterrupt):
+        play_matches(*args, cancel=bytearray(b"\x01"))
+    assert (play_matches(*args, cancel=bytearray(1)) == play_matches(*args)).all()
+    with pytest.raises(ValueError, match="cancel must be a writable buffer"):
+        play_matches(*args, cancel=bytearray(0))
+
+
+def test_ctrl_c_stops_search_agents_inside_their_match():
+    # One job of 4 deals of an expensive search agent (tens of seconds of work): SIGINT half
+    # a second in must not wait for the job's matches to end (the compiled loop polls the
+    # stop byte every few moves).
+    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+    t0 = time.monotonic()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            tournament(["pimc:samples=64:rollout=expert", "greedy"], deals=4, workers=2)
+    finally:
+        timer.cancel()
+    assert time.monotonic() - t0 < 5
 
 
 def test_interrupt_stops_the_process_pool(agent_module):

@@ -249,11 +249,12 @@ def test_info_encoder_rows_equal_game_information_state():
         b = env.pending()
 
 
-@pytest.mark.parametrize("num_envs", [1, 3, 24])
+@pytest.mark.parametrize("num_envs", [1, 3, 24, 70])
 def test_identical_for_1_to_4_threads_and_growing_buffers(num_envs):
-    # Threads share the tables in contiguous ranges that change from step to step (one pair
-    # of threads per segment, a thread alone in the last one when their number is odd); the
-    # batch must not depend on them. One table's buffers start at 64 candidates, fewer
+    # Threads claim the tables in pieces (the lead from the front, the workers from the back,
+    # up to 16 tables a claim: 70 tables take claims of the cap and several per worker), so
+    # who steps and writes which table changes from step to step; the batch must not depend
+    # on it. One table's buffers start at 64 candidates, fewer
     # than a lead often has: the step that overflows them is copied after the region.
     # adapt_threads=False: every step runs on all the threads of the pool (an adapting env
     # runs most steps on one while it measures).
@@ -304,11 +305,11 @@ def test_actions_of_any_integer_dtype_and_layout_step_the_same():
 
 @pytest.mark.parametrize("threads", [1, 2])
 def test_bad_action_at_any_table_moves_no_table(threads):
-    # Each thread checks its own range of tables; a bad action in any range (the first
-    # table, the last, both) must stop the step before any table moves, and report the
-    # first bad table.
+    # The threads claim the checks in pieces from both ends; a bad action in any piece (the
+    # first table, the last, both) must stop the step before any table moves, and report
+    # the first bad table. adapt_threads=False: every step on all the threads.
     n = 8
-    env = gf.VecEnv(n, seed=17, threads=threads)
+    env = gf.VecEnv(n, seed=17, threads=threads, adapt_threads=False)
     twin = gf.VecEnv(n, seed=17, threads=1)
     b, tb = env.reset(), twin.reset()
     rng = np.random.default_rng(9)

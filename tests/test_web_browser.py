@@ -92,6 +92,14 @@ def person_hand() -> list[list[str]]:
     return make_hands({0: spec}, (1, 2, 3))
 
 
+def card_text(code: str) -> str:
+    """A card as the page writes it in words: suit symbol and rank, or the joker's name."""
+    if code in ("SB", "HR"):
+        return {"SB": "small joker", "HR": "big joker"}[code]
+    return {"S": "\u2660", "H": "\u2665", "C": "\u2663", "D": "\u2666"}[code[0]] + (
+        "10" if code[1] == "T" else code[1])
+
+
 def page_state(browser) -> dict:
     return browser.execute_script("""
         const m = window.gfPage.model;
@@ -156,7 +164,7 @@ def test_a_whole_hand_played_through_the_page(browser, tmp_path):
                 assert {a[2][0] for a in actions} == {"DA", "CA"}
                 select(browser, ["CA"])
                 r = readings(browser)
-                assert list(r.values()) == ["Pay CA"]
+                assert list(r.values()) == ["Pay \u2663A"]
                 choice = next(iter(r))
             elif actions[0][0] == "PASS" and not passed:
                 passed = True
@@ -169,8 +177,8 @@ def test_a_whole_hand_played_through_the_page(browser, tmp_path):
                 select(browser, COMBO.split())
                 r = readings(browser)
                 texts = sorted(t.split(":")[0] for t in r.values())
-                assert texts == ["1. Play ThreeWithTwo 8", "2. Play ThreeWithTwo J"], texts
-                choice = next(i for i, t in r.items() if "ThreeWithTwo J" in t)
+                assert texts == ["1. Play full house 8", "2. Play full house J"], texts
+                choice = next(i for i, t in r.items() if "full house J" in t)
             else:
                 # the first play that keeps the combination, else the first play, else PASS
                 plays = [i for i, a in enumerate(actions) if a[0] != "PASS"]
@@ -222,7 +230,7 @@ def test_return_reload_taken_seat_refusals_and_disconnection(browser):
         assert "not a legal move" in page_state(browser)["message"]
         browser.find_element(By.ID, "gf-clear").click()
         select(browser, [card])
-        assert list(readings(browser).values()) == [f"Return {card}"]
+        assert list(readings(browser).values()) == [f"Return {card_text(card)}"]
         browser.find_element(By.CSS_SELECTOR, "#gf-readings button").click()
         st = wait_for(lambda: (lambda s: s if s["act"] and s["act"]["stage"] == "play" else None)(
             page_state(browser)), what="a play decision")
@@ -289,11 +297,11 @@ def test_keyboard_alone_plays_a_move(browser):
         assert browser.switch_to.active_element.get_attribute("data-index") == "1"
         browser.switch_to.active_element.send_keys(Keys.ENTER)   # one reading: Enter plays it
         wait_sent(browser, st["asks"])
-        wait_for(lambda: "you: Single 2: S2" in browser.find_element(By.ID, "gf-log").text,
+        wait_for(lambda: "you: single 2: \u26602" in browser.find_element(By.ID, "gf-log").text,
                  what="the move in the log")
         # the play in the middle is labelled too
         wait_for(lambda: browser.find_elements(
-            By.CSS_SELECTOR, '#gf-center .trick-bottom [aria-label="Single 2: S2"]'),
+            By.CSS_SELECTOR, '#gf-center .trick-bottom [aria-label="single 2: 2 of spades"]'),
             what="the labelled trick")
         # P passes (when the turn comes back with a play to beat)
         st = wait_for(lambda: (lambda s: s if s["act"] and s["act"]["actions"][0][0] == "PASS"
@@ -479,7 +487,7 @@ def test_play_page_at_phone_width_clips_no_card(phone, tmp_path):
         assert seen["width"] == PHONE and seen["cards"] == 27
         assert seen["bad"] == []
         phone.find_element(By.CSS_SELECTOR, "#gf-readings button").click()
-        wait_for(lambda: "you: Pair T" in phone.find_element(By.ID, "gf-log").text,
+        wait_for(lambda: "you: pair 10" in phone.find_element(By.ID, "gf-log").text,
                  what="the pair in the log")
         wait_for(lambda: phone.find_elements(By.CSS_SELECTOR, "#gf-center .card"),
                  what="the trick")

@@ -39,7 +39,7 @@ from .rules import Rules
 from .validate import check_callable, check_count, check_rules, check_seed
 
 __all__ = ["simulate", "SimulationResult", "AGENTS", "MatchBlock", "Tally", "add_counts",
-           "empty_counts", "MATCHES_PER_CHUNK"]
+           "empty_counts", "MATCHES_PER_CHUNK", "SEARCH_MATCHES_PER_CHUNK"]
 
 #: The agents ``simulate`` plays (every compiled kind of ``guandan_fast.agents.KINDS``; the
 #: search agents take parameters: ``pimc:samples=8``, docs/search.md).
@@ -49,6 +49,11 @@ AGENTS = agent_names("compiled")
 #: the hands mode, which discards whole chunks past its target, gives the same result for
 #: every thread count.
 MATCHES_PER_CHUNK = 16
+
+#: The same when a search agent plays: its matches take tens of milliseconds each and vary
+#: widely, so units of one match keep every thread busy to the end of a run (with 16, a
+#: 64-match run is 4 uneven units: 1.84x on 2 threads instead of 1.9x and more).
+SEARCH_MATCHES_PER_CHUNK = 1
 
 _PATTERNS = ("1-2", "1-3", "1-4")
 
@@ -306,8 +311,9 @@ def _result(names, seed, threads, rules, total, elapsed) -> SimulationResult:
 class MatchBlock:
     """The work of one run: ``block(start, stop, hand_budget=None, cancel=None)`` plays
     matches ``start .. stop-1`` (at most ``hand_budget`` hands in all) and returns
-    ``(record lines or None, counters)``, in ``threads`` threads in chunks of
-    ``MATCHES_PER_CHUNK`` (``record``: one match at a time, each checked and written by
+    ``(record lines or None, counters)``, in ``threads`` threads in chunks of ``per_chunk``
+    matches (``MATCHES_PER_CHUNK``, or ``SEARCH_MATCHES_PER_CHUNK`` when a search agent
+    plays; ``record``: one match at a time, each checked and written by
     ``records``). Picklable: the unit of every executor (threads here, Ray tasks).
     Setting ``cancel[0]`` stops it: KeyboardInterrupt."""
 
@@ -315,23 +321,26 @@ class MatchBlock:
         self.seed, self.kinds, self.rules, self.search = seed, kinds, rules, search
         self.threads, self.record = threads, record
         self.names = names            # the agents by seat, for the records' headers
+        self.per_chunk = (MATCHES_PER_CHUNK if all(x is None for x in search or ())
+                          else SEARCH_MATCHES_PER_CHUNK)
 
     def __call__(self, start, stop, hand_budget=None, cancel=None):
         if self.record:
             return self.recorded(start, stop, hand_budget, cancel)
-        if hand_budget is not None or self.threads == 1 and stop - start <= MATCHES_PER_CHUNK:
+        size = self.per_chunk
+        if hand_budget is not None or self.threads == 1 and stop - start <= size:
             return self.chunk(start, stop, hand_budget, cancel)
         total = empty_counts()
 
         def bounds(i):
-            a = start + i * MATCHES_PER_CHUNK
-            return a, min(a + MATCHES_PER_CHUNK, stop)
+            a = start + i * size
+            return a, min(a + size, stop)
 
         def merge(i, result):
             add_counts(total, result[1])
             return False
 
-        order = Ordered(-(-(stop - start) // MATCHES_PER_CHUNK), merge, cancel=cancel)
+        order = Ordered(-(-(stop - start) // size), merge, cancel=cancel)
         run_threads(order, self.threads, lambda i, c: self.chunk(*bounds(i), cancel=c),
                     name="guandan-sim")
         return None, total
@@ -418,7 +427,7 @@ class Tally:
 
 
 def _run_local(block, matches, hands, record, progress) -> dict:
-    """The run on this machine. Without records: blocks of ``MATCHES_PER_CHUNK`` matches over
+    """The run on this machine. Without records: blocks of ``block.per_chunk`` matches over
     the threads (in hands mode, until the one that reaches the target, which is then replayed
     with the remaining hand budget: its matches are deterministic, so this is exact). With
     records: one match at a time in the calling thread, each with the remaining budget."""
@@ -433,13 +442,13 @@ def _run_local(block, matches, hands, record, progress) -> dict:
             run_threads(order, 1, lambda i, c: block(i, i + 1, tally.left(), c))
             return tally.total
         tally = Tally(hands, None, progress)
-        order = Ordered(None if matches is None else -(-matches // MATCHES_PER_CHUNK),
+        size = block.per_chunk
+        order = Ordered(None if matches is None else -(-matches // size),
                         tally.merge, tally.after)
 
         def bounds(i):
-            a = i * MATCHES_PER_CHUNK
-            return a, a + MATCHES_PER_CHUNK if matches is None else min(a + MATCHES_PER_CHUNK,
-                                                                        matches)
+            a = i * size
+            return a, a + size if matches is None else min(a + size, matches)
 
         run_threads(order, block.threads, lambda i, c: block.chunk(*bounds(i), cancel=c),
                     name="guandan-sim")

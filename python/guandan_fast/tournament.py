@@ -114,29 +114,36 @@ def _deal_seed(seed: int, d: int) -> int:
     return match_seed(seed, d)
 
 
-def _job_python(seed: int, pair: tuple, d0: int, d1: int, rules: Rules) -> list:
+def _job_python(seed: int, pair: tuple, d0: int, d1: int, rules: Rules,
+                cancel: bytearray | None = None) -> list:
     rows = []
     for d in range(d0, d1):
         ms = _deal_seed(seed, d)
         for s in (0, 1):
+            if cancel is not None and cancel[0]:     # looked at between matches
+                raise KeyboardInterrupt("stopped")
             rows.append(_outcome_of(_play_python(ms, _seating(*pair, s), rules)))
     return rows
 
 
-def _job_compiled(seed: int, pair: tuple, d0: int, d1: int, rules: Rules) -> list:
+def _job_compiled(seed: int, pair: tuple, d0: int, d1: int, rules: Rules,
+                  cancel: bytearray | None = None) -> list:
     from .tournament_core import play_matches
 
     seatings = [_seating(*pair, s) for s in (0, 1)]
     return play_matches(seed, [d for d in range(d0, d1) for _ in (0, 1)],
                         [s for _ in range(d0, d1) for s in (0, 1)],
                         [[a.code for a in seats] for seats in seatings], rules,
-                        search=[[a.search_spec for a in seats] for seats in seatings])
+                        search=[[a.search_spec for a in seats] for seats in seatings],
+                        cancel=cancel)
 
 
 class Jobs:
     """The work of a tournament for the runner: job ``j`` = ``jobs[j]`` = ``(pair index, first
     deal, end deal)``, both seatings of each deal; ``self(j, cancel)`` returns its outcome
-    rows (compiled pairs in compiled code, others by a Python loop). Picklable (Ray tasks)."""
+    rows (compiled pairs in compiled code, others by a Python loop), or raises
+    KeyboardInterrupt once ``cancel[0]`` is set (compiled: within a few moves; Python: before
+    the next match). Picklable (Ray tasks)."""
 
     def __init__(self, seed, rules, pairs, jobs) -> None:
         self.seed, self.rules, self.pairs, self.jobs = seed, rules, pairs, jobs
@@ -147,7 +154,7 @@ class Jobs:
     def __call__(self, j, cancel=None):
         pi, d0, d1 = self.jobs[j]
         job = _job_compiled if self.compiled(j) else _job_python
-        return job(self.seed, self.pairs[pi], d0, d1, self.rules)
+        return job(self.seed, self.pairs[pi], d0, d1, self.rules, cancel)
 
 
 # -- results ---------------------------------------------------------------------------------

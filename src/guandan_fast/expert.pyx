@@ -19,15 +19,16 @@ returns the exchange cards that cost its plan least. It reads only what its seat
 >>> choose('expert', 'S3 S3 D5 D6 C7 S8 H9 HK HK', level=2)        # the weakest group first
 Move('Pair', '3', ('S3', 'S3'))
 """
-from libc.string cimport memset, memcpy
+from libc.string cimport memcpy
 from guandan_fast.codec cimport move_of
-from guandan_fast.types cimport (u64, N_RANKS, ACE_RANK, LO_KINDS, KIND_SB, KIND_HR,
-                                 LO_CARD_MASK, HI_CARD_MASK, T_PASS, T_SINGLE, T_PAIR, T_TRIPS,
+from guandan_fast.types cimport (u64, N_RANKS, ACE_RANK, KIND_SB, KIND_HR, SUIT_BITS,
+                                 SB_BIT, HR_BIT, SUIT_MASK, LO_CARD_MASK, HI_CARD_MASK, T_PASS, T_SINGLE, T_PAIR, T_TRIPS,
                                  T_THREE_WITH_TWO, T_STRAIGHT, T_THREE_PAIR, T_TWO_TRIPS, T_BOMB,
                                  T_STRAIGHT_FLUSH, T_TRIBUTE, VALUE_LEVEL, VALUE_SB, VALUE_HR,
                                  LAST_STRAIGHT_POS, LAST_THREE_PAIR_POS, LAST_TWO_TRIPS_POS,
                                  kind_count, move_type, wild_kind, rank_value, single_value,
-                                 card_count, is_bomb_type, tier_key, play_key, __builtin_ctzll)
+                                 card_count, is_bomb_type, tier_key, play_key,
+                                 __builtin_popcountll, __builtin_ctzll)
 from guandan_fast.game_core cimport GameState, PH_PLAY, PH_BACK
 from guandan_fast.solve cimport Solver, thread_solver, solver_clear, solve_pick, hands_known
 
@@ -68,6 +69,63 @@ cdef long long solve_nodes = SOLVE_NODES
 
 # ---------------------------------------------------------------------------------------------
 # Hand counts
+#
+# The planner keeps a hand's natural cards per rank in one word, 4 bits a rank ("lanes": rank
+# index r in bits 4r..4r+3; at most 8 naturals and the 2 wilds, so a lane never overflows).
+# It plans every decision, several hands a decision (each candidate's rest of the hand), so
+# its inner steps (which ranks hold 1, 2, 3, 4 or more cards, a sequence's window, the value of
+# the same-rank groups) are a few word operations instead of loops over the 13 ranks.
+
+cdef extern from *:
+    """
+    #define GF_LANES4 0x3333333ULL
+    #define GF_UNITS 0x1111111111111ULL
+    #define GF_UNITS14 0x11111111111111ULL
+    #define GF_RANK_BIT0 0x0101010101010ULL
+    #define GF_RANK_BIT1 0x0110011001100ULL
+    #define GF_RANK_BIT2 0x1000011110000ULL
+    #define GF_RANK_BIT3 0x1111100000000ULL
+    """
+    const u64 LANES4 "GF_LANES4"          # the even ranks of a suit's 13 2-bit counts, in 4 bits
+    const u64 UNITS "GF_UNITS"            # the low bit of every rank's lane
+    const u64 UNITS14 "GF_UNITS14"        # the same for the 14 natural positions (windows)
+    # the lanes of the ranks r whose index has bit k set (a sum of rank indices by popcounts)
+    const u64 RANK_BIT0 "GF_RANK_BIT0"
+    const u64 RANK_BIT1 "GF_RANK_BIT1"
+    const u64 RANK_BIT2 "GF_RANK_BIT2"
+    const u64 RANK_BIT3 "GF_RANK_BIT3"
+
+
+cdef inline int lane(u64 x, int r) noexcept nogil:
+    return <int>((x >> (4 * r)) & 15)
+
+
+cdef inline u64 unit(int r) noexcept nogil:
+    return (<u64>1) << (4 * r)
+
+
+cdef inline u64 nibbles_to_bytes(u64 x) noexcept nogil:
+    """Nibble j of x (j < 8) to the low nibble of byte j."""
+    x = (x | (x << 16)) & <u64>0x0000FFFF0000FFFFULL
+    x = (x | (x << 8)) & <u64>0x00FF00FF00FF00FFULL
+    return (x | (x << 4)) & <u64>0x0F0F0F0F0F0F0F0FULL
+
+
+cdef inline u64 rank_lanes(u64 lo, u64 hi, int level, int* wilds) noexcept nogil:
+    """The natural cards per rank of a multiset as lanes; the wilds (heart level cards) apart.
+    Each suit is 13 2-bit counts (docs/design.md "The 128-bit multiset"): the even and the odd
+    ranks of the four suits are added in 4-bit lanes, then spread to rank order."""
+    cdef int lr = level - 2
+    cdef u64 s0 = lo & SUIT_MASK, s1 = (lo >> SUIT_BITS) & SUIT_MASK
+    cdef u64 s2 = hi & SUIT_MASK, s3 = (hi >> SUIT_BITS) & SUIT_MASK
+    cdef u64 even, odd
+    wilds[0] = <int>((s1 >> (2 * lr)) & 3)         # the wild: the heart (suit 1) of the level
+    s1 &= ~((<u64>3) << (2 * lr))
+    even = (s0 & LANES4) + (s1 & LANES4) + (s2 & LANES4) + (s3 & LANES4)
+    odd = (((s0 >> 2) & LANES4) + ((s1 >> 2) & LANES4) + ((s2 >> 2) & LANES4)
+           + ((s3 >> 2) & LANES4))
+    return nibbles_to_bytes(even) | (nibbles_to_bytes(odd) << 4)
+
 
 cdef struct Counts:
     int cnt[N_RANKS]      # natural cards per rank index (wilds excluded)
@@ -78,36 +136,41 @@ cdef struct Counts:
 
 cdef void count_cards(Counts* c, u64 lo, u64 hi, int level) noexcept nogil:
     """Rank counts of a multiset; the wilds (heart level cards) apart."""
-    cdef int k, b, wk = wild_kind(level)
-    cdef u64 w
-    memset(c, 0, sizeof(Counts))
-    w = lo & LO_CARD_MASK
-    while w:
-        b = __builtin_ctzll(w) >> 1
-        w &= ~((<u64>3) << (2 * b))
-        k = b
-        if k == wk:
-            c.wilds = <int>((lo >> (2 * b)) & 3)
-        else:
-            c.cnt[k % N_RANKS] += <int>((lo >> (2 * b)) & 3)
-    w = hi & HI_CARD_MASK
-    while w:
-        b = __builtin_ctzll(w) >> 1
-        w &= ~((<u64>3) << (2 * b))
-        k = LO_KINDS + b
-        if k == KIND_SB:
-            c.sb = <int>((hi >> (2 * b)) & 3)
-        elif k == KIND_HR:
-            c.hr = <int>((hi >> (2 * b)) & 3)
-        elif k == wk:
-            c.wilds = <int>((hi >> (2 * b)) & 3)
-        else:
-            c.cnt[k % N_RANKS] += <int>((hi >> (2 * b)) & 3)
+    cdef int r
+    cdef u64 x = rank_lanes(lo, hi, level, &c.wilds)
+    c.sb = <int>((hi >> SB_BIT) & 3)
+    c.hr = <int>((hi >> HR_BIT) & 3)
+    for r in range(N_RANKS):
+        c.cnt[r] = lane(x, r)
 
 
-cdef inline int pos_rank(int pos) noexcept nogil:
-    """Rank index of a natural position 1..14 (the ace at both ends)."""
-    return ACE_RANK if pos == 1 else pos - 2
+cdef struct RankMasks:
+    # The ranks (their lanes' low bits) holding at least 1, 2, 3, 4 naturals, and exactly 2.
+    u64 ge1
+    u64 ge2
+    u64 ge3
+    u64 ge4
+    u64 eq2
+
+
+cdef inline void rank_masks(u64 x, RankMasks* m) noexcept nogil:
+    cdef u64 b0 = x & UNITS, b1 = (x >> 1) & UNITS
+    m.ge4 = ((x >> 2) | (x >> 3)) & UNITS
+    m.ge2 = b1 | m.ge4
+    m.ge1 = b0 | m.ge2
+    m.ge3 = m.ge4 | (b0 & b1)
+    m.eq2 = m.ge2 & ~m.ge3
+
+
+cdef inline int rank_sum(u64 m) noexcept nogil:
+    """The sum of the rank indices of the lanes in m (low bits)."""
+    return (__builtin_popcountll(m & RANK_BIT0) + 2 * __builtin_popcountll(m & RANK_BIT1)
+            + 4 * __builtin_popcountll(m & RANK_BIT2) + 8 * __builtin_popcountll(m & RANK_BIT3))
+
+
+cdef inline int lowest_rank(u64 m) noexcept nogil:
+    """The rank index of the lowest lane in m (not empty)."""
+    return __builtin_ctzll(m) >> 2
 
 
 # ---------------------------------------------------------------------------------------------
@@ -154,14 +217,15 @@ cdef inline void add_group(Plan* out, int t, int key, int size, int value, bint 
 # The planner
 
 cdef struct Search:
-    int cnt[N_RANKS]
+    u64 cnt                      # natural cards per rank, lanes (with the wilds placed, in leaf)
+    int wilds
     int sb
     int hr
     int level_r                  # rank index of the level
-    int order[N_RANKS]           # rank indices in single order (the level rank last)
     int ncand
     int cand_t[MAX_CAND]
     int cand_pos[MAX_CAND]
+    u64 cand_win[MAX_CAND]       # the window's ranks (their lanes' low bits)
     int nseq                     # the sequences taken on the current path
     int seq_t[MAX_SEQ]
     int seq_pos[MAX_SEQ]
@@ -170,25 +234,34 @@ cdef struct Search:
     int best_nseq
     int best_t[MAX_SEQ]
     int best_pos[MAX_SEQ]
+    u64 best_win[MAX_SEQ]
+    u64 seq_win[MAX_SEQ]
     int budget
 
 
+cdef inline int order_rank(int i, int level_r) noexcept nogil:
+    """The rank index at place i (0..12) of the single order: the others ascending, the level
+    rank last."""
+    if i == N_RANKS - 1:
+        return level_r
+    return i if i < level_r else i + 1
+
+
 cdef int eval_groups(Search* S, Plan* out) noexcept nogil:
-    """Value of the same-rank groups of S.cnt and the jokers (groups into out when not NULL)."""
+    """The same-rank groups of S.cnt and the jokers into out, in single order; returns their
+    value (groups_value computes it alone)."""
     cdef int trips[N_RANKS + 2]
     cdef int pairs[N_RANKS + 2]
     cdef int tn = 0, pn = 0, i, r, c, v, val = 0, k, attach
-    cdef int* cnt = S.cnt
     for i in range(N_RANKS):
-        r = S.order[i]
-        c = cnt[r]
+        r = order_rank(i, S.level_r)
+        c = lane(S.cnt, r)
         if c == 0:
             continue
         v = rank_value(r, S.level_r)
         if c >= 4:
             val += bomb_value(c, v)
-            if out != NULL:
-                add_group(out, T_BOMB, v, c, bomb_value(c, v), True)
+            add_group(out, T_BOMB, v, c, bomb_value(c, v), True)
         elif c == 3:
             trips[tn] = v
             tn += 1
@@ -197,27 +270,23 @@ cdef int eval_groups(Search* S, Plan* out) noexcept nogil:
             pn += 1
         else:
             val += v - BASE - GROUP_COST
-            if out != NULL:
-                add_group(out, T_SINGLE, v, 1, v - BASE - GROUP_COST, v >= 14)
+            add_group(out, T_SINGLE, v, 1, v - BASE - GROUP_COST, v >= 14)
     if S.sb == 2 and S.hr == 2:
         val += JOKER_BOMB_VALUE
-        if out != NULL:
-            add_group(out, T_BOMB, VALUE_HR, 4, JOKER_BOMB_VALUE, True)
+        add_group(out, T_BOMB, VALUE_HR, 4, JOKER_BOMB_VALUE, True)
     else:
         if S.sb == 2:
             pairs[pn] = VALUE_SB
             pn += 1
         elif S.sb == 1:
             val += VALUE_SB - BASE - GROUP_COST
-            if out != NULL:
-                add_group(out, T_SINGLE, VALUE_SB, 1, VALUE_SB - BASE - GROUP_COST, True)
+            add_group(out, T_SINGLE, VALUE_SB, 1, VALUE_SB - BASE - GROUP_COST, True)
         if S.hr == 2:
             pairs[pn] = VALUE_HR
             pn += 1
         elif S.hr == 1:
             val += VALUE_HR - BASE - GROUP_COST
-            if out != NULL:
-                add_group(out, T_SINGLE, VALUE_HR, 1, VALUE_HR - BASE - GROUP_COST, True)
+            add_group(out, T_SINGLE, VALUE_HR, 1, VALUE_HR - BASE - GROUP_COST, True)
     # Full houses: the lowest pairs below the ace go with the trips (a pair is in single order).
     attach = 0
     while attach < tn and attach < pn and pairs[attach] < 14:
@@ -226,70 +295,111 @@ cdef int eval_groups(Search* S, Plan* out) noexcept nogil:
         v = trips[k]
         if k < attach:
             val += v - BASE - GROUP_COST + FULL_HOUSE_BONUS
-            if out != NULL:
-                add_group(out, T_THREE_WITH_TWO, v, 5, v - BASE - GROUP_COST + FULL_HOUSE_BONUS,
-                          v >= 14)
+            add_group(out, T_THREE_WITH_TWO, v, 5, v - BASE - GROUP_COST + FULL_HOUSE_BONUS,
+                      v >= 14)
         else:
             val += v - BASE - GROUP_COST + TRIPS_BONUS
-            if out != NULL:
-                add_group(out, T_TRIPS, v, 3, v - BASE - GROUP_COST + TRIPS_BONUS, v >= 14)
+            add_group(out, T_TRIPS, v, 3, v - BASE - GROUP_COST + TRIPS_BONUS, v >= 14)
     for k in range(attach, pn):
         v = pairs[k]
         val += v - BASE - GROUP_COST
-        if out != NULL:
-            add_group(out, T_PAIR, v, 2, v - BASE - GROUP_COST, v >= 14)
+        add_group(out, T_PAIR, v, 2, v - BASE - GROUP_COST, v >= 14)
     return val
 
 
-cdef int lowest_rank_with(Search* S, int c) noexcept nogil:
-    """The lowest rank (single order, the level rank excluded) holding exactly c naturals."""
-    cdef int i, r
-    for i in range(N_RANKS - 1):
-        r = S.order[i]
-        if S.cnt[r] == c:
-            return r
-    return -1
+cdef int groups_value(const Search* S) noexcept nogil:
+    """eval_groups' value alone, on the lanes (it runs at every node of every plan search):
+    the singles, pairs and trips are worth their rank value (a sum of rank indices, by
+    popcounts) minus BASE and GROUP_COST, trips TRIPS_BONUS more, each bomb its own value;
+    then each of the lowest pairs below the ace that joins trips as a full house gives its own
+    value up for the full-house bonus. (The tests check it against eval_groups' groups.)"""
+    cdef RankMasks m
+    cdef u64 small, bombs, low_pairs
+    cdef u64 level_unit = unit(S.level_r)
+    cdef int val, r, trips, k
+    rank_masks(S.cnt, &m)
+    small = m.ge1 & ~m.ge4                          # singles, pairs, trips
+    trips = __builtin_popcountll(m.ge3 & ~m.ge4)
+    val = (rank_sum(small) + __builtin_popcountll(small) * (2 - BASE - GROUP_COST)
+           + trips * TRIPS_BONUS)
+    if small & level_unit:
+        val += VALUE_LEVEL - (S.level_r + 2)        # the level rank is worth VALUE_LEVEL
+    bombs = m.ge4
+    while bombs:
+        r = lowest_rank(bombs)
+        val += bomb_value(lane(S.cnt, r), rank_value(r, S.level_r))
+        bombs &= bombs - 1
+    if S.sb == 2 and S.hr == 2:
+        val += JOKER_BOMB_VALUE
+    else:
+        # A joker single and a joker pair are worth the same.
+        if S.sb:
+            val += VALUE_SB - BASE - GROUP_COST
+        if S.hr:
+            val += VALUE_HR - BASE - GROUP_COST
+    low_pairs = m.eq2 & ~level_unit & ~unit(ACE_RANK)  # ascending ranks: single order
+    k = __builtin_popcountll(low_pairs)
+    if trips < k:
+        k = trips
+    while k > 0:
+        r = lowest_rank(low_pairs)
+        val += FULL_HOUSE_BONUS - TRIPS_BONUS - (r + 2 - BASE - GROUP_COST)
+        low_pairs &= low_pairs - 1
+        k -= 1
+    return val
+
+
+cdef inline u64 lowest_exactly(const Search* S, bint trips) noexcept nogil:
+    """The lane unit of the lowest rank (single order, the level rank excluded) holding exactly
+    3 naturals (trips) or 2; 0 when none."""
+    cdef RankMasks m
+    cdef u64 x
+    rank_masks(S.cnt, &m)
+    x = (m.ge3 & ~m.ge4) if trips else m.eq2
+    x &= ~unit(S.level_r)
+    return x & (~x + 1)
 
 
 cdef int leaf(Search* S, int w, Plan* out) noexcept nogil:
     """Value of the remaining cards with w wilds to place: kept as level cards, or making the
     lowest trips a bomb (one wild each), or the lowest pair a bomb (two). When out is given,
     the best placement's groups are written."""
-    cdef int best, v, r, choice = 0, r1 = -1, r2 = -1
-    S.cnt[S.level_r] += w
-    best = eval_groups(S, NULL)
-    S.cnt[S.level_r] -= w
+    cdef int best, v, choice = 0
+    cdef u64 lw = unit(S.level_r) * <u64>w, r1 = 0, r2 = 0
+    S.cnt += lw
+    best = groups_value(S)
+    S.cnt -= lw
     if w >= 1:
-        r1 = lowest_rank_with(S, 3)
-        if r1 >= 0:
-            S.cnt[r1] += 1
+        r1 = lowest_exactly(S, True)
+        if r1:
+            S.cnt += r1
             v = leaf(S, w - 1, NULL)
-            S.cnt[r1] -= 1
+            S.cnt -= r1
             if v > best:
                 best = v
                 choice = 1
     if w >= 2:
-        r2 = lowest_rank_with(S, 2)
-        if r2 >= 0:
-            S.cnt[r2] += 2
-            v = eval_groups(S, NULL)
-            S.cnt[r2] -= 2
+        r2 = lowest_exactly(S, False)
+        if r2:
+            S.cnt += 2 * r2
+            v = groups_value(S)
+            S.cnt -= 2 * r2
             if v > best:
                 best = v
                 choice = 2
     if out != NULL:
         if choice == 0:
-            S.cnt[S.level_r] += w
+            S.cnt += lw
             eval_groups(S, out)
-            S.cnt[S.level_r] -= w
+            S.cnt -= lw
         elif choice == 1:
-            S.cnt[r1] += 1
+            S.cnt += r1
             leaf(S, w - 1, out)
-            S.cnt[r1] -= 1
+            S.cnt -= r1
         else:
-            S.cnt[r2] += 2
+            S.cnt += 2 * r2
             eval_groups(S, out)
-            S.cnt[r2] -= 2
+            S.cnt -= 2 * r2
     return best
 
 
@@ -297,32 +407,46 @@ cdef inline int seq_slots(int t) noexcept nogil:
     return 5 if t == T_STRAIGHT else (3 if t == T_THREE_PAIR else 2)
 
 
-cdef inline int seq_width(int t) noexcept nogil:
-    return 1 if t == T_STRAIGHT else (2 if t == T_THREE_PAIR else 3)
+cdef inline u64 seq_window(int t, int pos) noexcept nogil:
+    """The ranks of a sequence's window (lane units): positions pos .. pos + slots - 1."""
+    cdef u64 run = UNITS >> (4 * (N_RANKS - seq_slots(t)))
+    if pos == 1:
+        return (run >> 4) | unit(ACE_RANK)
+    return run << (4 * (pos - 2))
 
 
-cdef int seq_need(const int* cnt, int t, int pos) noexcept nogil:
-    """Wilds a sequence needs from these counts, or -1 when it would break a bigger group (a
-    straight takes no card of trips or bombs and at most one of a pair: its window is mostly
-    cards held singly; a pair run none of trips, a plate none of a bomb)."""
-    cdef int j, c, need = 0, pairs = 0, width = seq_width(t)
-    cdef int most = 2 if t != T_TWO_TRIPS else 3
-    for j in range(seq_slots(t)):
-        c = cnt[pos_rank(pos + j)]
-        if c > most:
+cdef inline int seq_need(const RankMasks* m, int t, u64 w) noexcept nogil:
+    """Wilds a sequence on window w needs from these counts, or -1 when it would break a bigger
+    group (a straight takes no card of trips or bombs and at most one of a pair: its window is
+    mostly cards held singly; a pair run none of trips, a plate none of a bomb)."""
+    if t == T_STRAIGHT:
+        if (m.ge3 & w) or __builtin_popcountll(m.eq2 & w) > 1:
             return -1
-        if c < width:
-            need += width - c
-        elif t == T_STRAIGHT and c == 2:
-            pairs += 1
-            if pairs > 1:
-                return -1
-    return need
+        return 5 - __builtin_popcountll(m.ge1 & w)
+    if t == T_THREE_PAIR:
+        if m.ge3 & w:
+            return -1
+        return 6 - __builtin_popcountll(m.ge1 & w) - __builtin_popcountll(m.ge2 & w)
+    if m.ge4 & w:
+        return -1
+    return (6 - __builtin_popcountll(m.ge1 & w) - __builtin_popcountll(m.ge2 & w)
+            - __builtin_popcountll(m.ge3 & w))
+
+
+cdef inline void take_seq(Search* S, const RankMasks* m, int t, u64 w) noexcept nogil:
+    """Take a sequence the counts allow (seq_need >= 0) out of them: a straight one card of
+    each rank of its window held (pairs at most), a pair run or a plate every card there (the
+    window holds no more than it takes)."""
+    if t == T_STRAIGHT:
+        S.cnt -= m.ge1 & w
+    else:
+        S.cnt &= ~(w * 15)
 
 
 cdef void dfs(Search* S, int start, int w) noexcept nogil:
-    cdef int ci, t, pos, need, j, r, width, v
-    cdef int taken[5]
+    cdef int ci, t, pos, need, j, v
+    cdef u64 win, saved
+    cdef RankMasks m
     if S.budget <= 0:
         return
     S.budget -= 1
@@ -333,55 +457,116 @@ cdef void dfs(Search* S, int start, int w) noexcept nogil:
         for j in range(S.nseq):
             S.best_t[j] = S.seq_t[j]
             S.best_pos[j] = S.seq_pos[j]
-    if S.nseq >= MAX_SEQ:
+            S.best_win[j] = S.seq_win[j]
+    if S.nseq >= MAX_SEQ or start >= S.ncand:
         return
+    rank_masks(S.cnt, &m)
     for ci in range(start, S.ncand):
         t = S.cand_t[ci]
-        pos = S.cand_pos[ci]
-        need = seq_need(S.cnt, t, pos)
+        win = S.cand_win[ci]
+        need = seq_need(&m, t, win)
         if need < 0 or need > w:
             continue
-        width = seq_width(t)
-        for j in range(seq_slots(t)):
-            r = pos_rank(pos + j)
-            taken[j] = S.cnt[r] if S.cnt[r] < width else width
-            S.cnt[r] -= taken[j]
+        pos = S.cand_pos[ci]
+        saved = S.cnt
+        take_seq(S, &m, t, win)
         S.seq_t[S.nseq] = t
         S.seq_pos[S.nseq] = pos
+        S.seq_win[S.nseq] = win
         S.nseq += 1
         S.seq_val += seq_value(t, pos)
         dfs(S, ci, w - need)
         S.nseq -= 1
         S.seq_val -= seq_value(t, pos)
-        for j in range(seq_slots(t)):
-            S.cnt[pos_rank(pos + j)] += taken[j]
+        S.cnt = saved
         if S.budget <= 0:
             return
 
 
-cdef void search_init(Search* S, const Counts* c, int level) noexcept nogil:
-    cdef int i, r, k = 0, t, pos, last
-    for r in range(N_RANKS):
-        S.cnt[r] = c.cnt[r]
-    S.sb = c.sb
-    S.hr = c.hr
-    S.level_r = level - 2
-    for r in range(N_RANKS):
-        if r != S.level_r:
-            S.order[k] = r
-            k += 1
-    S.order[k] = S.level_r
-    # Candidate windows: every sequence the whole hand could make (checked again on the way).
-    S.ncand = 0
+# Every sequence window (type, lowest position, ranks), in search order: made once.
+cdef int n_windows = 0
+cdef int window_t[MAX_CAND]
+cdef int window_pos[MAX_CAND]
+cdef u64 window_ranks[MAX_CAND]
+
+
+cdef void make_windows() noexcept nogil:
+    global n_windows
+    cdef int t, pos, last
+    n_windows = 0
     for t in range(T_STRAIGHT, T_TWO_TRIPS + 1):     # Straight, ThreePair, TwoTrips
         last = (LAST_STRAIGHT_POS if t == T_STRAIGHT else
                 (LAST_THREE_PAIR_POS if t == T_THREE_PAIR else LAST_TWO_TRIPS_POS))
         for pos in range(1, last + 1):
-            i = seq_need(S.cnt, t, pos)
-            if 0 <= i <= c.wilds:
-                S.cand_t[S.ncand] = t
-                S.cand_pos[S.ncand] = pos
-                S.ncand += 1
+            window_t[n_windows] = t
+            window_pos[n_windows] = pos
+            window_ranks[n_windows] = seq_window(t, pos)
+            n_windows += 1
+
+
+make_windows()
+
+
+cdef inline u64 window_counts(u64 m, int n) noexcept nogil:
+    """For every natural position p (1..14, in lane p - 1): how many of the n positions
+    p .. p + n - 1 hold a rank of m (rank lanes' low bits; the ace at both ends)."""
+    cdef u64 e = (m << 4) | ((m >> (4 * ACE_RANK)) & 1)
+    cdef u64 c = e
+    cdef int j
+    for j in range(1, n):
+        c += e >> (4 * j)
+    return c
+
+
+cdef inline u64 lanes_nonzero(u64 c) noexcept nogil:
+    """The lanes of c (values 0..7) that are not 0."""
+    return (c | (c >> 1) | (c >> 2)) & UNITS14
+
+
+cdef inline void add_windows(Search* S, u64 ok, int first) noexcept nogil:
+    """The windows first + p - 1 for the lanes p - 1 of ok, lowest position first."""
+    cdef int i
+    while ok:
+        i = first + (__builtin_ctzll(ok) >> 2)
+        S.cand_t[S.ncand] = window_t[i]
+        S.cand_pos[S.ncand] = window_pos[i]
+        S.cand_win[S.ncand] = window_ranks[i]
+        S.ncand += 1
+        ok &= ok - 1
+
+
+cdef void search_init(Search* S, u64 lo, u64 hi, int level) noexcept nogil:
+    cdef RankMasks m
+    cdef u64 ok, w3
+    cdef int w
+    S.cnt = rank_lanes(lo, hi, level, &S.wilds)
+    S.sb = <int>((hi >> SB_BIT) & 3)
+    S.hr = <int>((hi >> HR_BIT) & 3)
+    S.level_r = level - 2
+    # Candidate windows: every sequence the whole hand could make (checked again on the way),
+    # those seq_need allows with the hand's wilds. All windows of a type at once, one lane a
+    # position: the cards held there counted in the lane, "need <= wilds" the lane's bit 3
+    # after adding what makes the threshold 8 (no lane exceeds 15).
+    S.ncand = 0
+    w = S.wilds
+    rank_masks(S.cnt, &m)
+    # Straights: five ranks held (or filled by wilds), no trips or bombs, at most one pair.
+    w3 = <u64>(w + 3) * UNITS14
+    ok = ((window_counts(m.ge1, 5) + w3) >> 3) & UNITS14
+    ok &= ~lanes_nonzero(window_counts(m.ge3, 5))
+    ok &= ~(((window_counts(m.eq2, 5) >> 1) | (window_counts(m.eq2, 5) >> 2)) & UNITS14)
+    add_windows(S, ok & (UNITS14 >> (4 * (14 - LAST_STRAIGHT_POS))), 0)
+    # Pair runs: two cards of three ranks (need = 6 - held), no trips or bombs.
+    w3 = <u64>(w + 2) * UNITS14
+    ok = ((window_counts(m.ge1, 3) + window_counts(m.ge2, 3) + w3) >> 3) & UNITS14
+    ok &= ~lanes_nonzero(window_counts(m.ge3, 3))
+    add_windows(S, ok & (UNITS14 >> (4 * (14 - LAST_THREE_PAIR_POS))), LAST_STRAIGHT_POS)
+    # Plates: three cards of two ranks (need = 6 - held), no bombs.
+    ok = ((window_counts(m.ge1, 2) + window_counts(m.ge2, 2) + window_counts(m.ge3, 2) + w3)
+          >> 3) & UNITS14
+    ok &= ~lanes_nonzero(window_counts(m.ge4, 2))
+    add_windows(S, ok & (UNITS14 >> (4 * (14 - LAST_TWO_TRIPS_POS))),
+                LAST_STRAIGHT_POS + LAST_THREE_PAIR_POS)
     S.nseq = 0
     S.seq_val = 0
     S.best_val = -(1 << 30)
@@ -389,40 +574,36 @@ cdef void search_init(Search* S, const Counts* c, int level) noexcept nogil:
     S.budget = PLAN_BUDGET
 
 
-cdef int run_plan(const Counts* c, int level, Plan* out) noexcept nogil:
+cdef int run_plan(u64 lo, u64 hi, int level, Plan* out) noexcept nogil:
     cdef Search S
-    cdef int j, t, pos, r, width, w, need
-    search_init(&S, c, level)
-    dfs(&S, 0, c.wilds)
+    cdef int j, t, pos, w
+    cdef RankMasks m
+    search_init(&S, lo, hi, level)
+    dfs(&S, 0, S.wilds)
     if out == NULL:
         return S.best_val
     out.n = 0
     out.value = 0
     out.weak = 0
-    w = c.wilds
+    w = S.wilds
     for j in range(S.best_nseq):
+        # The best path again, from the whole hand: the same counts at every step.
         t = S.best_t[j]
         pos = S.best_pos[j]
-        need = seq_need(S.cnt, t, pos)
-        w -= need
-        width = seq_width(t)
-        for r in range(seq_slots(t)):
-            S.cnt[pos_rank(pos + r)] -= S.cnt[pos_rank(pos + r)] if S.cnt[pos_rank(pos + r)] < width else width
+        rank_masks(S.cnt, &m)
+        w -= seq_need(&m, t, S.best_win[j])
+        take_seq(&S, &m, t, S.best_win[j])
         add_group(out, t, pos, 5 if t == T_STRAIGHT else 6, seq_value(t, pos), seq_control(t, pos))
     leaf(&S, w, out)
     return out.value
 
 
 cdef void plan_hand(u64 lo, u64 hi, int level, Plan* out) noexcept nogil:
-    cdef Counts c
-    count_cards(&c, lo, hi, level)
-    run_plan(&c, level, out)
+    run_plan(lo, hi, level, out)
 
 
 cdef int plan_value(u64 lo, u64 hi, int level) noexcept nogil:
-    cdef Counts c
-    count_cards(&c, lo, hi, level)
-    return run_plan(&c, level, NULL)
+    return run_plan(lo, hi, level, NULL)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -820,6 +1001,18 @@ def endgame_limits(cards=None, nodes=None):
     return old
 
 
+def _hand_words(hand):
+    """The words of a hand given as card text or codes (checked: 1..108 cards)."""
+    from .cards import parse_cards
+    from .moves import cards_to_words
+    codes = parse_cards(hand)
+    if not codes:
+        raise ValueError("hand is empty")
+    if len(codes) > 108:
+        raise ValueError(f"a hand holds at most 108 cards, got {len(codes)}")
+    return cards_to_words(codes)
+
+
 def plan(hand, level=2):
     """The expert's plan of a hand: a list of groups, each a dict with ``type``, ``key``
     (single-order value 2..17 for same-rank groups: 15 the level rank, 16/17 the jokers; the
@@ -832,21 +1025,34 @@ def plan(hand, level=2):
     ...
     ValueError: hand is empty
     """
-    from .cards import parse_cards, parse_level
-    from .moves import cards_to_words
+    from .cards import parse_level
     cdef Plan P
     cdef int lv = parse_level(level)
-    codes = parse_cards(hand)
-    if not codes:
-        raise ValueError("hand is empty")
-    if len(codes) > 108:
-        raise ValueError(f"a hand holds at most 108 cards, got {len(codes)}")
-    lo, hi = cards_to_words(codes)
+    lo, hi = _hand_words(hand)
     cdef u64 clo = lo, chi = hi
     with nogil:
         plan_hand(clo, chi, lv, &P)
     return [{"type": _TYPE_NAMES[P.g[i].type], "key": P.g[i].key, "size": P.g[i].size,
              "value": P.g[i].value, "control": bool(P.g[i].control)} for i in range(P.n)]
+
+
+def hand_value(hand, level=2):
+    """The value of the expert's plan of a hand (the sum of its groups' values, computed by the
+    search without writing the groups): how the expert compares the hands a move or an
+    exchange card would leave it.
+
+    >>> hand_value('S2 H2 C5 D5 S5 C5', level=3) == sum(g['value'] for g in plan('S2 H2 C5 D5 S5 C5', 3))
+    True
+    >>> hand_value('S3 D4 C6 S7 H2', level=2) > hand_value('S3 D4 C6 S7 HK', level=2)  # wild fills the straight
+    True
+    """
+    from .cards import parse_level
+    cdef int lv = parse_level(level), v
+    lo, hi = _hand_words(hand)
+    cdef u64 clo = lo, chi = hi
+    with nogil:
+        v = plan_value(clo, chi, lv)
+    return v
 
 
 def choose(game, endgame=True):

@@ -33,7 +33,8 @@ from guandan_fast.rules_core cimport rules_to_c
 from guandan_fast.bots cimport Bot, N_AGENT_KINDS, AGENT_PIMC, AGENT_ISMCTS
 from guandan_fast.search cimport Agents, SearchCtx
 from guandan_fast.driver cimport (Seating, seating_init, match_start, agent_pick, match_apply,
-                                  drive, DRIVE_MATCH_OVER)
+                                  drive, DRIVE_MATCH_OVER, DRIVE_STOPPED)
+from guandan_fast.interrupt cimport Interrupt, interrupt_init, in_main_thread, raise_pending
 
 import numpy as np
 
@@ -53,15 +54,18 @@ cdef inline void count_hand(const GameState* s, int64_t* row) noexcept nogil:
 
 
 cdef int play_one(u64 mseed, const GameRulesC* rules, const Seating* seating, u64* buf,
-                  int64_t* row) noexcept nogil:
+                  int64_t* row, Interrupt* it) noexcept nogil:
     """One whole match through the driver (driver.pxd, as simulate_core plays it, so a deal
-    plays alike in both); fills ``row`` and returns 0, or -1 when no legal move was produced."""
+    plays alike in both); fills ``row`` and returns 0, -1 when no legal move was produced, or
+    DRIVE_STOPPED when ``it`` (polled per move) says stop."""
     cdef GameState s
     cdef Bot bots[4]
     cdef int r
     match_start(&s, bots, seating, mseed, rules)
     while True:
-        r = drive(&s, bots, seating, buf, NULL, NULL, NULL)
+        r = drive(&s, bots, seating, buf, it, NULL, NULL)
+        if r == DRIVE_STOPPED:
+            return r
         if r < 0:
             return -1
         count_hand(&s, row)
@@ -87,12 +91,14 @@ cdef Agents _search_agents(const int* ks, spec):
     return Agents(specs)
 
 
-def play_matches(seed, deals, seating, kinds, rules=Rules(), search=None):
+def play_matches(seed, deals, seating, kinds, rules=Rules(), search=None, cancel=None):
     """Play match ``k`` from deal ``deals[k]`` of the run seeded ``seed`` with the agents of
     seating ``seating[k]``: ``kinds[seating[k]]``, four ``AGENT_*`` codes by seat (and, for
     search agents, ``search[seating[k]]``: per seat None or ``search.parse_agent``'s
     ``(name, parameters)``). Runs without the GIL; returns an ``(n, 6)`` int64 array of
-    outcomes (``OUTCOME_COLUMNS``).
+    outcomes (``OUTCOME_COLUMNS``). Ctrl-C (in the main thread) or setting ``cancel[0]``
+    (``cancel``: a bytearray shared with the thread that cancels) stops it within
+    milliseconds, even inside a match of search agents: KeyboardInterrupt.
 
     >>> play_matches(0, [1], [0], [[0, 0, 0, 9]])
     Traceback (most recent call last):
@@ -118,6 +124,14 @@ def play_matches(seed, deals, seating, kinds, rules=Rules(), search=None):
         raise ValueError(f"kinds[{m}][{p}]: unknown agent kind {int(k_arr[m, p])}")
     if search is not None and len(search) != k_arr.shape[0]:
         raise ValueError(f"search must give one entry per seating, got {len(search)}")
+    cdef Interrupt it
+    cdef const unsigned char* flag = NULL
+    cdef unsigned char[::1] cancel_view
+    if cancel is not None:
+        cancel_view = cancel
+        if cancel_view.shape[0] < 1:
+            raise ValueError("cancel must be a writable buffer of at least one byte")
+        flag = &cancel_view[0]
     cdef const int[:, ::1] kv = k_arr
     agents = [_search_agents(&kv[j, 0], None if search is None else search[j])
               for j in range(k_arr.shape[0])]
@@ -133,6 +147,12 @@ def play_matches(seed, deals, seating, kinds, rules=Rules(), search=None):
     cdef const int64_t[::1] sv = s_arr
     cdef int64_t[:, ::1] ov = out
     cdef Py_ssize_t k, n = d_arr.shape[0], failed = -1
+    cdef int r = 0
+    # A search agent's move takes milliseconds: look at every move (a bot's, well under a
+    # microsecond's work, every 1024).
+    searching = search is not None and any(sp is not None for row in search for sp in row)
+    interrupt_init(&it, 1 if searching else 1024, in_main_thread(),
+                   <const volatile unsigned char*>flag)
     cdef u64* buf = <u64*>malloc(2 * MAX_MOVES * sizeof(u64))
     if buf == NULL:
         free(seatings)
@@ -140,13 +160,16 @@ def play_matches(seed, deals, seating, kinds, rules=Rules(), search=None):
     try:
         with nogil:
             for k in range(n):
-                if play_one(match_seed_of(s64, dv[k]), &rc, &seatings[sv[k]], buf,
-                            &ov[k, 0]) != 0:
+                r = play_one(match_seed_of(s64, dv[k]), &rc, &seatings[sv[k]], buf, &ov[k, 0],
+                             &it)
+                if r != 0:
                     failed = k
                     break
     finally:
         free(buf)
         free(seatings)
+    if r == DRIVE_STOPPED:
+        raise_pending(&it)
     if failed >= 0:
         raise RuntimeError(f"internal error in deal {d_arr[failed]} of seed {seed}: no legal move")
     return out

@@ -42,14 +42,16 @@ from .moves import IllegalMoveError
 
 cnp.import_array()
 
-# The parallel step is one run of a thread pool of the env's own (below) whose body
-# (vec_body) runs three phases separated by barriers: check the actions, step the tables,
-# write the batch. Its waits spin for a short while (SPIN_NS), then sleep on a futex: a
-# step's threads meet four times (start, two barriers, end) within ~60 µs on an idle
-# machine, where spinning makes them cheap, while on a busy machine a thread that waits
-# for a descheduled one gives its core away after the spin instead of holding it for
-# milliseconds (libgomp's default policy spins up to 300,000 rounds: 0.01-0.02x of one
-# thread's rate with 2 threads and one other busy process).
+# The parallel step is one run of a thread pool of the env's own (below). Its three phases
+# (check the actions, step the tables, write the batch) are each a range of work that the
+# threads claim in pieces from a shared word, the calling thread from the front and the
+# workers from the back, so a worker that is not running holds nothing: the calling thread
+# takes what is left and waits only for a piece a worker has claimed and not finished. A
+# waiting thread spins for a short while (VEC_SPIN_NS), then sleeps on a futex: on an idle
+# machine a step's hand-offs take microseconds and cost no system call, on a busy one a
+# thread that waits gives its core away (to the thread it waits for, often) instead of
+# holding it (libgomp's default policy spins up to 300,000 rounds: 0.01-0.02x of one
+# thread's rate with 2 threads and one other busy process; bench/RESULTS.md).
 from libc.stdlib cimport realloc
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
@@ -63,12 +65,13 @@ cdef extern from *:
     #include <time.h>
     #include <linux/futex.h>
     #include <sys/syscall.h>
-    typedef void (*vec_body_fn)(void *, int, int);
 
-    /* Nanoseconds a waiting thread spins before it sleeps: covers the gaps of a step (its
-       barriers) and the caller's Python between steps on an idle machine (~10 µs at 256
-       tables), and costs a busy machine at most this per wait. */
+    /* Nanoseconds a waiting thread spins before it sleeps: covers a step's hand-offs and the
+       caller's Python between steps on an idle machine (~10 us at 256 tables), and costs a
+       busy machine at most this per wait. */
     #define VEC_SPIN_NS 50000
+    /* Pieces are counted in 15 bits (the state word below). */
+    #define VEC_MAX_COUNT 32767
 
     static long vec_futex(int *addr, int op, int val) {
         return syscall(SYS_futex, addr, op, val, NULL, NULL, 0);
@@ -107,48 +110,55 @@ cdef extern from *:
             vec_futex(word, FUTEX_WAKE_PRIVATE, INT_MAX);
     }
 
-    /* The pool: the calling thread is thread 0, workers 1..started. Each field a thread
-       writes while others read sits on its own cache line. */
-    typedef struct {
-        int gen;                 /* bumped per run (futex word of the idle workers) */
-        int gen_sleepers;
+    struct VecPool;
+    typedef void (*vec_help_fn)(struct VecPool *, int);
+
+    /* The pool: the calling thread (the lead, thread 0) and workers 1..started. The lead
+       publishes a phase as the state word: a publication number (32 bits), the phase
+       (2 bits, 0: nothing to do) and the pieces not yet claimed, [front, back) (15 bits
+       each). A claim is a compare-and-swap of that word, so a worker that read an older
+       publication claims nothing. Each group of fields written by one side while the other
+       reads sits on its own cache line. */
+    typedef struct VecPool {
+        unsigned long long state;    /* the claims (above) */
+        int div, cap;                /* a claim takes (back - front) / div pieces, 1..cap */
+        void *ctx;                   /* the run's context (valid while a claim is held) */
+        int nt;                      /* threads of the current run */
+        unsigned pub;                /* publications so far (the lead's) */
+        int seq __attribute__((aligned(64)));  /* bumped per publication (the workers' futex) */
+        int seq_sleepers;
         int quit;
-        int nt;                  /* threads of the current run */
-        vec_body_fn body;
-        void *ctx;
-        int pending __attribute__((aligned(64)));  /* workers not done (thread 0 waits) */
-        int pending_sleepers;
-        int bar_count __attribute__((aligned(64)));  /* arrivals at the current barrier */
-        int bar_gen;             /* bumped when a barrier opens (futex word) */
-        int bar_sleepers;
+        int done __attribute__((aligned(64)));  /* pieces of the phase finished */
+        int target;                  /* pieces of the phase */
+        int done_sleepers;
         int size __attribute__((aligned(64)));  /* workers wanted (threads - 1) */
-        int started;             /* workers running */
-        pid_t owner;             /* the process that started them (a fork child has none) */
+        int started;                 /* workers running */
+        pid_t owner;                 /* the process that started them (a fork child has none) */
+        vec_help_fn help;            /* what a worker runs at each publication */
         pthread_t *tids;
     } VecPool;
 
-    typedef struct { VecPool *p; int k; int seen; } VecWorkerArg;
+    typedef struct { VecPool *p; int k; } VecWorkerArg;
 
     static void *vec_worker(void *arg) {
         VecPool *p = ((VecWorkerArg *)arg)->p;
         int k = ((VecWorkerArg *)arg)->k;
-        int seen = ((VecWorkerArg *)arg)->seen;   /* the runs before it started */
+        int seen;
         free(arg);
         for (;;) {
-            vec_wait(&p->gen, seen, &p->gen_sleepers);
-            seen = __atomic_load_n(&p->gen, __ATOMIC_ACQUIRE);
+            seen = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE);
             if (__atomic_load_n(&p->quit, __ATOMIC_ACQUIRE)) return NULL;
-            if (k < p->nt) p->body(p->ctx, k, p->nt);
-            if (__atomic_sub_fetch(&p->pending, 1, __ATOMIC_SEQ_CST) == 0)
-                vec_wake(&p->pending, &p->pending_sleepers);
+            if (k < __atomic_load_n(&p->nt, __ATOMIC_RELAXED)) p->help(p, k);
+            vec_wait(&p->seq, seen, &p->seq_sleepers);
         }
     }
 
-    static VecPool *vec_pool_new(int size) {
+    static VecPool *vec_pool_new(int size, vec_help_fn help) {
         VecPool *p = NULL;
         if (posix_memalign((void **)&p, 64, sizeof(VecPool)) != 0) return NULL;
         memset(p, 0, sizeof(VecPool));
         p->size = size;
+        p->help = help;
         p->tids = (pthread_t *)calloc(size > 0 ? size : 1, sizeof(pthread_t));
         if (p->tids == NULL) { free(p); return NULL; }
         return p;
@@ -159,9 +169,8 @@ cdef extern from *:
         if (p->owner == me && p->started == p->size) return;
         if (p->owner != me) {       /* a fork child: the parent's workers are not here */
             p->started = 0;
-            p->gen = 0; p->gen_sleepers = 0; p->quit = 0;
-            p->pending = 0; p->pending_sleepers = 0;
-            p->bar_count = 0; p->bar_gen = 0; p->bar_sleepers = 0;
+            p->state = 0; p->seq = 0; p->seq_sleepers = 0; p->quit = 0;
+            p->done = 0; p->done_sleepers = 0; p->nt = 0;
             p->owner = me;
         }
         while (p->started < p->size) {
@@ -169,7 +178,6 @@ cdef extern from *:
             if (a == NULL) break;
             a->p = p;
             a->k = p->started + 1;
-            a->seen = p->gen;       /* no run is in progress: gen is stable here */
             if (pthread_create(&p->tids[p->started], NULL, vec_worker, a) != 0) { free(a); break; }
             p->started++;
         }
@@ -179,49 +187,75 @@ cdef extern from *:
         if (p == NULL) return;
         if (p->owner == getpid() && p->started > 0) {
             __atomic_store_n(&p->quit, 1, __ATOMIC_SEQ_CST);
-            __atomic_add_fetch(&p->gen, 1, __ATOMIC_SEQ_CST);
-            vec_futex(&p->gen, FUTEX_WAKE_PRIVATE, INT_MAX);
+            __atomic_add_fetch(&p->seq, 1, __ATOMIC_SEQ_CST);
+            vec_futex(&p->seq, FUTEX_WAKE_PRIVATE, INT_MAX);
             for (i = 0; i < p->started; i++) pthread_join(p->tids[i], NULL);
         }
         free(p->tids);
         free(p);
     }
-    /* body(ctx, thread id, thread count) on min(nt, 1 + started workers) threads; returns the
-       count used. */
-    static int vec_pool_run(VecPool *p, int nt, vec_body_fn body, void *ctx) {
+    /* Threads for a run of nt: starts the workers when nt > 1; returns the count available
+       (nt, or fewer when threads could not be started). The lead then publishes phases. */
+    static int vec_pool_begin(VecPool *p, int nt, void *ctx) {
         if (nt > 1) vec_pool_start(p);
         if (nt > 1 + p->started) nt = 1 + p->started;
-        if (nt <= 1) { body(ctx, 0, 1); return 1; }
-        p->body = body;
-        p->ctx = ctx;
-        p->nt = nt;
-        p->bar_count = 0;
-        __atomic_store_n(&p->pending, p->started, __ATOMIC_SEQ_CST);
-        __atomic_add_fetch(&p->gen, 1, __ATOMIC_SEQ_CST);
-        vec_wake(&p->gen, &p->gen_sleepers);
-        body(ctx, 0, nt);
-        for (;;) {
-            int left = __atomic_load_n(&p->pending, __ATOMIC_SEQ_CST);
-            if (left == 0) break;
-            vec_wait(&p->pending, left, &p->pending_sleepers);
-        }
+        __atomic_store_n(&p->nt, nt, __ATOMIC_RELAXED);
+        __atomic_store_n(&p->ctx, ctx, __ATOMIC_RELAXED);
         return nt;
     }
-    /* A barrier of the nt threads of the current run. */
-    static void vec_pool_barrier(VecPool *p, int nt) {
-        int g = __atomic_load_n(&p->bar_gen, __ATOMIC_ACQUIRE);
-        if (__atomic_add_fetch(&p->bar_count, 1, __ATOMIC_ACQ_REL) == nt) {
-            __atomic_store_n(&p->bar_count, 0, __ATOMIC_RELAXED);
-            __atomic_store_n(&p->bar_gen, g + 1, __ATOMIC_SEQ_CST);
-            vec_wake(&p->bar_gen, &p->bar_sleepers);
-        } else {
-            vec_wait(&p->bar_gen, g, &p->bar_sleepers);
+    /* The lead: a phase of count pieces (count <= VEC_MAX_COUNT), claimed (back - front) / div
+       at a time, 1..cap; wakes the sleeping workers. */
+    static void vec_publish(VecPool *p, int phase, int count, int div, int cap) {
+        unsigned long long s;
+        __atomic_store_n(&p->done, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&p->target, count, __ATOMIC_RELAXED);
+        __atomic_store_n(&p->div, div, __ATOMIC_RELAXED);
+        __atomic_store_n(&p->cap, cap, __ATOMIC_RELAXED);
+        p->pub++;
+        s = ((unsigned long long)p->pub << 32) | ((unsigned long long)phase << 30)
+            | (unsigned long long)count;
+        __atomic_store_n(&p->state, s, __ATOMIC_RELEASE);
+        __atomic_add_fetch(&p->seq, 1, __ATOMIC_SEQ_CST);
+        vec_wake(&p->seq, &p->seq_sleepers);
+    }
+    /* Claim pieces of the published phase, from its front (the lead) or its back (workers):
+       returns how many (0: none left), the first in *first and the phase in *phase. */
+    static int vec_claim(VecPool *p, int from_back, int *first, int *phase) {
+        unsigned long long s = __atomic_load_n(&p->state, __ATOMIC_ACQUIRE), t;
+        int f, b, k;
+        for (;;) {
+            f = (int)((s >> 15) & VEC_MAX_COUNT);
+            b = (int)(s & VEC_MAX_COUNT);
+            if (((s >> 30) & 3) == 0 || f >= b) return 0;
+            k = (b - f) / __atomic_load_n(&p->div, __ATOMIC_RELAXED);
+            if (k > __atomic_load_n(&p->cap, __ATOMIC_RELAXED)) k = __atomic_load_n(&p->cap, __ATOMIC_RELAXED);
+            if (k < 1) k = 1;
+            t = from_back ? s - (unsigned long long)k : s + ((unsigned long long)k << 15);
+            if (__atomic_compare_exchange_n(&p->state, &s, t, 1, __ATOMIC_ACQ_REL,
+                                            __ATOMIC_ACQUIRE)) {
+                *first = from_back ? b - k : f;
+                *phase = (int)((s >> 30) & 3);
+                return k;
+            }
         }
     }
-    /* The claim counters only split indices between threads (the barriers publish the
-       tables), so relaxed atomics suffice. */
-    static int vec_claim(int *counter, int k) { return __atomic_fetch_add(counter, k, __ATOMIC_RELAXED); }
-    static int vec_load(int *counter) { return __atomic_load_n(counter, __ATOMIC_RELAXED); }
+    /* The context of the run a claim belongs to (read after a successful claim). */
+    static void *vec_ctx(VecPool *p) { return __atomic_load_n(&p->ctx, __ATOMIC_RELAXED); }
+    /* k pieces finished; the last one wakes the lead if it sleeps. */
+    static void vec_done(VecPool *p, int k) {
+        int target = __atomic_load_n(&p->target, __ATOMIC_RELAXED);
+        if (__atomic_add_fetch(&p->done, k, __ATOMIC_ACQ_REL) == target)
+            vec_wake(&p->done, &p->done_sleepers);
+    }
+    /* The lead: wait until every piece of the phase is finished. */
+    static void vec_wait_done(VecPool *p) {
+        int d, target = __atomic_load_n(&p->target, __ATOMIC_RELAXED);
+        for (;;) {
+            d = __atomic_load_n(&p->done, __ATOMIC_ACQUIRE);
+            if (d == target) return;
+            vec_wait(&p->done, d, &p->done_sleepers);
+        }
+    }
     /* Zeroed memory on a cache-line boundary (per-thread records must not share lines). */
     static void *vec_alloc64(size_t n) {
         void *p = NULL;
@@ -231,26 +265,30 @@ cdef extern from *:
         return p;
     }
     """
-    ctypedef void (*vec_body_fn)(void* ctx, int tid, int nt) noexcept nogil
     ctypedef struct VecPool:
         pass
-    VecPool* vec_pool_new(int size) nogil
+    ctypedef void (*vec_help_fn)(VecPool* p, int tid) noexcept nogil
+    int VEC_MAX_COUNT
+    VecPool* vec_pool_new(int size, vec_help_fn help) nogil
     void vec_pool_free(VecPool* p) nogil
-    int vec_pool_run(VecPool* p, int nt, vec_body_fn body, void* ctx) nogil
-    void vec_pool_barrier(VecPool* p, int nt) nogil
-    int vec_claim(int* counter, int k) nogil
-    int vec_load(int* counter) nogil
+    int vec_pool_begin(VecPool* p, int nt, void* ctx) nogil
+    void vec_publish(VecPool* p, int phase, int count, int div, int cap) nogil
+    int vec_claim(VecPool* p, int from_back, int* first, int* phase) nogil
+    void* vec_ctx(VecPool* p) nogil
+    void vec_done(VecPool* p, int k) nogil
+    void vec_wait_done(VecPool* p) nogil
     void* vec_alloc64(size_t n) nogil
 
 
 cdef enum:
     # The thread count's choice (VecEnv._choose_threads, docs/learning.md "Threads").
-    MODE_SAMPLES = 8          # region times kept of the current count (their median)
-    PROBE_STEPS = 4           # steps a probe of the other count runs (their 2nd best)
-    FIRST_PROBE = 8           # steps before the first probe of more threads
-    MIN_BACKOFF = 64          # steps before the next one, after a probe that lost
-    CHECK_EVERY = 512         # steps between 1-thread probes while more threads win
-    MAX_BACKOFF = 16384       # most steps between probes of more threads while 1 wins
+    RECENT = 16               # steps of the current count kept (the last ones)
+    PROBE_LEN = 8             # counted steps of a probe, and of the bracket's halves
+    PROBE_DECIDE = 3          # counted steps before a probe may end early
+    GAP_MIN = 32              # steps between probes: the first gap after a loss ...
+    GAP_WON = 128             # ... after a switch (later gaps double after each loss)
+    GAP_MAX = 1024            # most steps between probes (a machine that gets idle is
+                              # seen within ~1 s)
 
 cdef enum:
     ENC_NONE = 0
@@ -302,19 +340,25 @@ cdef struct Table:
     # writes of table i + 1 are a line apart (no false sharing between neighbouring tables).
     char _gap[64]
 
+cdef struct Span:
+    # Tables [lo, hi) stepped in one claim, with their candidates and hand results; the lead
+    # fills in where they go in the batch (off, roff) before the threads write it.
+    int32_t lo, hi
+    int32_t n_res
+    int32_t _pad
+    int64_t n_legal
+    int64_t off
+    int64_t roff
+
 cdef struct Lane:
     # One thread's record of a parallel step, alone on its cache line (the threads write
     # their own Lane while the others run).
-    int64_t n_legal        # candidates of the tables it stepped
-    int32_t lo, hi         # the tables it stepped: [lo, hi), contiguous
-    int32_t n_res          # hand results of those tables
-    int32_t bad            # first table of its range with an invalid action, or -1
+    Span* log              # the claims it stepped, in the order it claimed them
+    int32_t n_log
+    int32_t bad            # first table with an invalid action among those it checked, or -1
     int32_t err            # an internal error was seen
-    char _pad[36]
-
-cdef struct Counter:
-    int taken              # tables of a segment claimed so far
-    char _pad[60]
+    int32_t at             # the lead's cursor in the log while it merges the logs
+    char _pad[40]
 
 cdef struct Job:
     # Everything one step's threads share (read-only for them except as described).
@@ -322,8 +366,10 @@ cdef struct Job:
     const Config* cfg
     u64* scratch           # SCRATCH_U64 per thread
     Lane* lanes            # one per thread
-    Counter* claims        # one per pair of threads
-    VecPool* pool          # the threads' barriers
+    Span* order            # the lead: every claim of the step phase in table order
+    int n_order
+    int unit               # tables per piece of the check and step phases
+    int n_units            # pieces: ceil(n / unit) <= VEC_MAX_COUNT
     const int64_t* act64   # the actions (one of act64 / act32), NULL when not stepping
     const int32_t* act32
     int32_t* choice        # table i's validated choice (index into its legal actions)
@@ -338,13 +384,15 @@ cdef struct Job:
     Row* rows              # results are appended at rows[rbase ...]
     int64_t rbase
     int64_t cap            # CSR capacity (rows of ids / words / cards)
-    int64_t total          # written by thread 0: candidates of the step
-    int64_t total_res      # written by thread 0: results of the step
+    int64_t total          # written by the lead: candidates of the step
+    int64_t total_res      # written by the lead: results of the step
     int n
     int dim
     int fresh              # reset: start every table, no move
-    int prev_nt            # thread count of the previous step (its lanes' ranges), 0: none
-    int nt_seen            # written by thread 0: thread count of this step
+    int csr                # the candidates fit (total <= cap): the threads write them
+    int bad                # written by the lead: first table with an invalid action, or -1
+    int err                # written by the lead: an internal error was seen
+    int nt_seen            # written by the lead: thread count of this step
     int dz
 
 
@@ -487,17 +535,21 @@ cdef int check_action(Job* j, int i) noexcept nogil:
     return 0
 
 
-cdef void step_range(Job* j, Lane* me, int lo, int hi, u64* scratch) noexcept nogil:
-    """Step tables lo..hi-1 and add their candidate / result counts to the lane."""
+cdef void step_range(Job* j, Span* sp, Lane* me, int lo, int hi, u64* scratch) noexcept nogil:
+    """Step tables lo..hi-1: their candidate / result counts into sp, errors into the lane."""
     cdef int i
     cdef Table* tb
+    sp.lo = lo
+    sp.hi = hi
+    sp.n_legal = 0
+    sp.n_res = 0
     for i in range(lo, hi):
         tb = &j.tabs[i]
         table_step(tb, j.cfg, -1 if j.fresh else j.choice[i], scratch,
                    j.obs + <Py_ssize_t>i * j.dim if j.dim > 0 else NULL,
                    j.mask + <Py_ssize_t>i * N_ACTIONS if j.mask != NULL else NULL)
-        me.n_legal += tb.n_legal
-        me.n_res += tb.n_res
+        sp.n_legal += tb.n_legal
+        sp.n_res += tb.n_res
         me.err |= tb.error
 
 
@@ -527,95 +579,153 @@ cdef void emit(Job* j, int i, int64_t o, int64_t r, bint csr) noexcept nogil:
         row.r = tb.res[k]
 
 
-cdef void vec_body(void* ctx, int tid, int nt) noexcept nogil:
-    """One step on thread tid of nt. Phase 1 checks the actions (nothing has moved yet, so
-    a bad one stops every thread before any table advances), phase 2 steps the tables,
-    phase 3 writes the batch in table order. Each thread steps a contiguous range of
-    tables, so offsets follow from the per-thread totals; ranges are kept from one step to
-    the next (a table mostly stays on one core: its state, the previous step's candidate
-    lists, stay in that core's cache for phases 1 and 3)."""
-    cdef Job* j = <Job*>ctx
-    cdef Lane* me = &j.lanes[tid]
-    cdef u64* scratch = j.scratch + <Py_ssize_t>tid * SCRATCH_U64
-    cdef int n = j.n, i, t, lo, hi, seg, s_lo, s_hi, size, done, k, old, got
-    cdef int64_t o, r, total, total_res
-    cdef Counter* ctr
-    # -- phase 1: validate (the tables this thread stepped last time, where they are cached)
-    if not j.fresh:
-        if j.prev_nt == nt:
-            lo = me.lo
-            hi = me.hi
-        else:
-            lo = <int>(<int64_t>n * tid // nt)
-            hi = <int>(<int64_t>n * (tid + 1) // nt)
-        for i in range(lo, hi):
-            if check_action(j, i):
-                me.bad = i
-                break
-        if nt > 1:
-            vec_pool_barrier(j.pool, nt)
-        for t in range(nt):
-            if j.lanes[t].bad >= 0:
-                return              # every thread returns: no table has moved
-    # -- phase 2: step. Threads 2s and 2s+1 share segment s of the tables (a thread alone in
-    # the last segment when nt is odd): the first takes tables from the segment's start
-    # upwards, the second from its end downwards, each claiming a quarter of what is left
-    # (one table at the end) on a shared counter, until they meet. Balanced to one table,
-    # with ~15 atomic claims a step, and each thread's tables stay contiguous.
-    me.n_legal = 0
-    me.n_res = 0
-    me.err = 0
-    seg = tid >> 1
-    s_lo = <int>(<int64_t>n * (2 * seg) // nt)
-    s_hi = <int>(<int64_t>n * min(2 * seg + 2, nt) // nt)
-    if 2 * seg + 1 >= nt:
-        step_range(j, me, s_lo, s_hi, scratch)
-        me.lo = s_lo
-        me.hi = s_hi
-    else:
-        size = s_hi - s_lo
-        ctr = &j.claims[seg]
-        done = 0
-        while True:
-            k = (size - vec_load(&ctr.taken)) >> 2
-            if k < 1:
-                k = 1
-            old = vec_claim(&ctr.taken, k)
-            if old >= size:
-                break
-            got = min(k, size - old)
-            if tid & 1:
-                step_range(j, me, s_hi - done - got, s_hi - done, scratch)
-            else:
-                step_range(j, me, s_lo + done, s_lo + done + got, scratch)
-            done += got
-        if tid & 1:
-            me.lo = s_hi - done
-            me.hi = s_hi
-        else:
-            me.lo = s_lo
-            me.hi = s_lo + done
-    if nt > 1:
-        vec_pool_barrier(j.pool, nt)
-    # -- phase 3: the batch. A thread's tables start after those of the threads before it
-    # (ranges are in thread order), so its offsets are known from their totals. When the
-    # candidates do not fit, offsets only: the caller grows the buffers and copies.
-    o = r = total = total_res = 0
-    for t in range(nt):
-        if t < tid:
-            o += j.lanes[t].n_legal
-            r += j.lanes[t].n_res
-        total += j.lanes[t].n_legal
-        total_res += j.lanes[t].n_res
-    for i in range(me.lo, me.hi):
-        emit(j, i, o, r, total <= j.cap)
+cdef void emit_span(Job* j, const Span* sp) noexcept nogil:
+    cdef int i
+    cdef int64_t o = sp.off, r = sp.roff
+    for i in range(sp.lo, sp.hi):
+        emit(j, i, o, r, j.csr)
         o += j.tabs[i].n_legal
         r += j.tabs[i].n_res
-    if tid == 0:
-        j.off[n] = total
-        j.total = total
-        j.total_res = total_res
-        j.nt_seen = nt
+
+
+# The phases of a parallel step (the pool's state word; 0: nothing to claim).
+cdef enum:
+    PHASE_CHECK = 1        # pieces: units of tables, whose actions are checked
+    PHASE_STEP = 2         # pieces: units of tables, stepped
+    PHASE_EMIT = 3         # pieces: the step phase's claims (Job.order), written to the batch
+    # A claim of the step phase takes a quarter of what is left, at most STEP_CAP tables:
+    # few claims (each a compare-and-swap on a line both threads write), and a worker that
+    # loses its core while holding one keeps the lead waiting for at most ~16 tables.
+    STEP_DIV = 4
+    STEP_CAP = 16
+    CHECK_DIV = 4          # checking is ~1/40 of stepping: a quarter of what is left
+
+
+cdef void do_claim(Job* j, int tid, int phase, int first, int k) noexcept nogil:
+    """The work of k pieces from first of the phase, on thread tid."""
+    cdef Lane* me = &j.lanes[tid]
+    cdef int i, lo, hi
+    if phase == PHASE_EMIT:
+        for i in range(first, first + k):
+            emit_span(j, &j.order[i])
+        return
+    lo = first * j.unit
+    hi = min((first + k) * j.unit, j.n)
+    if phase == PHASE_CHECK:
+        for i in range(lo, hi):
+            if check_action(j, i):
+                if me.bad < 0 or i < me.bad:
+                    me.bad = i
+                break
+    else:
+        step_range(j, &me.log[me.n_log], me, lo, hi,
+                   j.scratch + <Py_ssize_t>tid * SCRATCH_U64)
+        me.n_log += 1
+
+
+cdef void vec_help(VecPool* p, int tid) noexcept nogil:
+    """A worker's share of a phase: pieces from the back while there are any."""
+    cdef int first, phase, k
+    while True:
+        k = vec_claim(p, 1, &first, &phase)
+        if k == 0:
+            return
+        do_claim(<Job*>vec_ctx(p), tid, phase, first, k)
+        vec_done(p, k)
+
+
+cdef void lead_phase(Job* j, VecPool* p, int phase, int count, int div, int cap) noexcept nogil:
+    """The lead publishes a phase, claims pieces from the front while there are any, then
+    waits for the pieces the workers hold."""
+    cdef int first, ph, k
+    vec_publish(p, phase, count, div, cap)
+    while True:
+        k = vec_claim(p, 0, &first, &ph)
+        if k == 0:
+            break
+        do_claim(j, 0, ph, first, k)
+        vec_done(p, k)
+    vec_wait_done(p)
+
+
+cdef void merge_logs(Job* j, int nt) noexcept nogil:
+    """Job.order: the step phase's claims in table order. The lead's log ascends (it claims
+    from the front), each worker's descends (from the back): a merge of the reversed ones."""
+    cdef int t, best, m = 0
+    cdef int32_t lo
+    cdef Lane* ln
+    for t in range(nt):
+        j.lanes[t].at = 0 if t == 0 else j.lanes[t].n_log - 1
+    while True:
+        best = -1
+        for t in range(nt):
+            ln = &j.lanes[t]
+            if (t == 0 and ln.at < ln.n_log) or (t > 0 and ln.at >= 0):
+                lo = ln.log[ln.at].lo
+                if best < 0 or lo < j.lanes[best].log[j.lanes[best].at].lo:
+                    best = t
+        if best < 0:
+            break
+        ln = &j.lanes[best]
+        j.order[m] = ln.log[ln.at]
+        m += 1
+        ln.at += 1 if best == 0 else -1
+    j.n_order = m
+
+
+cdef void run_parallel(Job* j, VecPool* p, int nt) noexcept nogil:
+    """One step on the lead and nt - 1 workers: check, step, then write the batch at the
+    offsets the lead sums from the step's claims (every phase waits for the one before)."""
+    cdef int t, i
+    cdef int64_t o = 0, r = 0
+    for t in range(nt):
+        j.lanes[t].bad = -1
+        j.lanes[t].err = 0
+        j.lanes[t].n_log = 0
+    if not j.fresh:
+        lead_phase(j, p, PHASE_CHECK, j.n_units, CHECK_DIV, VEC_MAX_COUNT)
+        for t in range(nt):
+            if j.lanes[t].bad >= 0 and (j.bad < 0 or j.lanes[t].bad < j.bad):
+                j.bad = j.lanes[t].bad
+        if j.bad >= 0:
+            return                  # no table has moved
+    lead_phase(j, p, PHASE_STEP, j.n_units, STEP_DIV, max(1, STEP_CAP // j.unit))
+    for t in range(nt):
+        j.err |= j.lanes[t].err
+    merge_logs(j, nt)
+    for i in range(j.n_order):
+        j.order[i].off = o
+        j.order[i].roff = r
+        o += j.order[i].n_legal
+        r += j.order[i].n_res
+    j.total = o
+    j.total_res = r
+    j.off[j.n] = o
+    j.csr = o <= j.cap              # else offsets only: the caller grows the buffers, copies
+    if j.n_order > 0:
+        lead_phase(j, p, PHASE_EMIT, j.n_order, 1, 1)
+
+
+cdef void run_alone(Job* j) noexcept nogil:
+    """One step on the calling thread alone: the same three phases, without the pool."""
+    cdef Lane* me = &j.lanes[0]
+    cdef Span sp
+    cdef int i
+    me.err = 0
+    if not j.fresh:
+        for i in range(j.n):
+            if check_action(j, i):
+                j.bad = i
+                return
+    step_range(j, &sp, me, 0, j.n, j.scratch)
+    j.err = me.err
+    sp.off = 0
+    sp.roff = 0
+    j.total = sp.n_legal
+    j.total_res = sp.n_res
+    j.off[j.n] = sp.n_legal
+    j.csr = sp.n_legal <= j.cap
+    emit_span(j, &sp)
 
 
 # ------------------------------------------------------------------------------------------
@@ -633,35 +743,21 @@ _RESULT_FIELDS = ("env_id", "match", "hand_number", "level", "declarer", "finish
                   "reward", "match_over", "match_winner")
 
 
-cdef double _median(double* xs, int n) noexcept nogil:
-    """The median of n <= MODE_SAMPLES values (the upper one of an even count)."""
-    cdef double buf[MODE_SAMPLES]
-    cdef double v
+cdef void _stats(const double* xs, int n, double* mean, double* median) noexcept nogil:
+    """The mean and the median (the upper one of an even count) of n <= RECENT values."""
+    cdef double buf[RECENT]
+    cdef double v, s = 0
     cdef int i, k
-    for i in range(n):                 # insertion sort of a copy: n is at most 8
+    for i in range(n):                 # insertion sort of a copy: n is at most 16
         v = xs[i]
+        s += v
         k = i
         while k > 0 and buf[k - 1] > v:
             buf[k] = buf[k - 1]
             k -= 1
         buf[k] = v
-    return buf[n // 2]
-
-
-cdef double _second_best(double* xs, int n) noexcept nogil:
-    """The second smallest of n >= 2 values (a probe's first step may pay the threads'
-    wake-up)."""
-    cdef double a = xs[0], b = xs[1], v
-    cdef int i
-    if b < a:
-        a, b = b, a
-    for i in range(2, n):
-        v = xs[i]
-        if v < a:
-            a, b = v, a
-        elif v < b:
-            b = v
-    return b
+    mean[0] = s / n
+    median[0] = buf[n // 2]
 
 
 cdef inline cnp.ndarray _empty(int nd, Py_ssize_t m, Py_ssize_t w, int typenum):
@@ -682,8 +778,10 @@ cdef class VecEnv:
     """
     cdef Table* tables
     cdef u64* scratch
-    cdef Lane* lanes
-    cdef Counter* claims
+    cdef Lane* lanes              # one per thread
+    cdef Span* logs               # their logs: n_units each
+    cdef Span* order              # the step phase's claims in table order (n_units)
+    cdef int unit, n_units        # tables per piece of a parallel step, pieces
     cdef VecPool* pool            # threads - 1 workers, started at the first parallel step
     cdef Config cfg
     cdef readonly int num_envs
@@ -697,16 +795,17 @@ cdef class VecEnv:
     cdef object _mode
     cdef bint _started
     cdef bint _pending
-    cdef int _last_nt             # threads of the last parallel step (Job.prev_nt)
     cdef double _region_s         # wall time of the last step's compiled region
     # The thread count's choice (_choose_threads): steps run on _nt_mode threads (1 or
-    # threads); every so often a probe of PROBE_STEPS steps on the other count decides.
+    # threads); every so often a probe on the other count (_probe_nt > 0) decides.
     cdef bint _adapt
-    cdef int _nt_mode, _probe_nt, _probe_left, _probe_count, _until_probe, _backoff
-    cdef int _mode_count, _slow_steps
-    cdef double _one_typical      # the median step on one thread when more were chosen
-    cdef double _mode_times[MODE_SAMPLES]
-    cdef double _probe_times[PROBE_STEPS]
+    cdef int _nt_mode, _probe_nt, _probe_n, _until_probe, _gap
+    cdef double _probe_times[PROBE_LEN]   # region times of the probe's counted steps
+    cdef double _after_times[PROBE_LEN]   # ... of the steps after it (the bracket's end)
+    cdef double _before_mean, _before_med # the steps before it (the bracket's start)
+    cdef int _after_n, _since_probe
+    cdef double _ring[RECENT]     # the last steps on _nt_mode threads
+    cdef int _ring_i, _ring_n
     cdef object _obs, _mask, _offsets, _ids, _words, _cards, _env_id, _seat, _phase
     cdef Py_ssize_t _cap
     cdef int32_t* _choice
@@ -726,7 +825,8 @@ cdef class VecEnv:
         self.tables = NULL
         self.scratch = NULL
         self.lanes = NULL
-        self.claims = NULL
+        self.logs = NULL
+        self.order = NULL
         self.pool = NULL
         self._choice = NULL
         self._rows = NULL
@@ -736,7 +836,8 @@ cdef class VecEnv:
         free(self.tables)
         free(self.scratch)
         free(self.lanes)
-        free(self.claims)
+        free(self.logs)
+        free(self.order)
         free(self._choice)
         free(self._rows)
 
@@ -776,13 +877,14 @@ cdef class VecEnv:
         self.num_envs = num_envs
         self.threads = threads
         self._adapt = adapt_threads and threads > 1
-        # Start on one thread: on a busy machine a step on more threads can take
-        # milliseconds, on an idle one the first probe (after FIRST_PROBE steps) switches.
-        self._nt_mode = 1 if self._adapt else threads
-        self._probe_left = 0
-        self._mode_count = 0
-        self._until_probe = FIRST_PROBE
-        self._backoff = FIRST_PROBE
+        # Start on all threads (an idle machine loses nothing); the first probe (after
+        # RECENT steps) goes to one thread on a busy machine.
+        self._nt_mode = threads
+        self._probe_nt = 0
+        self._ring_n = self._ring_i = 0
+        self._until_probe = RECENT
+        self._gap = GAP_WON
+        self._since_probe = 0
         self._seed = seed
         self._rules = rules
         self._learners = ls
@@ -803,15 +905,22 @@ cdef class VecEnv:
         self.tables = <Table*>vec_alloc64(num_envs * sizeof(Table))
         self.scratch = <u64*>vec_alloc64(threads * SCRATCH_U64 * sizeof(u64))
         self.lanes = <Lane*>vec_alloc64(threads * sizeof(Lane))
-        self.claims = <Counter*>vec_alloc64((threads + 1) // 2 * sizeof(Counter))
+        # pieces of a parallel step: single tables, or more when they would not fit the
+        # pool's 15-bit counts
+        self.unit = 1 + (num_envs - 1) // VEC_MAX_COUNT
+        self.n_units = (num_envs + self.unit - 1) // self.unit
+        self.logs = <Span*>vec_alloc64(<size_t>threads * self.n_units * sizeof(Span))
+        self.order = <Span*>vec_alloc64(self.n_units * sizeof(Span))
         self._choice = <int32_t*>vec_alloc64(num_envs * sizeof(int32_t))
-        self.pool = vec_pool_new(threads - 1)
+        self.pool = vec_pool_new(threads - 1, vec_help)
         self._rows_cap = MAX_RES * num_envs
         self._rows = <Row*>malloc(self._rows_cap * sizeof(Row))
         if (self.tables == NULL or self.scratch == NULL or self.lanes == NULL
-                or self.claims == NULL or self._choice == NULL or self._rows == NULL
-                or self.pool == NULL):
+                or self.logs == NULL or self.order == NULL or self._choice == NULL
+                or self._rows == NULL or self.pool == NULL):
             raise MemoryError()
+        for p in range(threads):
+            self.lanes[p].log = self.logs + <Py_ssize_t>p * self.n_units
         self._nrows = 0
         n = num_envs
         self._obs = np.zeros((n, self.obs_size), dtype=np.float32)
@@ -830,7 +939,6 @@ cdef class VecEnv:
         self._grow(64 * n)
         self._started = False
         self._pending = False
-        self._last_nt = 0
 
     # -- buffers -----------------------------------------------------------------------------
     cdef _grow(self, Py_ssize_t need):
@@ -853,8 +961,9 @@ cdef class VecEnv:
         j.cfg = &self.cfg
         j.scratch = self.scratch
         j.lanes = self.lanes
-        j.claims = self.claims
-        j.pool = self.pool
+        j.order = self.order
+        j.unit = self.unit
+        j.n_units = self.n_units
         j.choice = self._choice
         j.obs = self._obs_p
         j.mask = self._mask_p
@@ -870,12 +979,12 @@ cdef class VecEnv:
         j.n = self.num_envs
         j.dim = self.obs_size
         j.dz = self.cfg.encoder == ENC_DANZERO
-        j.prev_nt = self._last_nt
+        j.bad = -1
 
     cdef int _run(self, Job* j) except -2:
         """Run one step (j.fresh: start every table) over the env's threads. Returns the first
         table with an invalid action (nothing moved), or -1 when every table stepped."""
-        cdef int i, t, nt = self._choose_threads(), bad = -1
+        cdef int i, nt = self._choose_threads()
         cdef int64_t need = self._nrows + <int64_t>MAX_RES * self.num_envs
         cdef Row* rows
         cdef timespec t0, t1
@@ -886,28 +995,25 @@ cdef class VecEnv:
             self._rows = rows
             self._rows_cap = max(need, 2 * self._rows_cap)
             j.rows = rows
-        for t in range((nt + 1) // 2):
-            self.claims[t].taken = 0
-        for t in range(nt):             # reset here: a lane the region did not run stays -1
-            self.lanes[t].bad = -1
         clock_gettime(CLOCK_MONOTONIC, &t0)
         with nogil:
-            vec_pool_run(self.pool, nt, vec_body, j)
+            if nt > 1:
+                nt = vec_pool_begin(self.pool, nt, j)
+            if nt > 1:
+                run_parallel(j, self.pool, nt)
+            else:
+                run_alone(j)
         clock_gettime(CLOCK_MONOTONIC, &t1)
         self._region_s = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9
-        for t in range(nt):             # each lane holds the first bad table of its range
-            if self.lanes[t].bad >= 0 and (bad < 0 or self.lanes[t].bad < bad):
-                bad = self.lanes[t].bad
-        if bad >= 0:
-            return bad
+        j.nt_seen = nt
+        if j.bad >= 0:
+            return j.bad
         if not j.fresh:                  # a reset's region deals too: not a typical step
             self._record_time(nt, self._region_s)
-        self._last_nt = j.nt_seen
-        for t in range(j.nt_seen):
-            if self.lanes[t].err:
-                for i in range(self.num_envs):
-                    if self.tables[i].error:
-                        raise RuntimeError(f"table {i}: internal error {self.tables[i].error}")
+        if j.err:
+            for i in range(self.num_envs):
+                if self.tables[i].error:
+                    raise RuntimeError(f"table {i}: internal error {self.tables[i].error}")
         self._nrows += j.total_res
         if j.total > self._cap:          # the candidates did not fit: grow, then copy
             self._grow(j.total)
@@ -915,71 +1021,112 @@ cdef class VecEnv:
         return -1
 
     # -- the thread count ----------------------------------------------------------------------
-    # More threads are faster only while the machine has a core for each: with one or two
-    # other busy processes on 2 cores, a step's threads wait for each other at every barrier
-    # (libgomp's default policy spins meanwhile: 0.01-0.02x of one thread's rate; PASSIVE
-    # sleeps: 0.87-0.90x, and 0.88x on an idle machine). So the env measures: it runs the
-    # steps on one thread first, and now and then a short probe on the other count (1 or
-    # `threads`); it switches when the probe's steps are at least 10 % faster than the
-    # median of the last steps. While 1 thread wins, probes of more threads come ever more
-    # rarely (doubling up to MAX_BACKOFF steps) and stop at the first step that is clearly
-    # slower, so a busy machine costs a few slow steps a probe. Results do not depend on
+    # More threads are faster only while the machine has cores for them: beside other busy
+    # processes (or other sessions' work, which Linux shares out per session) a worker loses
+    # its core now and then while it holds a piece of a step, and the lead waits for it; two
+    # threads then burn more CPU for the same steps. So the env measures the time of each
+    # step's compiled part: it runs on `threads` threads first, and now and then probes the
+    # other count (1 or `threads`) for PROBE_LEN steps. Two things make single steps a poor
+    # measure: on a busy machine they vary 10-fold (the process loses its core for
+    # milliseconds), and the work of a step drifts 2-fold over tens of steps (the tables
+    # start in step and pass through deals, tributes and long hands together). So a probe
+    # compares medians (what a count does while it runs) and means (what it costs, stalls
+    # included), and it is bracketed: its steps against the PROBE_LEN steps before it and
+    # the PROBE_LEN after it on the current count (a drift cancels). It loses at once when
+    # its median is > 1.33x of the steps before after 3 steps; it wins at once when both are
+    # < 0.6x after PROBE_LEN (an idle machine: 1.9x); else it wins when both are < 0.85x of
+    # the bracket, or the mean < 0.6x with the median < 1.1x. A count that loses is probed
+    # again twice as late (up to GAP_MAX steps), one that wins is kept GAP_WON steps. On
+    # more threads, a sudden slowdown (the last 8 steps' median and mean 2x those of the 8
+    # before) probes one thread at once (at most every GAP_WON steps). Results do not depend on
     # the thread count (every table is stepped the same on any thread).
     cdef int _choose_threads(self) noexcept:
         if not self._adapt:
             return self.threads
-        if self._probe_left > 0:
-            return self._probe_nt
+        if self._probe_nt > 0:
+            return self._probe_nt if self._probe_n < PROBE_LEN else self._nt_mode
         self._until_probe -= 1
-        if self._until_probe <= 0 and self._mode_count >= MODE_SAMPLES:
-            self._probe_nt = 1 if self._nt_mode != 1 else self.threads
-            self._probe_left = PROBE_STEPS
-            self._probe_count = 0
+        if self._until_probe <= 0 and self._ring_n == RECENT:
+            self._start_probe()
             return self._probe_nt
         return self._nt_mode
 
+    cdef void _start_probe(self) noexcept:
+        self._recent(0, PROBE_LEN, &self._before_mean, &self._before_med)
+        self._probe_nt = 1 if self._nt_mode != 1 else self.threads
+        self._probe_n = -1              # its first step is not counted (wake-up, caches)
+        self._after_n = -1
+
+    cdef void _recent(self, int skip, int k, double* mean, double* median) noexcept:
+        """The mean and median of k steps on _nt_mode, the last skip ones left out
+        (skip + k <= _ring_n <= RECENT)."""
+        cdef double xs[RECENT]
+        cdef int i
+        for i in range(k):
+            xs[i] = self._ring[(self._ring_i - 1 - skip - i + 2 * RECENT) % RECENT]
+        _stats(xs, k, mean, median)
+
+    cdef void _end_probe(self, bint won, int gap) noexcept:
+        if won:
+            self._nt_mode = self._probe_nt
+            self._ring_n = 0
+            self._gap = gap
+        else:
+            self._gap = min(2 * self._gap, GAP_MAX)
+        self._until_probe = self._gap
+        self._probe_nt = 0
+        self._since_probe = 0
+
     cdef void _record_time(self, int nt, double dt) noexcept:
-        cdef double typical, best
-        cdef int k
+        cdef double p_mean, p_med, mean, med, mean2, med2
+        cdef int n
         if not self._adapt:
             return
-        if self._probe_left > 0 and nt == self._probe_nt:
-            self._probe_times[self._probe_count] = dt
-            self._probe_count += 1
-            self._probe_left -= 1
-            typical = _median(self._mode_times, MODE_SAMPLES)
-            if dt > 4 * typical:         # clearly slower: stop the probe here
-                self._probe_left = 0
-            if self._probe_left > 0:
+        if self._probe_nt > 0 and self._probe_n < PROBE_LEN:
+            if nt != self._probe_nt:    # the pool could not start its threads
+                self._probe_nt = 0
                 return
-            best = _median(self._probe_times, self._probe_count) if self._probe_count < 3 \
-                else _second_best(self._probe_times, self._probe_count)
-            if best < 0.9 * typical:    # the other count wins: switch
-                self._one_typical = typical if self._probe_nt != 1 else best
-                self._nt_mode = self._probe_nt
-                self._mode_count = 0
-                self._slow_steps = 0
-                self._backoff = FIRST_PROBE
-            elif self._nt_mode == 1:
-                self._backoff = min(max(2 * self._backoff, MIN_BACKOFF), MAX_BACKOFF)
-            else:                       # one thread lost: its step as measured now
-                self._one_typical = best
-            self._until_probe = self._backoff if self._nt_mode == 1 else CHECK_EVERY
+            self._probe_n += 1
+            n = self._probe_n
+            if n == 0:
+                return
+            self._probe_times[n - 1] = dt
+            if n < PROBE_DECIDE:
+                return
+            _stats(self._probe_times, n, &p_mean, &p_med)
+            if p_med > 1.33 * self._before_med:
+                self._end_probe(False, 0)          # clearly slower: stop here
+            elif n == PROBE_LEN and p_med < 0.6 * self._before_med and \
+                    p_mean < 0.6 * self._before_mean:
+                self._end_probe(True, GAP_WON)     # clearly faster: switch now
             return
-        k = self._mode_count % MODE_SAMPLES
-        self._mode_times[k] = dt
-        self._mode_count += 1
-        if self._nt_mode != 1:
-            # the machine got busy: two steps in a row slower than one thread's typical step
-            # go back to one thread at once (not at the next probe, up to CHECK_EVERY away)
-            self._slow_steps = self._slow_steps + 1 if dt > 1.5 * self._one_typical else 0
-            if self._slow_steps >= 2:
-                self._nt_mode = 1
-                self._mode_count = 0
-                self._slow_steps = 0
-                self._backoff = MIN_BACKOFF
-                self._until_probe = MIN_BACKOFF
-
+        if self._probe_nt > 0:          # the steps after the probe, on the current count
+            self._after_n += 1
+            if self._after_n == 0:
+                return
+            self._after_times[self._after_n - 1] = dt
+            if self._after_n < PROBE_LEN:
+                return
+            _stats(self._probe_times, PROBE_LEN, &p_mean, &p_med)
+            _stats(self._after_times, PROBE_LEN, &mean, &med)
+            mean = (mean + self._before_mean) / 2
+            med = (med + self._before_med) / 2
+            # faster while it runs and in cost, or much cheaper in cost alone (beside busy
+            # processes that take the lead's core for milliseconds, a second thread goes on
+            # with the step: its median is that of one thread, its mean far lower)
+            self._end_probe(p_med < 0.85 * med and p_mean < 0.85 * mean or
+                            p_med < 1.1 * med and p_mean < 0.6 * mean, GAP_WON)
+            return
+        self._ring[self._ring_i] = dt
+        self._ring_i = (self._ring_i + 1) % RECENT
+        self._ring_n = min(self._ring_n + 1, RECENT)
+        self._since_probe += 1
+        if self._nt_mode != 1 and self._ring_n == RECENT and self._since_probe >= GAP_WON:
+            # a sudden slowdown on more threads (the machine got busy?): probe one now
+            self._recent(0, 8, &mean, &med)
+            self._recent(8, 8, &mean2, &med2)
+            if med > 2 * med2 and mean > 2 * mean2:
+                self._until_probe = 1
     @property
     def threads_in_use(self):
         """Threads the steps run on now: ``threads``, or 1 while one thread is faster (the
@@ -1012,7 +1159,6 @@ cdef class VecEnv:
             self.tables[i].match = -1
             self.tables[i].s.phase = PH_OVER
         self._nrows = 0
-        self._last_nt = 0
         self._job(&j)
         j.fresh = 1
         self._run(&j)

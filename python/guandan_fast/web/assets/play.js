@@ -4,7 +4,7 @@
 // the server's messages (the `state` messages of `guandan-fast play` when present).
 "use strict";
 (() => {
-  const {el, card, cardRow, sortCards, actionText, play, positions, PLACES} = GF;
+  const {el, card, cardRow, sortCards, actionName, actionText, cardText, play, positions, PLACES} = GF;
   // ?server=ws://HOST:PORT/game/NAME: sit at another platform server as a plain client (no
   // state messages, no hints, no rejoin there)
   const foreign = new URLSearchParams(location.search).get("server");
@@ -252,9 +252,9 @@
         if ($("gf-message").classList.contains("warn")) message(rs.length > 1 ? "these cards can be played several ways: pick one" : "", "");
         rs.forEach((i, n) => {
           const a = act.actionList[i];
-          const label = act.stage === "play" ? `Play ${a[0]} ${a[1]}` : `${act.stage === "tribute" ? "Pay" : "Return"} ${a[2][0]}`;
+          const label = act.stage === "play" ? `Play ${actionName(a)}` : `${act.stage === "tribute" ? "Pay" : "Return"} ${cardText(a[2][0])}`;
           const b = el("button", {type: "button", class: "reading", title: rs.length > 1 ? `reading ${n + 1} (key ${n + 1})` : "Enter",
-                                 text: (rs.length > 1 ? `${n + 1}. ` : "") + label + (act.stage === "play" ? ": " + a[2].join(" ") : "")});
+                                 text: (rs.length > 1 ? `${n + 1}. ` : "") + label + (act.stage === "play" ? ": " + a[2].map(cardText).join(" ") : "")});
           b.dataset.index = i;
           b.addEventListener("click", () => choose(i));
           box.append(b);

@@ -53,19 +53,35 @@ const GF = (() => {
     for (const c of cards) row.append(card(c, levelChar, false));
     return row;
   }
+  // Actions in words: the protocol's type and rank codes (PROTOCOL.md) as a player says them,
+  // the cards as suit symbols and ranks ("T" is 10; "SB" and "HR" the small and big joker).
+  const TYPE_WORDS = {Single: "single", Pair: "pair", Trips: "triple", ThreeWithTwo: "full house",
+                      Straight: "straight", ThreePair: "three pairs", TwoTrips: "two triples",
+                      Bomb: "bomb", StraightFlush: "straight flush", tribute: "tribute", back: "return"};
+  const RANK_WORDS = {T: "10", B: "small joker", R: "big joker", JOKER: "of 4 jokers"};
+  const SUIT_SYMBOLS = {S: "\u2660", H: "\u2665", C: "\u2663", D: "\u2666"};
+  function cardText(code) {
+    if (code === "SB") return "small joker";
+    if (code === "HR") return "big joker";
+    return SUIT_SYMBOLS[code[0]] + (code[1] === "T" ? "10" : code[1]);
+  }
+  function actionName(a) {
+    if (a[0] === "PASS") return "PASS";
+    if (a[0] === "tribute" || a[0] === "back") return TYPE_WORDS[a[0]];
+    return (TYPE_WORDS[a[0]] || a[0]) + " " + (RANK_WORDS[a[1]] || a[1]);
+  }
   function actionText(a) {
     if (!a) return "";
     if (a[0] === "PASS") return "PASS";
-    if (a[0] === "tribute" || a[0] === "back") return a[0] + " " + a[2].join(" ");
-    return a[0] + " " + a[1] + ": " + a[2].join(" ");
+    return actionName(a) + ": " + a[2].map(cardText).join(" ");
   }
   // An action in the middle of the table: its cards, or PASS.
   function play(a, levelChar) {
     if (!a) return el("div");
     if (a[0] === "PASS") return el("div", {class: "pass", text: "PASS"});
     const box = el("div");
-    box.append(cardRow(a[2], levelChar, true), el("div", {class: "what", text: a[0] + " " + a[1]}));
-    box.setAttribute("aria-label", actionText(a));
+    box.append(cardRow(a[2], levelChar, true), el("div", {class: "what", text: actionName(a)}));
+    box.setAttribute("aria-label", actionName(a) + ": " + a[2].map(c => deck(levelChar).labels[c]).join("; "));
     return box;
   }
   // Seats around the table as seen from `me`: the next to play sits on the right.
@@ -74,5 +90,5 @@ const GF = (() => {
     pos[me] = "bottom"; pos[(me + 1) % 4] = "right"; pos[(me + 2) % 4] = "top"; pos[(me + 3) % 4] = "left";
     return pos;
   }
-  return {config, el, card, cardRow, sortCards, actionText, play, positions, deck, PLACES};
+  return {config, el, card, cardRow, sortCards, actionName, actionText, cardText, play, positions, deck, PLACES};
 })();
