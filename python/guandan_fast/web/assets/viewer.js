@@ -4,7 +4,7 @@
 // the two seats of its recorded row.
 "use strict";
 (() => {
-  const {el, cardRow, sortCards, actionText, play, positions, PLACES} = GF;
+  const {el, cardRow, sortCards, actionText, cardText, play, positions, PLACES} = GF;
   const doc = GF.config.match;
   const $ = id => document.getElementById(id);
   let h = 0, k = 0;
@@ -81,8 +81,8 @@
     last.dataset.hand = h; last.dataset.step = k;
     const notes = [];
     if (hand.anti_tribute) notes.push("anti-tribute: the payers hold both big jokers");
-    for (const [p, r, c] of hand.tribute) notes.push(`tribute: seat ${p} pays ${c} to seat ${r}`);
-    for (const [r, p, c] of hand.back) notes.push(`return: seat ${r} gives ${c} back to seat ${p}`);
+    for (const [p, r, c] of hand.tribute) notes.push(`tribute: seat ${p} pays ${cardText(c)} to seat ${r}`);
+    for (const [r, p, c] of hand.back) notes.push(`return: seat ${r} gives ${cardText(c)} back to seat ${p}`);
     if (done) {
       notes.push("finish: " + hand.finish_order.map((s, i) => `${PLACES[i]} seat ${s}`).join(", "));
       if (h === doc.hands.length - 1) {
