@@ -28,9 +28,10 @@ def positions(seed, cards, out):
         yield c
 
 
-@pytest.mark.parametrize("cards,out,n", [(1, 0, 400), (2, 0, 400), (2, 1, 300), (3, 0, 12 if LONG else 6),
-                                         (3, 1, 150), (3, 2, 300), ((1, 2, 3, 2), 0, 200),
-                                         ((3, 1, 2, 3), 0, 80), (4, 2, 100)])
+@pytest.mark.parametrize("cards,out,n", [(1, 0, 400), (2, 0, 400), (2, 1, 300),
+                                         (3, 0, 12 if LONG else 6), (3, 1, 150), (3, 2, 300),
+                                         ((1, 2, 3, 2), 0, 200), ((3, 1, 2, 3), 0, 80),
+                                         (4, 2, 100)])
 def test_solver_equals_plain_minimax(cards, out, n):
     n *= SCALE
     checked = 0
