@@ -300,7 +300,7 @@ def test_classify_matches_substitution_oracle(hand_level, rules):
         assert sorted(m.cards) == sorted(cards)
 
 
-@examples(60)
+@examples(30)
 @given(hands(max_size=12, min_size=5), st.sampled_from(RULESETS))
 def test_classify_of_generated_moves_matches_oracle(hand_level, rules):
     """Positive examples: the cards of generated moves (runs, full houses, bombs with wilds)."""
