@@ -141,8 +141,10 @@ cdef inline int dz_index(int k) noexcept nogil:
     return (k % N_RANKS) * 4 + suit
 
 
+cdef int _KIND_POS[54]           # the identity: the default encoder's column of each kind
 for _b in range(54):
     _DZ_POS[_b] = dz_index(_b)
+    _KIND_POS[_b] = _b
 
 
 # _DZ_SPREAD[s][b]: the four 2-bit counts of byte b of a suit's word (ranks 4i .. 4i+3 of
@@ -196,38 +198,30 @@ cdef inline void add_cards_dz(u64 lo, u64 hi, float* out) noexcept nogil:
         x &= ~((<u64>3) << b)
 
 
-cdef void cards_u8(u64 lo, u64 hi, uint8_t* out) noexcept nogil:
+cdef inline void cards_u8_at(u64 lo, u64 hi, uint8_t* out, const int* pos) noexcept nogil:
     # Per card held, not per kind: a candidate has a few cards of the 54 kinds (VecEnv writes
-    # one row per candidate).
+    # one row per candidate). ``pos``: the column of each kind (_KIND_POS or _DZ_POS).
     cdef int b
     cdef u64 x = lo & LO_CARD_MASK
     hi &= HI_CARD_MASK
     memset(out, 0, N_KINDS)
     while x:
         b = __builtin_ctzll(x) & ~1
-        out[b >> 1] = <uint8_t>((lo >> b) & 3)
+        out[pos[b >> 1]] = <uint8_t>((lo >> b) & 3)
         x &= ~((<u64>3) << b)
     x = hi
     while x:
         b = __builtin_ctzll(x) & ~1
-        out[LO_KINDS + (b >> 1)] = <uint8_t>((hi >> b) & 3)
+        out[pos[LO_KINDS + (b >> 1)]] = <uint8_t>((hi >> b) & 3)
         x &= ~((<u64>3) << b)
+
+
+cdef void cards_u8(u64 lo, u64 hi, uint8_t* out) noexcept nogil:
+    cards_u8_at(lo, hi, out, _KIND_POS)
 
 
 cdef void cards_u8_danzero(u64 lo, u64 hi, uint8_t* out) noexcept nogil:
-    cdef int b
-    cdef u64 x = lo & LO_CARD_MASK
-    hi &= HI_CARD_MASK
-    memset(out, 0, N_KINDS)
-    while x:
-        b = __builtin_ctzll(x) & ~1
-        out[_DZ_POS[b >> 1]] = <uint8_t>((lo >> b) & 3)
-        x &= ~((<u64>3) << b)
-    x = hi
-    while x:
-        b = __builtin_ctzll(x) & ~1
-        out[_DZ_POS[LO_KINDS + (b >> 1)]] = <uint8_t>((hi >> b) & 3)
-        x &= ~((<u64>3) << b)
+    cards_u8_at(lo, hi, out, _DZ_POS)
 
 
 # ------------------------------------------------------------------------------------------
