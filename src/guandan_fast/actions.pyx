@@ -25,7 +25,7 @@ from guandan_fast.types cimport (u64, N_RANKS, N_SUITS, KIND_SB, KIND_HR, HI_CAR
                                  move_rank, move_tag, wild_kind, single_kind, card_count,
                                  NONBOMB_TYPES, __builtin_ctzll, rank_value, play_key)
 from guandan_fast.codec cimport move_of
-from guandan_fast.movegen_core cimport generate_select, classify_cards, can_follow
+from guandan_fast.movegen_core cimport generate_actions, classify_cards, can_follow
 from guandan_fast.game_core cimport GameState, PH_PLAY, PH_OVER, game_legal
 from guandan_fast.game cimport game_state_ptr
 
@@ -131,120 +131,34 @@ cdef int action_of_move(u64 lo, u64 hi, int level) noexcept nogil:
 # Legal abstract actions and their canonical moves (nogil)
 # ------------------------------------------------------------------------------------------
 
-cdef enum:
-    # single and pair groups: rank indices 0..12, then the small and the big joker
-    N_GROUPS = N_RANKS + 2
-
-
 cdef int fill_legal_actions(const GameState* s, u64* scratch, int32_t* ids, u64* words) noexcept nogil:
-    cdef u64 trip_lo[N_RANKS]
-    cdef u64 trip_hi[N_RANKS]
-    cdef u64 pair_lo[N_GROUPS]
-    cdef u64 pair_hi[N_GROUPS]
-    cdef int pairs_w[3]
-    cdef int p = s.current
-    cdef int n, i, t, q, rc, wild, w_hand, c, wt, trips, pairs, top_key = 0
-    cdef u64 lo, hi, hand_lo, hand_hi, top_lo = s.top_lo, top_hi = s.top_hi
-    cdef bint follow = s.top_seat >= 0
-    cdef bint full_houses
+    cdef int p = s.current, n
     if s.phase == PH_OVER:
         return 0
     if s.phase != PH_PLAY:
         n = game_legal(s, True, scratch, ACT_SCRATCH)
-        return sort_actions(scratch, n, n, s.level, False, ids, words)
-    hand_lo = s.hand_lo[p]
-    hand_hi = s.hand_hi[p]
-    if follow and not can_follow(hand_lo, hand_hi, s.level, top_lo, top_hi, &s.rules.gen):
+        return sort_actions(scratch, n, s.level, ids, words)
+    if s.top_seat >= 0 and not can_follow(s.hand_lo[p], s.hand_hi[p], s.level, s.top_lo,
+                                          s.top_hi, &s.rules.gen):
         ids[0] = A_PASS                 # a forced pass: nothing to list
         words[0] = 0
         words[1] = 0
         return 1
-    # The moves are gathered in scratch (the generator's list, then the full houses made
-    # here) and written out in id order by sort_actions.
-    full_houses = not follow or move_type(top_hi) == T_THREE_WITH_TWO
-    if full_houses:
-        # One lead list: its trips and pairs make the full houses below, and its bombs are
-        # legal on a full house too (any bomb beats it); its own full houses are not asked for.
-        n = generate_select(hand_lo, hand_hi, s.level, 0, 0, &s.rules.gen, True,
-                            (1u << T_PAIR) | (1u << T_TRIPS) if follow else
-                            NONBOMB_TYPES & ~(1u << T_THREE_WITH_TWO), True, scratch, ACT_SCRATCH)
-    else:
-        n = generate_select(hand_lo, hand_hi, s.level, top_lo, top_hi, &s.rules.gen, True,
-                            NONBOMB_TYPES, True, scratch, ACT_SCRATCH)
-    if n < 0 or n + (A_STRAIGHT - A_FULL_HOUSE) + 1 > ACT_SCRATCH:
-        return 0                        # cannot happen: compact lists are a few hundred
-    c = n
-    if full_houses:
-        if follow:
-            top_key = play_key(top_lo, top_hi, s.level)
-            scratch[2 * c] = 0          # PASS
-            scratch[2 * c + 1] = 0
-            ids[c] = A_PASS
-            c += 1
-        # Full houses by (triple rank, pair rank): the canonical trips of the triple rank
-        # plus the canonical pair of the pair rank (both from the compact lead list) when
-        # the hand's wilds cover both; the four-key order of the compact mode is additive
-        # over the two disjoint rank groups, so this union is the group's canonical move.
-        # Rank masks: the trips, and the pairs by the wilds they use (0, 1, 2).
-        wild = wild_kind(s.level)
-        w_hand = kind_count(hand_lo, hand_hi, wild)
-        trips = 0
-        pairs_w[0] = pairs_w[1] = pairs_w[2] = 0
-        for i in range(n):
-            lo = scratch[2 * i]
-            hi = scratch[2 * i + 1]
-            t = move_type(hi)
-            rc = move_rank(hi)
-            if t == T_TRIPS and (not follow or rank_value(rc - 2, s.level - 2) > top_key):
-                trips |= 1 << (rc - 2)     # (a full house beats one by its triple's rank)
-                trip_lo[rc - 2] = lo
-                trip_hi[rc - 2] = hi & HI_CARD_MASK
-            elif t == T_PAIR:
-                q = group_index(lo, hi, rc)
-                if q >= N_RANKS and not s.rules.gen.fullhouse_joker_pair:
-                    continue
-                pairs_w[kind_count(lo, hi, wild)] |= 1 << q
-                pair_lo[q] = lo
-                pair_hi[q] = hi & HI_CARD_MASK
-        while trips:
-            t = __builtin_ctzll(trips)
-            trips &= trips - 1
-            wt = kind_count(trip_lo[t], trip_hi[t], wild)
-            pairs = pairs_w[0]
-            if wt + 1 <= w_hand:
-                pairs |= pairs_w[1]
-            if wt + 2 <= w_hand:
-                pairs |= pairs_w[2]
-            pairs &= ~(1 << t)
-            while pairs:
-                q = __builtin_ctzll(pairs)
-                pairs &= pairs - 1
-                ids[c] = A_FULL_HOUSE + t * 14 + (q if q < t else q - 1)
-                scratch[2 * c] = trip_lo[t] + pair_lo[q]
-                scratch[2 * c + 1] = (trip_hi[t] + pair_hi[q]) | move_tag(T_THREE_WITH_TWO, t + 2)
-                c += 1
-    # On a full-house follow the lead list's pairs and trips are not legal: keep the rest.
-    return sort_actions(scratch, c, n, s.level, follow and full_houses, ids, words)
+    # The compact generator lists the canonical moves with their ids, in id order.
+    return generate_actions(s.hand_lo[p], s.hand_hi[p], s.level, s.top_lo, s.top_hi,
+                            &s.rules.gen, ids, words)
 
 
-cdef int sort_actions(const u64* moves, int c, int known, int level, bint drop_groups,
-                      int32_t* ids, u64* words) noexcept nogil:
+cdef int sort_actions(const u64* moves, int c, int level, int32_t* ids, u64* words) noexcept nogil:
     """The abstract actions of moves[0 .. c) (words, their ids distinct) into ids/words in
-    ascending id order, through a bit per id in a 512-bit set (linear; the generator's
-    order interleaves the blocks rank by rank). The ids of moves[known ..) are given in
-    ids[known ..) (read before anything is written); drop_groups: leave out the pairs and
-    trips. Returns the count written."""
+    ascending id order, through a bit per id in a 512-bit set. Returns the count written."""
     cdef u64 seen[(N_ACTIONS + 63) >> 6]
     cdef uint16_t at[N_ACTIONS]
-    cdef int i, k, a, b, t
+    cdef int i, k, a, b
     cdef u64 x
     memset(seen, 0, sizeof(seen))
     for i in range(c):
-        if drop_groups:
-            t = move_type(moves[2 * i + 1])
-            if t == T_PAIR or t == T_TRIPS:
-                continue
-        a = action_of_move(moves[2 * i], moves[2 * i + 1], level) if i < known else ids[i]
+        a = action_of_move(moves[2 * i], moves[2 * i + 1], level)
         seen[a >> 6] |= (<u64>1) << (a & 63)
         at[a] = <uint16_t>i
     k = 0

@@ -1,6 +1,7 @@
 # The compiled move generator's C-level interface (implemented in movegen_core.pyx).
 # Contract shared with game.pyx; see docs/design.md for the encoding. No function here checks
 # its input: callers pass hands and moves built by checked code.
+from libc.stdint cimport int32_t
 from guandan_fast.types cimport u64
 
 cdef struct RulesC:
@@ -21,12 +22,12 @@ cdef enum:
 cdef int generate(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi, const RulesC* rules,
                   bint compact, u64* out, int cap) noexcept nogil
 
-# generate() restricted to the non-bomb types of the bit mask `types` (bit t for type code t)
-# and, when `bombs` is false, without bombs and straight flushes (PASS is still appended on a
-# follow): what a caller that builds some types itself needs (actions.fill_legal_actions).
-cdef int generate_select(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
-                         const RulesC* rules, bint compact, unsigned types, bint bombs,
-                         u64* out, int cap) noexcept nogil
+# The compact moves as abstract actions (action_space.pxd; actions.fill_legal_actions), in ascending id order: ids[i] and the canonical move out[2*i], out[2*i+1]
+# (PASS first on a follow), the full houses made by (triple rank, pair group) as the action
+# space defines them. ids and out hold N_ACTIONS entries (one move per id at most). Returns
+# the count.
+cdef int generate_actions(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
+                          const RulesC* rules, int32_t* ids, u64* out) noexcept nogil
 
 # generate() into a heap buffer that is grown (realloc) to the exact count when it is too
 # small: the buffer is sized from the hand, so any hand fits. *buf may be NULL with *cap 0.

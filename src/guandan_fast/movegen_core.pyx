@@ -13,6 +13,7 @@ multisets and no deduplication is needed.
 """
 
 from libc.stdlib cimport realloc
+from libc.stdint cimport int32_t
 
 from guandan_fast.types cimport (u64, N_RANKS, N_SUITS, SUIT_BITS, SB_BIT, HR_BIT, ALL_RANKS,
                                  SUIT_MASK, HI_CARD_MASK, SB_HI, HR_HI, T_SINGLE, T_PAIR, T_TRIPS,
@@ -23,6 +24,9 @@ from guandan_fast.types cimport (u64, N_RANKS, N_SUITS, SUIT_BITS, SB_BIT, HR_BI
                                  rank_value, bomb_tier, tier_key, card_count, MAX_BOMB_SIZE,
                                  ODD_BITS, VALUE_LEVEL, ACE_RANK, __builtin_ctzll, __builtin_popcountll)
 from guandan_fast.movegen_core cimport RulesC, MAX_MOVES
+from guandan_fast.action_space cimport (N_ACTIONS, A_PASS, A_SINGLE, A_PAIR, A_TRIPS, A_FULL_HOUSE,
+                                        A_STRAIGHT, A_THREE_PAIR, A_TWO_TRIPS, A_BOMB,
+                                        A_STRAIGHT_FLUSH, A_JOKER_BOMB)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -138,6 +142,7 @@ cdef struct Ctx:
     int size             # 0, or only moves of exactly this many cards (classify)
     # -- output: emit() writes while n < cap and always counts (cap 0: count only) --
     u64* out
+    int32_t* ids         # generate_actions: the action id of each move (else NULL)
     int n
     int cap
     # -- option lists per rank for groups of 1, 2, 3 cards, fewest wilds first (build1/2/3) --
@@ -170,6 +175,17 @@ cdef inline void emit(Ctx* c, u64 lo, u64 hi) noexcept nogil:
     if c.n < c.cap:
         c.out[2 * c.n] = lo
         c.out[2 * c.n + 1] = hi
+    c.n += 1
+
+
+cdef inline void emit_action(Ctx* c, int a, u64 lo, u64 hi) noexcept nogil:
+    # emit() of a compact move whose abstract action is `a`; generate_actions also writes
+    # the id beside it (the other callers pass ids NULL).
+    if c.n < c.cap:
+        c.out[2 * c.n] = lo
+        c.out[2 * c.n + 1] = hi
+        if c.ids != NULL:
+            c.ids[c.n] = a
     c.n += 1
 
 
@@ -300,6 +316,7 @@ cdef void ctx_init(Ctx* c, u64 lo, u64 hi, int level, const RulesC* rules) noexc
     c.b3 = 0
     c.bu = 0
     c.n = 0
+    c.ids = NULL
 
 
 cdef void build_cols(Ctx* c) noexcept nogil:
@@ -551,7 +568,7 @@ cdef void gen_sf(Ctx* c, bint compact) noexcept nogil:
                     shi[i] = KW_HI[s][r]
                     blo += slo[i]
                     bhi += shi[i]
-            emit(c, blo, bhi | t)
+            emit_action(c, A_STRAIGHT_FLUSH + (p - 1) * N_SUITS + s, blo, bhi | t)
             if compact:
                 continue
             extra = c.W - missing
@@ -850,44 +867,83 @@ cdef inline int canon_group(Ctx* c, int r, int n, u64* lo, u64* hi, int* pen) no
     return w
 
 
-cdef void compact_groups(Ctx* c) noexcept nogil:
-    cdef int r, n, w, pen, nmax, key
+# The canonical group moves of one rank and type, with their action ids (emit_action): the
+# compact list takes them rank by rank (compact_groups), the action list type by type
+# (generate_actions).
+
+cdef inline void group_single(Ctx* c, int r) noexcept nogil:
     cdef u64 lo, hi
+    cdef int pen
+    if c.avail[r] or (r == c.lr and c.W):
+        canon_group(c, r, 1, &lo, &hi, &pen)
+        emit_action(c, A_SINGLE + r, lo, hi | move_tag(T_SINGLE, r + 2))
+
+
+cdef inline void group_pair(Ctx* c, int r) noexcept nogil:
+    cdef u64 lo, hi
+    cdef int pen
+    if c.avail[r] or r == c.lr:
+        if canon_group(c, r, 2, &lo, &hi, &pen) >= 0:
+            emit_action(c, A_PAIR + r, lo, hi | move_tag(T_PAIR, r + 2))
+
+
+cdef inline void group_trips(Ctx* c, int r) noexcept nogil:
+    cdef u64 lo, hi
+    cdef int pen
+    if canon_group(c, r, 3, &lo, &hi, &pen) >= 0:
+        emit_action(c, A_TRIPS + r, lo, hi | move_tag(T_TRIPS, r + 2))
+
+
+cdef inline void group_bombs(Ctx* c, int r, int key) noexcept nogil:
+    """Rank r's same-rank bombs above the bound, smallest first."""
+    cdef u64 lo, hi
+    cdef int n, pen, nmax = c.avail[r] + c.W
+    if nmax > MAX_BOMB_SIZE:
+        nmax = MAX_BOMB_SIZE
+    for n in range(4, nmax + 1):
+        if c.size and c.size != n:
+            continue
+        if bomb_ok(c, bomb_tier(n), key):
+            canon_group(c, r, n, &lo, &hi, &pen)
+            emit_action(c, A_BOMB + r * 7 + n - 4, lo, hi | move_tag(T_BOMB, r + 2))
+
+
+cdef inline void joker_singles(Ctx* c) noexcept nogil:
+    if c.nsb and VALUE_SB > c.minkey:
+        emit_action(c, A_SINGLE + N_RANKS, 0, SB_HI | move_tag(T_SINGLE, RANK_JOKER))
+    if c.nhr and VALUE_HR > c.minkey:
+        emit_action(c, A_SINGLE + N_RANKS + 1, 0, HR_HI | move_tag(T_SINGLE, RANK_JOKER))
+
+
+cdef inline void joker_pairs(Ctx* c) noexcept nogil:
+    if c.nsb == 2 and VALUE_SB > c.minkey:
+        emit_action(c, A_PAIR + N_RANKS, 0, 2 * SB_HI | move_tag(T_PAIR, RANK_JOKER))
+    if c.nhr == 2 and VALUE_HR > c.minkey:
+        emit_action(c, A_PAIR + N_RANKS + 1, 0, 2 * HR_HI | move_tag(T_PAIR, RANK_JOKER))
+
+
+cdef inline void joker_bomb(Ctx* c) noexcept nogil:
+    if c.nsb == 2 and c.nhr == 2 and (c.size == 0 or c.size == 4) and bomb_ok(c, TIER_JOKERS, 0):
+        emit_action(c, A_JOKER_BOMB, 0, 2 * SB_HI + 2 * HR_HI | move_tag(T_BOMB, RANK_JOKER))
+
+
+cdef void compact_groups(Ctx* c) noexcept nogil:
+    cdef int r, key
     for r in range(N_RANKS):
         key = rank_value(r, c.lr)
         if key > c.minkey:
             if c.tmask & (1 << T_SINGLE) and (c.size == 0 or c.size == 1):
-                if c.avail[r] or (r == c.lr and c.W):
-                    canon_group(c, r, 1, &lo, &hi, &pen)
-                    emit(c, lo, hi | move_tag(T_SINGLE, r + 2))
+                group_single(c, r)
             if c.tmask & (1 << T_PAIR) and (c.size == 0 or c.size == 2):
-                if c.avail[r] or r == c.lr:
-                    if canon_group(c, r, 2, &lo, &hi, &pen) >= 0:
-                        emit(c, lo, hi | move_tag(T_PAIR, r + 2))
+                group_pair(c, r)
             if c.tmask & (1 << T_TRIPS) and (c.size == 0 or c.size == 3):
-                if canon_group(c, r, 3, &lo, &hi, &pen) >= 0:
-                    emit(c, lo, hi | move_tag(T_TRIPS, r + 2))
-        nmax = c.avail[r] + c.W
-        if nmax > MAX_BOMB_SIZE:
-            nmax = MAX_BOMB_SIZE
-        for n in range(4, nmax + 1):
-            if c.size and c.size != n:
-                continue
-            if bomb_ok(c, bomb_tier(n), key):
-                canon_group(c, r, n, &lo, &hi, &pen)
-                emit(c, lo, hi | move_tag(T_BOMB, r + 2))
+                group_trips(c, r)
+        group_bombs(c, r, key)
     if c.tmask & (1 << T_SINGLE) and (c.size == 0 or c.size == 1):
-        if c.nsb and VALUE_SB > c.minkey:
-            emit(c, 0, SB_HI | move_tag(T_SINGLE, RANK_JOKER))
-        if c.nhr and VALUE_HR > c.minkey:
-            emit(c, 0, HR_HI | move_tag(T_SINGLE, RANK_JOKER))
+        joker_singles(c)
     if c.tmask & (1 << T_PAIR) and (c.size == 0 or c.size == 2):
-        if c.nsb == 2 and VALUE_SB > c.minkey:
-            emit(c, 0, 2 * SB_HI | move_tag(T_PAIR, RANK_JOKER))
-        if c.nhr == 2 and VALUE_HR > c.minkey:
-            emit(c, 0, 2 * HR_HI | move_tag(T_PAIR, RANK_JOKER))
-    if c.nsb == 2 and c.nhr == 2 and (c.size == 0 or c.size == 4) and bomb_ok(c, TIER_JOKERS, 0):
-        emit(c, 0, 2 * SB_HI + 2 * HR_HI | move_tag(T_BOMB, RANK_JOKER))
+        joker_pairs(c)
+    joker_bomb(c)
 
 
 cdef enum:
@@ -1067,7 +1123,7 @@ cdef void compact_sequences(Ctx* c) noexcept nogil:
                 else:
                     lo += KW_LO[suit[i]][r]
                     hi += KW_HI[suit[i]][r]
-            emit(c, lo, hi | move_tag(T_STRAIGHT, p))
+            emit_action(c, A_STRAIGHT + p - 1, lo, hi | move_tag(T_STRAIGHT, p))
     if (c.size == 0 or c.size == 6) and c.tmask & (1 << T_THREE_PAIR):
         wins = run_windows(c.av, 3, 2, c.W)
         for p in range(max(1, c.minkey + 1), LAST_THREE_PAIR_POS + 1):
@@ -1087,7 +1143,7 @@ cdef void compact_sequences(Ctx* c) noexcept nogil:
                 lo += l
                 hi += h
             if ok and w <= c.W:
-                emit(c, lo, hi | move_tag(T_THREE_PAIR, p))
+                emit_action(c, A_THREE_PAIR + p - 1, lo, hi | move_tag(T_THREE_PAIR, p))
     if (c.size == 0 or c.size == 6) and c.tmask & (1 << T_TWO_TRIPS):
         wins = run_windows(c.av, 2, 3, c.W)
         for p in range(max(1, c.minkey + 1), LAST_TWO_TRIPS_POS + 1):
@@ -1107,18 +1163,24 @@ cdef void compact_sequences(Ctx* c) noexcept nogil:
                 lo += l
                 hi += h
             if ok and w <= c.W:
-                emit(c, lo, hi | move_tag(T_TWO_TRIPS, p))
+                emit_action(c, A_TWO_TRIPS + p - 1, lo, hi | move_tag(T_TWO_TRIPS, p))
 
 
 # ---------------------------------------------------------------------------------------------
 # The C interface (movegen.pxd)
 
 cdef int run(Ctx* c, u64 last_lo, u64 last_hi, bint compact) noexcept nogil:
-    return run_select(c, last_lo, last_hi, compact, NONBOMB_TYPES, True)
+    set_bounds(c, last_lo, last_hi)
+    if not compact:
+        build_cols(c)
+    gen_moves(c, compact)
+    if not (last_lo == 0 and last_hi == 0):
+        emit(c, 0, 0)
+    return c.n
 
 
-cdef int run_select(Ctx* c, u64 last_lo, u64 last_hi, bint compact, unsigned types,
-                    bint bombs) noexcept nogil:
+cdef void set_bounds(Ctx* c, u64 last_lo, u64 last_hi) noexcept nogil:
+    """What beats `last` ((0, 0): a lead, anything): tmask, minkey, btier, bkey."""
     cdef int lt = move_type(last_hi), tier, key
     c.size = 0
     if last_lo == 0 and last_hi == 0:
@@ -1138,16 +1200,6 @@ cdef int run_select(Ctx* c, u64 last_lo, u64 last_hi, bint compact, unsigned typ
             c.minkey = key
             c.btier = 0
             c.bkey = 0
-    c.tmask &= types
-    if not compact:
-        build_cols(c)
-    if not bombs:
-        c.btier = TIER_JOKERS          # nothing is above the joker bomb: no bomb is made
-        c.bkey = 99
-    gen_moves(c, compact)
-    if not (last_lo == 0 and last_hi == 0):
-        emit(c, 0, 0)
-    return c.n
 
 
 cdef void gen_moves(Ctx* c, bint compact) noexcept nogil:
@@ -1191,16 +1243,98 @@ cdef int generate(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi, const Rul
     return c.n
 
 
-cdef int generate_select(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
-                         const RulesC* rules, bint compact, unsigned types, bint bombs,
-                         u64* out, int cap) noexcept nogil:
+cdef void action_full_houses(Ctx* c) noexcept nogil:
+    """The full houses of the action space (docs/learning.md): for each triple rank above
+    minkey and each pair group (rank, or joker pair when the rules allow it) other than the
+    triple's, the canonical trips plus the canonical pair when the hand's wilds cover both;
+    ascending ids (triple rank, then pair group). The compact order's key is additive over
+    the two disjoint rank groups, so this union is the group's canonical move."""
+    cdef u64 trip_lo[N_RANKS]
+    cdef u64 trip_hi[N_RANKS]
+    cdef int trip_w[N_RANKS]
+    cdef u64 pair_lo[N_PAIR_SLOTS]
+    cdef u64 pair_hi[N_PAIR_SLOTS]
+    cdef int pairs_w[3]
+    cdef int r, w, pen, t, q, wt, pairs, trips = 0, base
+    cdef u64 tag
+    pairs_w[0] = pairs_w[1] = pairs_w[2] = 0
+    for r in range(N_RANKS):
+        if c.avail[r] or r == c.lr:
+            w = canon_group(c, r, 2, &pair_lo[r], &pair_hi[r], &pen)
+            if w >= 0:
+                pairs_w[w] |= 1 << r
+        if rank_value(r, c.lr) > c.minkey:
+            w = canon_group(c, r, 3, &trip_lo[r], &trip_hi[r], &pen)
+            if w >= 0:
+                trips |= 1 << r
+                trip_w[r] = w
+    if c.fjp:
+        if c.nsb == 2:
+            pairs_w[0] |= 1 << PAIR_SB
+            pair_lo[PAIR_SB] = 0
+            pair_hi[PAIR_SB] = 2 * SB_HI
+        if c.nhr == 2:
+            pairs_w[0] |= 1 << PAIR_HR
+            pair_lo[PAIR_HR] = 0
+            pair_hi[PAIR_HR] = 2 * HR_HI
+    while trips:
+        t = __builtin_ctzll(trips)
+        trips &= trips - 1
+        wt = trip_w[t]
+        pairs = pairs_w[0]
+        if wt + 1 <= c.W:
+            pairs |= pairs_w[1]
+        if wt + 2 <= c.W:
+            pairs |= pairs_w[2]
+        pairs &= ~(1 << t)
+        tag = move_tag(T_THREE_WITH_TWO, t + 2)
+        base = A_FULL_HOUSE + t * (N_PAIR_SLOTS - 1)
+        while pairs:
+            q = __builtin_ctzll(pairs)
+            pairs &= pairs - 1
+            emit_action(c, base + (q if q < t else q - 1), trip_lo[t] + pair_lo[q],
+                        (trip_hi[t] + pair_hi[q]) | tag)
+
+
+cdef int generate_actions(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
+                          const RulesC* rules, int32_t* ids, u64* out) noexcept nogil:
+    # The compact generator's canonical moves, block by block in the action space's order
+    # (action_space.pxd): PASS, singles, pairs, trips (rank by rank, jokers last), full
+    # houses, the three runs, bombs (rank by rank, size by size), straight flushes (window by
+    # window, suit by suit), the joker bomb; each move's id beside it.
     cdef Ctx c
+    cdef int r
+    cdef bint follow = not (last_lo == 0 and last_hi == 0)
     ctx_init(&c, lo, hi & HI_CARD_MASK, level, rules)
     c.out = out
-    c.cap = cap
-    run_select(&c, last_lo, last_hi, compact, types, bombs)
-    if c.n > cap:
-        return -1
+    c.ids = ids
+    c.cap = N_ACTIONS
+    set_bounds(&c, last_lo, last_hi)
+    build_sfu(&c)
+    if follow:
+        emit_action(&c, A_PASS, 0, 0)
+    if c.tmask & (1 << T_SINGLE):
+        for r in range(N_RANKS):
+            if rank_value(r, c.lr) > c.minkey:
+                group_single(&c, r)
+        joker_singles(&c)
+    if c.tmask & (1 << T_PAIR):
+        for r in range(N_RANKS):
+            if rank_value(r, c.lr) > c.minkey:
+                group_pair(&c, r)
+        joker_pairs(&c)
+    if c.tmask & (1 << T_TRIPS):
+        for r in range(N_RANKS):
+            if rank_value(r, c.lr) > c.minkey:
+                group_trips(&c, r)
+    if c.tmask & (1 << T_THREE_WITH_TWO):
+        action_full_houses(&c)
+    compact_sequences(&c)
+    for r in range(N_RANKS):
+        group_bombs(&c, r, rank_value(r, c.lr))
+    if c.btier < TIER_STRAIGHT_FLUSH or (c.btier == TIER_STRAIGHT_FLUSH and c.bkey < LAST_STRAIGHT_POS):
+        gen_sf(&c, True)
+    joker_bomb(&c)
     return c.n
 
 
