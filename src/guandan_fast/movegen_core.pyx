@@ -69,6 +69,9 @@ cdef unsigned char SUB_BYTES[6561]
 cdef u64 BASE_LO[256]
 cdef u64 BASE_HI[256]
 cdef int SUB_SUITS[256]
+# PREFIX[b][k]: the first k copies of the byte b in suit order (S, H, C, D), as a byte of the
+# same form (k at most the copies of b): the compact mode's canonical choices (canon_group).
+cdef unsigned char PREFIX[256][9]
 
 
 cdef _init_subsets():
@@ -94,6 +97,14 @@ cdef _init_subsets():
                             idx += 1
                             SUB_COUNT[col][k] += 1
     assert idx <= 6561
+    for b in range(256):
+        for k in range(9):
+            left, out = k, 0
+            for s in range(4):
+                take = min(left, (b >> (2 * s)) & 3)
+                out |= take << (2 * s)
+                left -= take
+            PREFIX[b][k] = out
 
 
 _init_subsets()
@@ -123,7 +134,7 @@ cdef struct Ctx:
     int lr               # rank index of the level rank (level - 2)
     int W                # wilds held (0..2): hearts of the level rank
     u64 wild_lo          # the words of one wild (a heart, so always in lo)
-    int cnt[N_RANKS][4]  # natural (non-wild) copies per rank index and suit
+    u64 sw[4]            # natural (non-wild) copies per suit, 2 bits per rank index (cnt())
     int col[N_RANKS]     # the same, one byte per rank: 2 bits per suit (indexes SUB_* tables;
                          # complete mode only: build_cols)
     int avail[N_RANKS]   # natural copies per rank, all suits
@@ -159,13 +170,18 @@ cdef struct Ctx:
     Opt o2[N_RANKS][OPT2_CAP]
     Opt o3[N_RANKS][OPT3_CAP]
     # -- compact mode (docs/design.md "Compact mode") --
+    int sfw[4]           # per suit, the straight-flush windows of the hand (sf_windows)
     int sfu[4]           # per suit, "straight-flush usable": rank mask of the naturals that some
                          # straight-flush window of the hand (with its wilds) could use
-    int bu               # rank mask of the ranks whose prefix tables below are built
-    u64 pre_lo[N_RANKS][9]    # the canonical k naturals of rank r, k = 0..8 (prefix of the
-    u64 pre_hi[N_RANKS][9]    # rank's preference order)
-    int pre_pen[N_RANKS][9]   # their straight-flush penalty (last copies of sfu cards taken)
-    int first_suit[N_RANKS]   # suit of the preferred single natural card of each rank
+    int bu               # rank mask of the ranks whose preference split below is built
+    int fcol[N_RANKS]    # rank r's natural copies that break no straight flush, and the
+    int rcol[N_RANKS]    # last copies of straight-flush cards (bytes of SUB_* form: 2 bits
+    int nfree[N_RANKS]   # per suit); nfree: the copies in fcol (build_unit)
+
+
+cdef inline int cnt(const Ctx* c, int r, int s) noexcept nogil:
+    """Natural copies (0..2) of rank index r in suit s."""
+    return <int>((c.sw[s] >> (2 * r)) & 3)
 
 
 cdef inline void emit(Ctx* c, u64 lo, u64 hi) noexcept nogil:
@@ -301,12 +317,10 @@ cdef void ctx_init(Ctx* c, u64 lo, u64 hi, int level, const RulesC* rules) noexc
         rm = nonzero_fields(sw[s])
         c.pm[s] = (rm << 2) | ((rm >> 11) & 2)
     c.av = av
+    for s in range(4):
+        c.sw[s] = sw[s]
     for r in range(N_RANKS):
         c.avail[r] = <int>((av >> (4 * r)) & 15)
-        c.cnt[r][0] = <int>((sw[0] >> (2 * r)) & 3)
-        c.cnt[r][1] = <int>((sw[1] >> (2 * r)) & 3)
-        c.cnt[r][2] = <int>((sw[2] >> (2 * r)) & 3)
-        c.cnt[r][3] = <int>((sw[3] >> (2 * r)) & 3)
     c.nsb = <int>((hi >> SB_BIT) & 3)
     c.nhr = <int>((hi >> HR_BIT) & 3)
     c.sfs = rules.sf_as_straight
@@ -324,7 +338,7 @@ cdef void build_cols(Ctx* c) noexcept nogil:
     (the compact mode never reads it, so ctx_init leaves it to the complete mode's runs)."""
     cdef int r
     for r in range(N_RANKS):
-        c.col[r] = c.cnt[r][0] | (c.cnt[r][1] << 2) | (c.cnt[r][2] << 4) | (c.cnt[r][3] << 6)
+        c.col[r] = cnt(c, r, 0) | (cnt(c, r, 1) << 2) | (cnt(c, r, 2) << 4) | (cnt(c, r, 3) << 6)
 
 
 cdef int subsets(Ctx* c, int r, int k, u64* los, u64* his, int* sm) noexcept nogil:
@@ -433,7 +447,7 @@ cdef void gen_singles(Ctx* c) noexcept nogil:
             continue
         t = move_tag(T_SINGLE, r + 2)
         for s in range(4):
-            if c.cnt[r][s]:
+            if cnt(c, r, s):
                 emit(c, KW_LO[s][r], KW_HI[s][r] | t)
         if r == c.lr and c.W:
             emit(c, c.wild_lo, t)
@@ -546,7 +560,7 @@ cdef void gen_sf(Ctx* c, bint compact) noexcept nogil:
     cdef int wins[4]
     cdef int any_ = 0
     for s in range(4):
-        wins[s] = sf_windows(c.pm[s], c.W)
+        wins[s] = c.sfw[s] if compact else sf_windows(c.pm[s], c.W)   # (build_sfu's)
         any_ |= wins[s]
     if any_ == 0:
         return
@@ -805,9 +819,16 @@ cdef void gen_two_trips(Ctx* c) noexcept nogil:
 # lowest suits.
 
 cdef void build_sfu(Ctx* c) noexcept nogil:
+    """sfw and sfu of every suit (gen_sf in compact mode reads sfw)."""
     cdef int s, p, wins, cover, i
     for s in range(4):
+        # a window needs five distinct ranks counting the wilds
+        if __builtin_popcountll(c.pm[s] & 0x7FFC) + c.W < 5:
+            c.sfw[s] = 0
+            c.sfu[s] = 0
+            continue
         wins = sf_windows(c.pm[s], c.W)
+        c.sfw[s] = wins
         cover = 0
         for i in range(5):
             cover |= wins << i
@@ -818,58 +839,40 @@ cdef void build_sfu(Ctx* c) noexcept nogil:
 
 
 cdef void build_unit(Ctx* c, int r) noexcept nogil:
-    # The natural cards of each rank in order of preference: first the copies whose use breaks
-    # no straight flush (all copies of a card no straight flush can use, all but one of the
-    # others), then the last copies of cards a straight flush can use; each part in suit order.
-    # The canonical choice of k naturals is the first k of this order.
-    cdef int s, k = 0, j, cs, u, p = 0
-    cdef u64 l = 0, h = 0
-    c.pre_lo[r][0] = 0
-    c.pre_hi[r][0] = 0
-    c.pre_pen[r][0] = 0
-    for s in range(4):
-        cs = c.cnt[r][s]
-        u = (c.sfu[s] >> r) & 1
-        for j in range(cs - u):
-            l += KW_LO[s][r]
-            h += KW_HI[s][r]
-            k += 1
-            if k == 1:
-                c.first_suit[r] = s
-            c.pre_lo[r][k] = l
-            c.pre_hi[r][k] = h
-            c.pre_pen[r][k] = 0
-    for s in range(4):
-        if c.cnt[r][s] and (c.sfu[s] >> r) & 1:
-            l += KW_LO[s][r]
-            h += KW_HI[s][r]
-            p += 1
-            k += 1
-            if k == 1:
-                c.first_suit[r] = s
-            c.pre_lo[r][k] = l
-            c.pre_hi[r][k] = h
-            c.pre_pen[r][k] = p
+    # The natural cards of rank r in order of preference: first the copies whose use breaks
+    # no straight flush (fcol: all copies of a card no straight flush can use, all but one of
+    # the others), then the last copies of cards a straight flush can use (rcol); each part
+    # in suit order. The canonical choice of k naturals is the first k of this order
+    # (canon_group, through PREFIX).
+    cdef int col = cnt(c, r, 0) | (cnt(c, r, 1) << 2) | (cnt(c, r, 2) << 4) | (cnt(c, r, 3) << 6)
+    cdef int res = (((c.sfu[0] >> r) & 1) | (((c.sfu[1] >> r) & 1) << 2)
+                    | (((c.sfu[2] >> r) & 1) << 4) | (((c.sfu[3] >> r) & 1) << 6))
+    col -= res                  # (sfu holds only cards the hand holds)
+    c.fcol[r] = col
+    c.rcol[r] = res
+    c.nfree[r] = __builtin_popcountll(col) + __builtin_popcountll(col & 0xAA)
     c.bu |= 1 << r
 
 
 cdef inline int canon_group(Ctx* c, int r, int n, u64* lo, u64* hi, int* pen) noexcept nogil:
     """The canonical n cards of rank r: wilds used, or -1 when the hand cannot."""
     cdef int k = min(n, c.avail[r])
-    cdef int w = n - k
+    cdef int w = n - k, nf, b
     if w > c.W:
         return -1
     if not (c.bu >> r) & 1:
         build_unit(c, r)
-    lo[0] = c.pre_lo[r][k] + c.wild_lo * w
-    hi[0] = c.pre_hi[r][k]
-    pen[0] = c.pre_pen[r][k]
+    nf = c.nfree[r]
+    if k <= nf:
+        b = PREFIX[c.fcol[r]][k]
+        pen[0] = 0
+    else:
+        b = c.fcol[r] + PREFIX[c.rcol[r]][k - nf]
+        pen[0] = k - nf
+    lo[0] = (BASE_LO[b] << (2 * r)) + c.wild_lo * w
+    hi[0] = BASE_HI[b] << (2 * r)
     return w
 
-
-# The canonical group moves of one rank and type, with their action ids (emit_action): the
-# compact list takes them rank by rank (compact_groups), the action list type by type
-# (generate_actions).
 
 cdef inline void group_single(Ctx* c, int r) noexcept nogil:
     cdef u64 lo, hi
@@ -1019,7 +1022,7 @@ cdef void compact_full_houses(Ctx* c) noexcept nogil:
 
 cdef inline int single_cost(Ctx* c, int r, int s) noexcept nogil:
     # 1 when playing this card leaves a straight flush of the hand without it
-    return ((c.sfu[s] >> r) & 1) and c.cnt[r][s] == 1
+    return ((c.sfu[s] >> r) & 1) and cnt(c, r, s) == 1
 
 
 cdef void sort5(int* a, int n) noexcept nogil:
@@ -1050,9 +1053,14 @@ cdef bint straight_choice(Ctx* c, int p, int* suit) noexcept nogil:
             continue
         if not (c.bu >> r) & 1:
             build_unit(c, r)
-        best = c.first_suit[r]
+        # the preferred single natural card: the first free copy, else the first last copy
+        if c.nfree[r]:
+            best = __builtin_ctzll(c.fcol[r]) >> 1
+            bestc[i] = 0
+        else:
+            best = __builtin_ctzll(c.rcol[r]) >> 1
+            bestc[i] = 1
         suit[i] = best
-        bestc[i] = c.pre_pen[r][1]
         m |= 1 << best
     if gaps > c.W:
         return False
@@ -1066,7 +1074,7 @@ cdef bint straight_choice(Ctx* c, int p, int* suit) noexcept nogil:
             continue
         bc = 2
         for s in range(4):
-            if s != suit[i] and c.cnt[r][s]:
+            if s != suit[i] and cnt(c, r, s):
                 cost = single_cost(c, r, s)
                 if cost < bc:
                     bc = cost
