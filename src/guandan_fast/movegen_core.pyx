@@ -930,6 +930,12 @@ cdef inline void joker_bomb(Ctx* c) noexcept nogil:
         emit_action(c, A_JOKER_BOMB, 0, 2 * SB_HI + 2 * HR_HI | move_tag(T_BOMB, RANK_JOKER))
 
 
+cdef inline int pair_ranks(Ctx* c) noexcept nogil:
+    """Rank mask of the ranks with a pair (naturals and wilds; the level rank's may be all
+    wilds): group_pair's condition."""
+    return ranks_with(c.av, 2 - c.W) & (ranks_with(c.av, 1) | (1 << c.lr))
+
+
 cdef void compact_groups(Ctx* c) noexcept nogil:
     cdef int r, key
     for r in range(N_RANKS):
@@ -1263,19 +1269,20 @@ cdef void action_full_houses(Ctx* c) noexcept nogil:
     cdef u64 pair_lo[N_PAIR_SLOTS]
     cdef u64 pair_hi[N_PAIR_SLOTS]
     cdef int pairs_w[3]
-    cdef int r, w, pen, t, q, wt, pairs, trips = 0, base
+    cdef int r, w, pen, t, q, wt, pairs, trips, base, m
     cdef u64 tag
     pairs_w[0] = pairs_w[1] = pairs_w[2] = 0
-    for r in range(N_RANKS):
-        if c.avail[r] or r == c.lr:
-            w = canon_group(c, r, 2, &pair_lo[r], &pair_hi[r], &pen)
-            if w >= 0:
-                pairs_w[w] |= 1 << r
-        if rank_value(r, c.lr) > c.minkey:
-            w = canon_group(c, r, 3, &trip_lo[r], &trip_hi[r], &pen)
-            if w >= 0:
-                trips |= 1 << r
-                trip_w[r] = w
+    m = pair_ranks(c)
+    while m:
+        r = __builtin_ctzll(m)
+        m &= m - 1
+        pairs_w[canon_group(c, r, 2, &pair_lo[r], &pair_hi[r], &pen)] |= 1 << r
+    trips = ranks_with(c.av, 3 - c.W) & ranks_above(c.minkey, c.lr)
+    m = trips
+    while m:
+        r = __builtin_ctzll(m)
+        m &= m - 1
+        trip_w[r] = canon_group(c, r, 3, &trip_lo[r], &trip_hi[r], &pen)
     if c.fjp:
         if c.nsb == 2:
             pairs_w[0] |= 1 << PAIR_SB
@@ -1310,8 +1317,9 @@ cdef int generate_actions(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
     # (action_space.pxd): PASS, singles, pairs, trips (rank by rank, jokers last), full
     # houses, the three runs, bombs (rank by rank, size by size), straight flushes (window by
     # window, suit by suit), the joker bomb; each move's id beside it.
+    # (each block walks the rank mask of the ranks that have one: ranks_with)
     cdef Ctx c
-    cdef int r
+    cdef int r, m
     cdef bint follow = not (last_lo == 0 and last_hi == 0)
     ctx_init(&c, lo, hi & HI_CARD_MASK, level, rules)
     c.out = out
@@ -1322,23 +1330,32 @@ cdef int generate_actions(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
     if follow:
         emit_action(&c, A_PASS, 0, 0)
     if c.tmask & (1 << T_SINGLE):
-        for r in range(N_RANKS):
-            if rank_value(r, c.lr) > c.minkey:
-                group_single(&c, r)
+        m = (ranks_with(c.av, 1) | ((1 << c.lr) if c.W else 0)) & ranks_above(c.minkey, c.lr)
+        while m:
+            r = __builtin_ctzll(m)
+            m &= m - 1
+            group_single(&c, r)
         joker_singles(&c)
     if c.tmask & (1 << T_PAIR):
-        for r in range(N_RANKS):
-            if rank_value(r, c.lr) > c.minkey:
-                group_pair(&c, r)
+        m = pair_ranks(&c) & ranks_above(c.minkey, c.lr)
+        while m:
+            r = __builtin_ctzll(m)
+            m &= m - 1
+            group_pair(&c, r)
         joker_pairs(&c)
     if c.tmask & (1 << T_TRIPS):
-        for r in range(N_RANKS):
-            if rank_value(r, c.lr) > c.minkey:
-                group_trips(&c, r)
+        m = ranks_with(c.av, 3 - c.W) & ranks_above(c.minkey, c.lr)
+        while m:
+            r = __builtin_ctzll(m)
+            m &= m - 1
+            group_trips(&c, r)
     if c.tmask & (1 << T_THREE_WITH_TWO):
         action_full_houses(&c)
     compact_sequences(&c)
-    for r in range(N_RANKS):
+    m = ranks_with(c.av, 4 - c.W)
+    while m:
+        r = __builtin_ctzll(m)
+        m &= m - 1
         group_bombs(&c, r, rank_value(r, c.lr))
     if c.btier < TIER_STRAIGHT_FLUSH or (c.btier == TIER_STRAIGHT_FLUSH and c.bkey < LAST_STRAIGHT_POS):
         gen_sf(&c, True)
