@@ -79,7 +79,7 @@ def game_to_lines(game, agents=None, **extra) -> list[str]:
 
     The match is replayed from its start to recover each hand's deal and exchange.
     """
-    setup = game._origin_info()
+    setup = game.origin
     header = {"format": FORMAT, "version": VERSION, "rules": game.rules.to_dict(),
               "seed": game.seed, "setup": setup}
     if agents is not None:
@@ -91,7 +91,7 @@ def game_to_lines(game, agents=None, **extra) -> list[str]:
     lines = [json.dumps(header)]
     replica = _origin_game(type(game), game.seed, game.rules, setup)
     results = game.results
-    for i, moves in enumerate(game._moves_by_hand()):
+    for i, moves in enumerate(game.moves_by_hand()):
         line = {"hand": i, "level": replica.level, "declarer": replica.declarer,
                 "levels_before": list(replica.levels),
                 "deal": [list(replica.hand(p)) for p in range(4)]}

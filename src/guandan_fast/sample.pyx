@@ -15,7 +15,7 @@ the same sample. The compiled entries (sample.pxd) are nogil and allocation-free
 >>> w = sample_world(g, 0, seed=1)
 >>> w.hand(0) == g.hand(0), [len(w.hand(q)) for q in range(4)]
 (True, [27, 27, 27, 27])
->>> sample_world(g, 0, seed=1)._state_bytes() == w._state_bytes()
+>>> sample_world(g, 0, seed=1).state_bytes() == w.state_bytes()
 True
 >>> infoset_key(g, 0) == infoset_key(g.clone(), 0) != infoset_key(g, 1)
 True
@@ -32,6 +32,7 @@ from guandan_fast.types cimport (u64, Cards, LO_KINDS, LO_CARD_MASK, HI_CARD_MAS
                                  single_value, wild_kind, __builtin_ctzll)
 from guandan_fast.codec cimport codes_of
 from guandan_fast.game_core cimport GameState, PH_BACK, PH_PLAY
+from guandan_fast.game cimport game_state_ptr, game_with_state
 from guandan_fast.rng cimport sm_next
 
 import numpy as np
@@ -350,11 +351,7 @@ cdef u64 check_seed(object seed) except? 0:
 
 
 cdef int load_state(game, GameState* st) except -1:
-    from .game import Game
-    if not isinstance(game, Game):
-        raise TypeError(f"game must be a guandan_fast.Game, not {type(game).__name__}")
-    b = game._state_bytes()
-    memcpy(st, <const char*>b, sizeof(GameState))
+    memcpy(st, game_state_ptr(game), sizeof(GameState))
     return 0
 
 
@@ -435,7 +432,7 @@ def sample_world(game, p, seed=0, weights=None):
         if weights is not None:
             raise ValueError("weights: no deal of the unseen cards has positive weight")
         raise RuntimeError("inconsistent game state: the known cards do not fit")
-    return game._with_state((<char*>&out)[:sizeof(GameState)])
+    return game_with_state(game, &out)
 
 
 def infoset_key(game, p):
@@ -454,7 +451,7 @@ def infoset_key(game, p):
     load_state(game, &st)
     obs = game.observation(p)
     obs["counts"] = tuple(card_count(st.hand_lo[q], st.hand_hi[q]) for q in range(4))
-    past = game._moves_by_hand()[:-1]
+    past = game.moves_by_hand()[:-1]
     h = hashlib.blake2b(digest_size=8)
     h.update(repr((repr(game.rules), sorted(obs.items()), past, game.results)).encode())
     return int.from_bytes(h.digest(), "little")
