@@ -25,7 +25,6 @@ import math
 
 from libc.string cimport memcpy, memset
 from libc.stdint cimport uint8_t
-from libc.time cimport clock_t, clock, CLOCKS_PER_SEC
 
 from guandan_fast.types cimport (u64, Cards, LO_KINDS, LO_CARD_MASK, HI_CARD_MASK, T_PASS,
                                  T_TRIBUTE, kind_count, kind_add, move_type, card_count,
@@ -455,26 +454,3 @@ def infoset_key(game, p):
     h = hashlib.blake2b(digest_size=8)
     h.update(repr((repr(game.rules), sorted(obs.items()), past, game.results)).encode())
     return int.from_bytes(h.digest(), "little")
-
-
-def _sample_many(game, p, long long n, seed=0):
-    """Draw ``n`` samples in compiled code (no Python per sample); returns ``(seconds, checksum)``
-    (the benchmark of bench/bench_search.py)."""
-    cdef GameState st, out
-    cdef Played t
-    cdef Cards pins[4]
-    cdef u64 rng = check_seed(seed)
-    cdef u64 acc = 0
-    cdef long long i
-    cdef clock_t t0, t1
-    cdef int pp = check_seat(p)
-    load_state(game, &st)
-    load_played(game, &st, &t)
-    known_pins(&st, pp, &t, pins)
-    with nogil:
-        t0 = clock()
-        for i in range(n):
-            sample_deal(&st, pp, pins, &rng, &out)
-            acc ^= out.hand_lo[(pp + 1) & 3] + out.hand_hi[(pp + 2) & 3]
-        t1 = clock()
-    return (t1 - t0) / <double>CLOCKS_PER_SEC, acc
