@@ -94,8 +94,8 @@ cdef inline int pool_deck(const GameState* s, int p, const Cards* pins, uint8_t*
                           int* need) noexcept nogil:
     """The unseen physical cards (the union of the other hands minus the pins) into deck, in
     kind order; need[q]: free slots of each other seat. Returns the card count or -1."""
-    cdef u64 lo = 0, hi = 0, w
-    cdef int q, k, c, pc, m = 0, b, total = 0
+    cdef u64 lo = 0, hi = 0, w, word
+    cdef int q, k, c, pc, m = 0, b, total = 0, half
     for q in range(4):
         need[q] = 0
         if q == p:
@@ -106,36 +106,23 @@ cdef inline int pool_deck(const GameState* s, int p, const Cards* pins, uint8_t*
         if need[q] < 0:
             return -1
         total += need[q]
-    w = lo
-    while w:
-        b = __builtin_ctzll(w)
-        k = b >> 1
-        w &= ~((<u64>3) << (2 * k))
-        c = <int>((lo >> (2 * k)) & 3)
-        for q in range(4):
-            if q != p:
-                c -= kind_count(pins[q].lo, pins[q].hi, k)
-        if c < 0:
-            return -1
-        while c > 0:
-            deck[m] = <uint8_t>k
-            m += 1
-            c -= 1
-    w = hi
-    while w:
-        b = __builtin_ctzll(w) >> 1
-        k = LO_KINDS + b
-        w &= ~((<u64>3) << (2 * b))
-        c = <int>((hi >> (2 * b)) & 3)
-        for q in range(4):
-            if q != p:
-                c -= kind_count(pins[q].lo, pins[q].hi, k)
-        if c < 0:
-            return -1
-        while c > 0:
-            deck[m] = <uint8_t>k
-            m += 1
-            c -= 1
+    for half in range(2):          # the lo word's kinds, then the hi word's (kind order)
+        word = lo if half == 0 else hi
+        w = word
+        while w:
+            b = __builtin_ctzll(w) >> 1
+            k = b + (LO_KINDS if half else 0)
+            w &= ~((<u64>3) << (2 * b))
+            c = <int>((word >> (2 * b)) & 3)
+            for q in range(4):
+                if q != p:
+                    c -= kind_count(pins[q].lo, pins[q].hi, k)
+            if c < 0:
+                return -1
+            while c > 0:
+                deck[m] = <uint8_t>k
+                m += 1
+                c -= 1
     if m != total:
         return -1
     return m
