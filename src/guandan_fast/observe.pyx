@@ -90,7 +90,14 @@ def span(name, layout=None):
 # ------------------------------------------------------------------------------------------
 
 cdef void track_reset(Track* t) noexcept nogil:
+    cdef int8_t dz = t.dz
     memset(t, 0, sizeof(Track))
+    t.dz = dz
+
+
+cdef void track_init(Track* t, int dz) noexcept nogil:
+    memset(t, 0, sizeof(Track))
+    t.dz = <int8_t>dz
 
 
 cdef void track_play(Track* t, int seat, u64 lo, u64 hi) noexcept nogil:
@@ -104,6 +111,10 @@ cdef void track_play(Track* t, int seat, u64 lo, u64 hi) noexcept nogil:
     t.hist_hi[j] = hi
     t.hist_seat[j] = <int8_t>seat
     t.n_moves += 1
+    if t.dz:
+        add_cards_rows(lo, hi, t.played_f[seat], t.played_f[seat + 4], _DZ_POS)
+    else:
+        add_cards_rows(lo, hi, t.played_f[seat], t.played_f[seat + 4], _KIND_POS)
 
 
 # ------------------------------------------------------------------------------------------
@@ -224,6 +235,26 @@ cdef void cards_u8_danzero(u64 lo, u64 hi, uint8_t* out) noexcept nogil:
     cards_u8_at(lo, hi, out, _DZ_POS)
 
 
+cdef inline void add_cards_rows(u64 lo, u64 hi, float* a, float* b, const int* pos) noexcept nogil:
+    """Add a multiset's counts to two rows (column of kind k: pos[k]); per card held."""
+    cdef int b2, c
+    cdef u64 x = lo & LO_CARD_MASK
+    hi &= HI_CARD_MASK
+    while x:
+        b2 = __builtin_ctzll(x) & ~1
+        c = pos[b2 >> 1]
+        a[c] += <float>((lo >> b2) & 3)
+        b[c] += <float>((lo >> b2) & 3)
+        x &= ~((<u64>3) << b2)
+    x = hi
+    while x:
+        b2 = __builtin_ctzll(x) & ~1
+        c = pos[LO_KINDS + (b2 >> 1)]
+        a[c] += <float>((hi >> b2) & 3)
+        b[c] += <float>((hi >> b2) & 3)
+        x &= ~((<u64>3) << b2)
+
+
 # ------------------------------------------------------------------------------------------
 # The default observation and the information state
 # ------------------------------------------------------------------------------------------
@@ -233,10 +264,14 @@ cdef void encode_obs(const GameState* s, const Track* t, int p, float* out) noex
     # hand, played and cards_left (O_HAND .. O_TOP_CARDS) are written whole below
     memset(out + O_TOP_CARDS, 0, (OBS_SIZE - O_TOP_CARDS) * sizeof(float))
     set_cards_f(s.hand_lo[p], s.hand_hi[p], out + O_HAND)
+    if t.dz:                        # a Track kept in DanZero's order: expand the words
+        for r in range(4):
+            q = (p + r) & 3
+            set_cards_f(t.played_lo[q], t.played_hi[q], out + O_PLAYED + 54 * r)
+    else:                           # seats p .. p + 3 are rows p .. p + 3 of played_f
+        memcpy(out + O_PLAYED, &t.played_f[p][0], 4 * 54 * sizeof(float))
     for r in range(4):
-        q = (p + r) & 3
-        set_cards_f(t.played_lo[q], t.played_hi[q], out + O_PLAYED + 54 * r)
-        out[O_LEFT + r] = <float>card_count(s.hand_lo[q], s.hand_hi[q])
+        out[O_LEFT + r] = <float>card_count(s.hand_lo[(p + r) & 3], s.hand_hi[(p + r) & 3])
     if s.top_seat >= 0:
         set_cards_f(s.top_lo, s.top_hi, out + O_TOP_CARDS)
         ty = move_type(s.top_hi)
@@ -402,9 +437,14 @@ cdef void encode_danzero(const GameState* s, const Track* t, int p, float* out) 
     else:
         fill(out + 174, 54, -1.0)
     memset(out + 390, 0, (DZ_STATE_SIZE - 390) * sizeof(float))
+    if t.dz:                        # next, partner, previous: rows p + 1 .. p + 3
+        memcpy(out + 228, &t.played_f[p + 1][0], 3 * 54 * sizeof(float))
+    else:                           # a Track kept in kind order: expand the words
+        for r in range(1, 4):
+            q = (p + r) & 3
+            set_cards_dz(t.played_lo[q], t.played_hi[q], out + 228 + 54 * (r - 1))
     for r in range(1, 4):
         q = (p + r) & 3
-        set_cards_dz(t.played_lo[q], t.played_hi[q], out + 228 + 54 * (r - 1))
         # A receiver holds 28 cards between tribute and return: DanZero's 28 slots cap at 27.
         i = card_count(s.hand_lo[q], s.hand_hi[q])
         out[390 + 28 * (r - 1) + (i if i < 27 else 27)] = 1.0
@@ -423,12 +463,13 @@ cdef enum:
 cdef u64 _plays[3 * MAX_HAND_PLAYS]
 
 
-cdef int _track_of(object game, Track* t) except -1:
+cdef int _track_of(object game, Track* t, int dz) except -1:
+    """The Track of the game's current hand, its played rows in DanZero's order if dz."""
     cdef int n = game_hand_plays(game, _plays, MAX_HAND_PLAYS)
     cdef int i
     if n >= MAX_HAND_PLAYS:
         raise RuntimeError("hand history too long to encode")  # beyond any real hand
-    track_reset(t)
+    track_init(t, dz)
     for i in range(n):
         track_play(t, <int>_plays[3 * i], _plays[3 * i + 1], _plays[3 * i + 2])
     return 0
@@ -461,7 +502,7 @@ def observation_tensor(game, p=None, out=None):
     cdef int seat = _seat(game, p)
     arr = _out(out, OBS_SIZE)
     cdef float[::1] v = arr
-    _track_of(game, &t)
+    _track_of(game, &t, 0)
     encode_obs(game_state_ptr(game), &t, seat, &v[0])
     return arr
 
@@ -472,7 +513,7 @@ def information_state_tensor(game, p=None, out=None):
     cdef int seat = _seat(game, p)
     arr = _out(out, INFO_SIZE)
     cdef float[::1] v = arr
-    _track_of(game, &t)
+    _track_of(game, &t, 0)
     encode_info(game_state_ptr(game), &t, seat, &v[0])
     return arr
 
@@ -489,7 +530,7 @@ def danzero_state(game, p=None, out=None):
     cdef int seat = _seat(game, p)
     arr = _out(out, DZ_STATE_SIZE)
     cdef float[::1] v = arr
-    _track_of(game, &t)
+    _track_of(game, &t, 1)
     encode_danzero(game_state_ptr(game), &t, seat, &v[0])
     return arr
 
@@ -534,7 +575,7 @@ def time_encode(game, p, encoder, long reps):
     enc = ("default", "info", "danzero").index(encoder)
     buf = np.empty(INFO_SIZE, dtype=np.float32)
     cdef float[::1] v = buf
-    _track_of(game, &t)
+    _track_of(game, &t, enc == 2)
     t0 = time.perf_counter()
     with nogil:
         for i in range(reps):

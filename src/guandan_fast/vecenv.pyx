@@ -28,7 +28,7 @@ from guandan_fast.bots cimport Bot
 from guandan_fast.driver cimport (Seating, seating_init, match_start, match_apply, drive,
                                   DRIVE_DECIDE)
 from guandan_fast.actions cimport fill_legal_actions, N_ACTIONS, ACT_SCRATCH, A_PASS
-from guandan_fast.observe cimport (Track, track_reset, track_play, encode_obs, encode_info,
+from guandan_fast.observe cimport (Track, track_init, track_reset, track_play, encode_obs, encode_info,
                                    encode_danzero, cards_u8, cards_u8_danzero, OBS_SIZE,
                                    INFO_SIZE, DZ_STATE_SIZE)
 
@@ -1155,6 +1155,7 @@ cdef class VecEnv:
         cdef Job j
         for i in range(self.num_envs):
             memset(&self.tables[i], 0, sizeof(Table))
+            track_init(&self.tables[i].t, self.cfg.encoder == ENC_DANZERO)
             self.tables[i].stream = match_seed_of(<u64>(self._seed & 0xFFFFFFFFFFFFFFFF), i)
             self.tables[i].match = -1
             self.tables[i].s.phase = PH_OVER
