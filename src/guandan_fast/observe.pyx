@@ -168,6 +168,35 @@ for _s in range(4):
         _DZ_SPREAD[_s][_b] = sum(((_b >> (2 * _j)) & 3) << (8 * _j + 2 * (_s ^ 1 if _s < 2 else _s))
                                  for _j in range(4))
 
+# Rows of floats cleared / copied with 16-byte moves: a memset / memcpy of a few hundred
+# bytes becomes `rep stos` / `rep movs` here, which starts slower than these few stores.
+cdef extern from *:
+    """
+    #if defined(__SSE2__)
+    #include <emmintrin.h>
+    #endif
+    static inline void gf_zero_f(float *d, int n) {
+        int i = 0;
+    #if defined(__SSE2__)
+        __m128 z = _mm_setzero_ps();
+        #pragma GCC unroll 80
+        for (; i + 4 <= n; i += 4) _mm_storeu_ps(d + i, z);
+    #endif
+        for (; i < n; i++) d[i] = 0.0f;
+    }
+    static inline void gf_copy_f(float *d, const float *s, int n) {
+        int i = 0;
+    #if defined(__SSE2__)
+        #pragma GCC unroll 80
+        for (; i + 4 <= n; i += 4) _mm_storeu_ps(d + i, _mm_loadu_ps(s + i));
+    #endif
+        for (; i < n; i++) d[i] = s[i];
+    }
+    """
+    void zero_f "gf_zero_f"(float* d, int n) noexcept nogil
+    void copy_f "gf_copy_f"(float* d, const float* s, int n) noexcept nogil
+
+
 # Every card twice (the unseen row is this less the hand and the plays).
 cdef extern from *:
     """
@@ -262,14 +291,14 @@ cdef inline void add_cards_rows(u64 lo, u64 hi, float* a, float* b, const int* p
 cdef void encode_obs(const GameState* s, const Track* t, int p, float* out) noexcept nogil:
     cdef int r, q, i, ty, team = p & 1
     # hand, played and cards_left (O_HAND .. O_TOP_CARDS) are written whole below
-    memset(out + O_TOP_CARDS, 0, (OBS_SIZE - O_TOP_CARDS) * sizeof(float))
+    zero_f(out + O_TOP_CARDS, OBS_SIZE - O_TOP_CARDS)
     set_cards_f(s.hand_lo[p], s.hand_hi[p], out + O_HAND)
     if t.dz:                        # a Track kept in DanZero's order: expand the words
         for r in range(4):
             q = (p + r) & 3
             set_cards_f(t.played_lo[q], t.played_hi[q], out + O_PLAYED + 54 * r)
     else:                           # seats p .. p + 3 are rows p .. p + 3 of played_f
-        memcpy(out + O_PLAYED, &t.played_f[p][0], 4 * 54 * sizeof(float))
+        copy_f(out + O_PLAYED, &t.played_f[p][0], 4 * 54)
     for r in range(4):
         out[O_LEFT + r] = <float>card_count(s.hand_lo[(p + r) & 3], s.hand_hi[(p + r) & 3])
     if s.top_seat >= 0:
@@ -314,7 +343,7 @@ cdef void encode_info(const GameState* s, const Track* t, int p, float* out) noe
     cdef int i, j, n
     cdef float* tok
     encode_obs(s, t, p, out)
-    memset(out + OBS_SIZE, 0, HIST_LEN * HIST_TOKEN * sizeof(float))
+    zero_f(out + OBS_SIZE, HIST_LEN * HIST_TOKEN)
     n = t.n_moves if t.n_moves < HIST_LEN else HIST_LEN
     for i in range(n):
         j = (t.n_moves - 1 - i) % HIST_LEN
@@ -436,9 +465,9 @@ cdef void encode_danzero(const GameState* s, const Track* t, int p, float* out) 
         set_cards_dz(t.last_lo[partner], t.last_hi[partner], out + 174)
     else:
         fill(out + 174, 54, -1.0)
-    memset(out + 390, 0, (DZ_STATE_SIZE - 390) * sizeof(float))
+    zero_f(out + 390, DZ_STATE_SIZE - 390)
     if t.dz:                        # next, partner, previous: rows p + 1 .. p + 3
-        memcpy(out + 228, &t.played_f[p + 1][0], 3 * 54 * sizeof(float))
+        copy_f(out + 228, &t.played_f[p + 1][0], 3 * 54)
     else:                           # a Track kept in kind order: expand the words
         for r in range(1, 4):
             q = (p + r) & 3
