@@ -19,6 +19,8 @@ cdef struct Track:
     # track_play: an encoder copies the rows of seats p, p + 1, ... (mod 4) in one piece
     # instead of expanding words.
     float played_f[8][54]
+    # DanZero's order only (dz = 1): each seat's last play-phase move this hand (zeros: PASS)
+    float last_f[4][54]
     u64 played_lo[4]          # play-phase cards of each seat this hand
     u64 played_hi[4]
     u64 last_lo[4]            # each seat's last play-phase move this hand (PASS = 0, 0)
@@ -41,3 +43,5 @@ cdef void encode_danzero(const GameState* s, const Track* t, int p, float* out) 
 # 54 card counts of a multiset: kind order, or DanZero's order (rank * 4 + suit H S C D).
 cdef void cards_u8(u64 lo, u64 hi, uint8_t* out) noexcept nogil
 cdef void cards_u8_danzero(u64 lo, u64 hi, uint8_t* out) noexcept nogil
+# The same for n moves (words lo, hi each): n rows of 54 at out, in DanZero's order if dz.
+cdef void cards_u8_rows(const u64* words, int n, uint8_t* out, bint dz) noexcept nogil

@@ -112,9 +112,10 @@ cdef void track_play(Track* t, int seat, u64 lo, u64 hi) noexcept nogil:
     t.hist_seat[j] = <int8_t>seat
     t.n_moves += 1
     if t.dz:
-        add_cards_rows(lo, hi, t.played_f[seat], t.played_f[seat + 4], _DZ_POS)
+        zero_f(t.last_f[seat], 54)
+        add_cards_rows(lo, hi, t.played_f[seat], t.played_f[seat + 4], t.last_f[seat], _DZ_POS)
     else:
-        add_cards_rows(lo, hi, t.played_f[seat], t.played_f[seat + 4], _KIND_POS)
+        add_cards_rows(lo, hi, t.played_f[seat], t.played_f[seat + 4], NULL, _KIND_POS)
 
 
 # ------------------------------------------------------------------------------------------
@@ -264,24 +265,40 @@ cdef void cards_u8_danzero(u64 lo, u64 hi, uint8_t* out) noexcept nogil:
     cards_u8_at(lo, hi, out, _DZ_POS)
 
 
-cdef inline void add_cards_rows(u64 lo, u64 hi, float* a, float* b, const int* pos) noexcept nogil:
-    """Add a multiset's counts to two rows (column of kind k: pos[k]); per card held."""
-    cdef int b2, c
+cdef inline void add_cards_rows(u64 lo, u64 hi, float* a, float* b, float* c,
+                                const int* pos) noexcept nogil:
+    """Add a multiset's counts to rows a, b and c (unless NULL); kind k in column pos[k]. Per
+    card held (a move has a few)."""
+    cdef int k, col
+    cdef float n
     cdef u64 x = lo & LO_CARD_MASK
     hi &= HI_CARD_MASK
     while x:
-        b2 = __builtin_ctzll(x) & ~1
-        c = pos[b2 >> 1]
-        a[c] += <float>((lo >> b2) & 3)
-        b[c] += <float>((lo >> b2) & 3)
-        x &= ~((<u64>3) << b2)
+        k = __builtin_ctzll(x) & ~1
+        col = pos[k >> 1]
+        n = <float>((lo >> k) & 3)
+        a[col] += n
+        b[col] += n
+        if c != NULL:
+            c[col] += n
+        x &= ~((<u64>3) << k)
     x = hi
     while x:
-        b2 = __builtin_ctzll(x) & ~1
-        c = pos[LO_KINDS + (b2 >> 1)]
-        a[c] += <float>((hi >> b2) & 3)
-        b[c] += <float>((hi >> b2) & 3)
-        x &= ~((<u64>3) << b2)
+        k = __builtin_ctzll(x) & ~1
+        col = pos[LO_KINDS + (k >> 1)]
+        n = <float>((hi >> k) & 3)
+        a[col] += n
+        b[col] += n
+        if c != NULL:
+            c[col] += n
+        x &= ~((<u64>3) << k)
+
+
+cdef void cards_u8_rows(const u64* words, int n, uint8_t* out, bint dz) noexcept nogil:
+    cdef int k
+    cdef const int* pos = &_DZ_POS[0] if dz else &_KIND_POS[0]
+    for k in range(n):
+        cards_u8_at(words[2 * k], words[2 * k + 1], out + N_KINDS * k, pos)
 
 
 # ------------------------------------------------------------------------------------------
@@ -455,14 +472,20 @@ cdef void encode_danzero(const GameState* s, const Track* t, int p, float* out) 
     # The last move of the hand; "no move" is a row of -1.
     if t.n_moves > 0:
         j = (t.n_moves - 1) % HIST_LEN
-        set_cards_dz(t.hist_lo[j], t.hist_hi[j], out + 120)
+        if t.dz:                    # the move is its seat's last one
+            copy_f(out + 120, t.last_f[t.hist_seat[j]], 54)
+        else:
+            set_cards_dz(t.hist_lo[j], t.hist_hi[j], out + 120)
     else:
         fill(out + 120, 54, -1.0)
     for i in range(s.n_finished):
         if s.finish[i] == partner:
             out_partner = True
     if t.has_last[partner] and not out_partner:
-        set_cards_dz(t.last_lo[partner], t.last_hi[partner], out + 174)
+        if t.dz:
+            copy_f(out + 174, t.last_f[partner], 54)
+        else:
+            set_cards_dz(t.last_lo[partner], t.last_hi[partner], out + 174)
     else:
         fill(out + 174, 54, -1.0)
     zero_f(out + 390, DZ_STATE_SIZE - 390)
