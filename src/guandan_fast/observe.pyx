@@ -307,8 +307,8 @@ cdef void cards_u8_rows(const u64* words, int n, uint8_t* out, bint dz) noexcept
 
 cdef void encode_obs(const GameState* s, const Track* t, int p, float* out) noexcept nogil:
     cdef int r, q, i, ty, team = p & 1
-    # hand, played and cards_left (O_HAND .. O_TOP_CARDS) are written whole below
-    zero_f(out + O_TOP_CARDS, OBS_SIZE - O_TOP_CARDS)
+    # hand, played, cards_left and (when there is a top) top_cards are written whole below
+    zero_f(out + O_TOP_TYPE, OBS_SIZE - O_TOP_TYPE)
     set_cards_f(s.hand_lo[p], s.hand_hi[p], out + O_HAND)
     if t.dz:                        # a Track kept in DanZero's order: expand the words
         for r in range(4):
@@ -325,6 +325,7 @@ cdef void encode_obs(const GameState* s, const Track* t, int p, float* out) noex
         out[O_TOP_RANK + move_rank(s.top_hi)] = 1.0
         out[O_TOP_SEAT + ((s.top_seat - p) & 3)] = 1.0
     else:
+        zero_f(out + O_TOP_CARDS, 54)
         out[O_TOP_TYPE] = 1.0
     out[O_PASSES] = <float>s.passes
     out[O_LEVEL + s.level - 2] = 1.0
