@@ -38,15 +38,15 @@ def generate(hand, level, last=None, rules=_DEFAULT_RULES, compact=False):
     9
     """
     cdef Hand self = _hand(hand)
-    cdef int lv = self._prepare(level, last, rules)
+    cdef int lv = self.prepare(level, last, rules)
     cdef u64 stack[2 * STACK_MOVES]
     cdef u64* heap = NULL
     cdef int cap = 0
-    cdef int n = c_generate(self.lo, self.hi, lv, self._llo, self._lhi, &self._rc, compact,
+    cdef int n = c_generate(self.lo, self.hi, lv, self.last_lo, self.last_hi, &self.rules_c, compact,
                             stack, STACK_MOVES)
     if n >= 0:
         return n
-    n = generate_grow(self.lo, self.hi, lv, self._llo, self._lhi, &self._rc, compact, &heap,
+    n = generate_grow(self.lo, self.hi, lv, self.last_lo, self.last_hi, &self.rules_c, compact, &heap,
                       &cap)
     free(heap)
     if n < 0:
@@ -67,10 +67,10 @@ def time_generate(hand, level, last=None, rules=_DEFAULT_RULES, compact=False, r
     cdef long long i, reps = _check_count(repeat, "repeat", 1)
     cdef bint cm = compact
     cdef timespec t0, t1
-    cdef int lv = self._prepare(level, last, rules)
-    # Private copies, taken right after _prepare (no Python code in between).
-    cdef u64 lo = self.lo, hi = self.hi, llo = self._llo, lhi = self._lhi
-    cdef RulesC rc = self._rc
+    cdef int lv = self.prepare(level, last, rules)
+    # Private copies, taken right after prepare (no Python code in between).
+    cdef u64 lo = self.lo, hi = self.hi, llo = self.last_lo, lhi = self.last_hi
+    cdef RulesC rc = self.rules_c
     cdef u64* buf = NULL
     cdef int cap = 0
     cdef Interrupt it

@@ -24,17 +24,17 @@ cdef class MoveList:
 
 cdef MoveList new_move_list(const u64* src, int n)
 
-# A hand parsed once (movegen.pyx). _prepare checks and caches the arguments of a call and
-# leaves them in _rc, _llo, _lhi; it returns the level.
+# A hand parsed once (movegen.pyx). prepare checks and caches the arguments of a call and
+# leaves them in rules_c, last_lo, last_hi; it returns the level.
 cdef class Hand:
     cdef u64 lo
     cdef u64 hi
     cdef tuple _cards
-    cdef object _rules      # the Rules whose flags are in _rc
-    cdef RulesC _rc
+    cdef object _rules      # the Rules whose flags are in rules_c
+    cdef RulesC rules_c
     cdef object _last       # the last play whose words are cached below
     cdef int _last_level
     cdef object _last_rules
-    cdef u64 _llo
-    cdef u64 _lhi
-    cdef int _prepare(self, object level, object last, object rules) except -1
+    cdef u64 last_lo
+    cdef u64 last_hi
+    cdef int prepare(self, object level, object last, object rules) except -1

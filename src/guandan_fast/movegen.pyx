@@ -355,7 +355,7 @@ cdef class Hand:
     def __reduce__(self):
         return (Hand, (self._cards,))
 
-    cdef int _prepare(self, object level, object last, object rules) except -1:
+    cdef int prepare(self, object level, object last, object rules) except -1:
         """Level, rules flags and the words of ``last``, cached between calls.
 
         Everything is computed into locals first and stored at the end with no Python code
@@ -367,7 +367,7 @@ cdef class Hand:
         cdef u64 llo = 0, lhi = 0
         cdef bint cached
         if rules is self._rules:
-            rc = self._rc
+            rc = self.rules_c
         else:
             _rules_c(rules, &rc)
         cached = last is None or (last is self._last and lv == self._last_level
@@ -377,15 +377,15 @@ cdef class Hand:
             llo = words[0]
             lhi = words[1]
         # From here on, no Python code.
-        self._rc = rc
+        self.rules_c = rc
         self._rules = rules
         if last is None:
-            self._llo = 0
-            self._lhi = 0
+            self.last_lo = 0
+            self.last_hi = 0
             self._last = None
         elif not cached:
-            self._llo = llo
-            self._lhi = lhi
+            self.last_lo = llo
+            self.last_hi = lhi
             self._last = last
             self._last_level = lv
             self._last_rules = rules
@@ -393,13 +393,13 @@ cdef class Hand:
 
     def legal_moves(self, level, last=None, rules=_DEFAULT_RULES, compact=False):
         """Every legal move (docs/rules.md §6) as a ``MoveList``; see ``legal_moves``."""
-        cdef int lv = self._prepare(level, last, rules)
-        return _run_generate(self.lo, self.hi, lv, self._llo, self._lhi, &self._rc, compact)
+        cdef int lv = self.prepare(level, last, rules)
+        return _run_generate(self.lo, self.hi, lv, self.last_lo, self.last_hi, &self.rules_c, compact)
 
     def count_moves(self, level, last=None, rules=_DEFAULT_RULES, compact=False):
         """The number of legal moves, materialising none."""
-        cdef int lv = self._prepare(level, last, rules)
-        return count_moves(self.lo, self.hi, lv, self._llo, self._lhi, &self._rc, compact)
+        cdef int lv = self.prepare(level, last, rules)
+        return count_moves(self.lo, self.hi, lv, self.last_lo, self.last_hi, &self.rules_c, compact)
 
 
 cdef object _prepare_free(object hand, object level, object last, object rules, RulesC* rc,
