@@ -51,7 +51,10 @@ cnp.import_array()
 # machine a step's hand-offs take microseconds and cost no system call, on a busy one a
 # thread that waits gives its core away (to the thread it waits for, often) instead of
 # holding it (libgomp's default policy spins up to 300,000 rounds: 0.01-0.02x of one
-# thread's rate with 2 threads and one other busy process; bench/RESULTS.md).
+# thread's rate with 2 threads and one other busy process; bench/RESULTS.md). Workers
+# between steps spin through the caller's gap when it is short (up to VEC_SPIN_MAX_NS): a
+# worker asleep at the next step wakes 15-20 us late or more (a halted virtual CPU), and a
+# 50 us spin against a gap of 40-60 us put it to sleep at a fifth of the steps.
 from libc.stdlib cimport realloc
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
@@ -66,10 +69,13 @@ cdef extern from *:
     #include <linux/futex.h>
     #include <sys/syscall.h>
 
-    /* Nanoseconds a waiting thread spins before it sleeps: covers a step's hand-offs and the
-       caller's Python between steps on an idle machine (~10 us at 256 tables), and costs a
-       busy machine at most this per wait. */
+    /* Nanoseconds a waiting thread spins before it sleeps: covers a step's hand-offs, and
+       costs a busy machine at most this per wait. Workers between steps spin longer when the
+       caller's gaps between steps are short (vec_pool_spin). */
     #define VEC_SPIN_NS 50000
+    /* The longest spin of a worker between steps: a caller whose gaps are longer than this
+       (a learner's network between steps) gets the short spin and a futex wake per step. */
+    #define VEC_SPIN_MAX_NS 300000
     /* Pieces are counted in 15 bits (the state word below). */
     #define VEC_MAX_COUNT 32767
 
@@ -86,10 +92,10 @@ cdef extern from *:
         __builtin_ia32_pause();
     #endif
     }
-    /* Wait while *word == val: spin up to VEC_SPIN_NS, then sleep. A waker stores a new value
+    /* Wait while *word == val: spin up to spin_ns, then sleep. A waker stores a new value
        and wakes only when *sleepers is not zero (both sequentially consistent: either the
        waker sees the sleeper counted, or the sleeper sees the new value). */
-    static void vec_wait(int *word, int val, int *sleepers) {
+    static void vec_wait(int *word, int val, int *sleepers, long long spin_ns) {
         long long until = 0;
         int i;
         for (;;) {
@@ -97,7 +103,7 @@ cdef extern from *:
                 if (__atomic_load_n(word, __ATOMIC_ACQUIRE) != val) return;
                 vec_pause();
             }
-            if (until == 0) until = vec_now_ns() + VEC_SPIN_NS;
+            if (until == 0) until = vec_now_ns() + spin_ns;
             else if (vec_now_ns() > until) break;
         }
         __atomic_add_fetch(sleepers, 1, __ATOMIC_SEQ_CST);
@@ -122,6 +128,7 @@ cdef extern from *:
     typedef struct VecPool {
         unsigned long long state;    /* the claims (above) */
         int div, cap;                /* a claim takes (back - front) / div pieces, 1..cap */
+        int spin_ns;                 /* a worker's spin before it sleeps (vec_pool_spin) */
         void *ctx;                   /* the run's context (valid while a claim is held) */
         int nt;                      /* threads of the current run */
         unsigned pub;                /* publications so far (the lead's) */
@@ -149,7 +156,8 @@ cdef extern from *:
             seen = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE);
             if (__atomic_load_n(&p->quit, __ATOMIC_ACQUIRE)) return NULL;
             if (k < __atomic_load_n(&p->nt, __ATOMIC_RELAXED)) p->help(p, k);
-            vec_wait(&p->seq, seen, &p->seq_sleepers);
+            vec_wait(&p->seq, seen, &p->seq_sleepers,
+                     __atomic_load_n(&p->spin_ns, __ATOMIC_RELAXED));
         }
     }
 
@@ -159,6 +167,7 @@ cdef extern from *:
         memset(p, 0, sizeof(VecPool));
         p->size = size;
         p->help = help;
+        p->spin_ns = VEC_SPIN_NS;
         p->tids = (pthread_t *)calloc(size > 0 ? size : 1, sizeof(pthread_t));
         if (p->tids == NULL) { free(p); return NULL; }
         return p;
@@ -253,8 +262,19 @@ cdef extern from *:
         for (;;) {
             d = __atomic_load_n(&p->done, __ATOMIC_ACQUIRE);
             if (d == target) return;
-            vec_wait(&p->done, d, &p->done_sleepers);
+            vec_wait(&p->done, d, &p->done_sleepers, VEC_SPIN_NS);
         }
+    }
+    /* The workers' spin before they sleep, from the caller's recent gaps between steps (ns,
+       the lead's region end to its next region start): through the gap when it is short
+       (a worker that sleeps between steps is woken by a system call, and on a virtual
+       machine its idle CPU may take tens of microseconds and more to come back), the short
+       spin when it is long. */
+    static void vec_pool_spin(VecPool *p, long long gap_ns) {
+        long long s = gap_ns + gap_ns / 2 + 20000;
+        if (s < VEC_SPIN_NS || gap_ns > VEC_SPIN_MAX_NS) s = VEC_SPIN_NS;
+        if (s > VEC_SPIN_MAX_NS) s = VEC_SPIN_MAX_NS;
+        __atomic_store_n(&p->spin_ns, (int)s, __ATOMIC_RELAXED);
     }
     /* Zeroed memory on a cache-line boundary (per-thread records must not share lines). */
     static void *vec_alloc64(size_t n) {
@@ -272,6 +292,7 @@ cdef extern from *:
     VecPool* vec_pool_new(int size, vec_help_fn help) nogil
     void vec_pool_free(VecPool* p) nogil
     int vec_pool_begin(VecPool* p, int nt, void* ctx) nogil
+    void vec_pool_spin(VecPool* p, long long gap_ns) nogil
     void vec_publish(VecPool* p, int phase, int count, int div, int cap) nogil
     int vec_claim(VecPool* p, int from_back, int* first, int* phase) nogil
     void* vec_ctx(VecPool* p) nogil
@@ -796,6 +817,9 @@ cdef class VecEnv:
     cdef bint _started
     cdef bint _pending
     cdef double _region_s         # wall time of the last step's compiled region
+    cdef timespec _t_end          # when it ended (the caller's gap starts)
+    cdef double _gaps[RECENT]     # the caller's last gaps between regions (s): the spin
+    cdef int _gap_i, _gap_n
     # The thread count's choice (_choose_threads): steps run on _nt_mode threads (1 or
     # threads); every so often a probe on the other count (_probe_nt > 0) decides.
     cdef bint _adapt
@@ -996,6 +1020,9 @@ cdef class VecEnv:
             self._rows_cap = max(need, 2 * self._rows_cap)
             j.rows = rows
         clock_gettime(CLOCK_MONOTONIC, &t0)
+        if self._t_end.tv_sec != 0 or self._t_end.tv_nsec != 0:   # not the first region
+            self._note_gap((t0.tv_sec - self._t_end.tv_sec)
+                           + (t0.tv_nsec - self._t_end.tv_nsec) * 1e-9)
         with nogil:
             if nt > 1:
                 nt = vec_pool_begin(self.pool, nt, j)
@@ -1004,6 +1031,7 @@ cdef class VecEnv:
             else:
                 run_alone(j)
         clock_gettime(CLOCK_MONOTONIC, &t1)
+        self._t_end = t1
         self._region_s = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9
         j.nt_seen = nt
         if j.bad >= 0:
@@ -1019,6 +1047,26 @@ cdef class VecEnv:
             self._grow(j.total)
             self._emit_all(j)
         return -1
+
+    cdef void _note_gap(self, double gap) noexcept:
+        """The caller's time between two regions: the workers spin through the upper
+        quartile of the last RECENT gaps when it is short (vec_pool_spin)."""
+        cdef double buf[RECENT]
+        cdef double v
+        cdef int i, k
+        self._gaps[self._gap_i] = gap
+        self._gap_i = (self._gap_i + 1) % RECENT
+        self._gap_n = min(self._gap_n + 1, RECENT)
+        if self._gap_n < 4 or self.threads == 1:
+            return
+        for i in range(self._gap_n):        # insertion sort of a copy (at most RECENT)
+            v = self._gaps[i]
+            k = i
+            while k > 0 and buf[k - 1] > v:
+                buf[k] = buf[k - 1]
+                k -= 1
+            buf[k] = v
+        vec_pool_spin(self.pool, <long long>(buf[(3 * self._gap_n) // 4] * 1e9))
 
     # -- the thread count ----------------------------------------------------------------------
     # More threads are faster only while the machine has cores for them: beside other busy
