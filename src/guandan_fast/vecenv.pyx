@@ -78,6 +78,8 @@ cdef extern from *:
     #define VEC_SPIN_MAX_NS 300000
     /* Pieces are counted in 15 bits (the state word below). */
     #define VEC_MAX_COUNT 32767
+    /* Counters per cache line (one thread's finished pieces each). */
+    #define VEC_LINE 8
 
     static long vec_futex(int *addr, int op, int val) {
         return syscall(SYS_futex, addr, op, val, NULL, NULL, 0);
@@ -123,7 +125,10 @@ cdef extern from *:
        publishes a phase as the state word: a publication number (32 bits), the phase
        (2 bits, 0: nothing to do) and the pieces not yet claimed, [front, back) (15 bits
        each). A claim is a compare-and-swap of that word, so a worker that read an older
-       publication claims nothing. Each group of fields written by one side while the other
+       publication claims nothing. Each thread counts the pieces it has finished on a cache
+       line of its own (a shared counter cost a line transfer per claim: the check and batch
+       phases took as long on 2 threads as on 1); the lead waits until their sum reaches the
+       pieces published so far. Each group of fields written by one side while the other
        reads sits on its own cache line. */
     typedef struct VecPool {
         unsigned long long state;    /* the claims (above) */
@@ -132,12 +137,13 @@ cdef extern from *:
         void *ctx;                   /* the run's context (valid while a claim is held) */
         int nt;                      /* threads of the current run */
         unsigned pub;                /* publications so far (the lead's) */
+        unsigned long long expect;   /* pieces published so far (the lead's) */
         int seq __attribute__((aligned(64)));  /* bumped per publication (the workers' futex) */
         int seq_sleepers;
         int quit;
-        int done __attribute__((aligned(64)));  /* pieces of the phase finished */
-        int target;                  /* pieces of the phase */
+        int done_seq __attribute__((aligned(64)));  /* bumped to wake the lead (its futex) */
         int done_sleepers;
+        unsigned long long *done;    /* pieces finished by thread t: done[t * VEC_LINE] */
         int size __attribute__((aligned(64)));  /* workers wanted (threads - 1) */
         int started;                 /* workers running */
         pid_t owner;                 /* the process that started them (a fork child has none) */
@@ -170,6 +176,10 @@ cdef extern from *:
         p->spin_ns = VEC_SPIN_NS;
         p->tids = (pthread_t *)calloc(size > 0 ? size : 1, sizeof(pthread_t));
         if (p->tids == NULL) { free(p); return NULL; }
+        if (posix_memalign((void **)&p->done, 64, (size_t)(size + 1) * 64) != 0) {
+            free(p->tids); free(p); return NULL;
+        }
+        memset(p->done, 0, (size_t)(size + 1) * 64);
         return p;
     }
     /* Start the workers (again in a fork child, which has none); as many as can be. */
@@ -179,7 +189,8 @@ cdef extern from *:
         if (p->owner != me) {       /* a fork child: the parent's workers are not here */
             p->started = 0;
             p->state = 0; p->seq = 0; p->seq_sleepers = 0; p->quit = 0;
-            p->done = 0; p->done_sleepers = 0; p->nt = 0;
+            p->done_seq = 0; p->done_sleepers = 0; p->nt = 0; p->expect = 0;
+            memset(p->done, 0, (size_t)(p->size + 1) * 64);
             p->owner = me;
         }
         while (p->started < p->size) {
@@ -201,6 +212,7 @@ cdef extern from *:
             for (i = 0; i < p->started; i++) pthread_join(p->tids[i], NULL);
         }
         free(p->tids);
+        free(p->done);
         free(p);
     }
     /* Threads for a run of nt: starts the workers when nt > 1; returns the count available
@@ -216,8 +228,7 @@ cdef extern from *:
        at a time, 1..cap; wakes the sleeping workers. */
     static void vec_publish(VecPool *p, int phase, int count, int div, int cap) {
         unsigned long long s;
-        __atomic_store_n(&p->done, 0, __ATOMIC_RELAXED);
-        __atomic_store_n(&p->target, count, __ATOMIC_RELAXED);
+        p->expect += (unsigned long long)count;
         __atomic_store_n(&p->div, div, __ATOMIC_RELAXED);
         __atomic_store_n(&p->cap, cap, __ATOMIC_RELAXED);
         p->pub++;
@@ -250,20 +261,41 @@ cdef extern from *:
     }
     /* The context of the run a claim belongs to (read after a successful claim). */
     static void *vec_ctx(VecPool *p) { return __atomic_load_n(&p->ctx, __ATOMIC_RELAXED); }
-    /* k pieces finished; the last one wakes the lead if it sleeps. */
-    static void vec_done(VecPool *p, int k) {
-        int target = __atomic_load_n(&p->target, __ATOMIC_RELAXED);
-        if (__atomic_add_fetch(&p->done, k, __ATOMIC_ACQ_REL) == target)
-            vec_wake(&p->done, &p->done_sleepers);
-    }
-    /* The lead: wait until every piece of the phase is finished. */
-    static void vec_wait_done(VecPool *p) {
-        int d, target = __atomic_load_n(&p->target, __ATOMIC_RELAXED);
-        for (;;) {
-            d = __atomic_load_n(&p->done, __ATOMIC_ACQUIRE);
-            if (d == target) return;
-            vec_wait(&p->done, d, &p->done_sleepers, VEC_SPIN_NS);
+    /* k pieces finished by thread t; wakes the lead if it sleeps (both sequentially
+       consistent: either the lead's sum sees this count, or this sees the lead counted). */
+    static void vec_done(VecPool *p, int t, int k) {
+        __atomic_add_fetch(&p->done[t * VEC_LINE], (unsigned long long)k, __ATOMIC_SEQ_CST);
+        if (t > 0 && __atomic_load_n(&p->done_sleepers, __ATOMIC_SEQ_CST)) {
+            __atomic_add_fetch(&p->done_seq, 1, __ATOMIC_SEQ_CST);
+            vec_futex(&p->done_seq, FUTEX_WAKE_PRIVATE, INT_MAX);
         }
+    }
+    static int vec_all_done(VecPool *p) {
+        unsigned long long n = 0;
+        int t;
+        for (t = 0; t <= p->started; t++)
+            n += __atomic_load_n(&p->done[t * VEC_LINE], __ATOMIC_SEQ_CST);
+        return n == p->expect;
+    }
+    /* The lead: wait until every piece published so far is finished (spin, then sleep). */
+    static void vec_wait_done(VecPool *p) {
+        long long until = 0;
+        int i, v;
+        for (;;) {
+            for (i = 0; i < 64; i++) {
+                if (vec_all_done(p)) return;
+                vec_pause();
+            }
+            if (until == 0) until = vec_now_ns() + VEC_SPIN_NS;
+            else if (vec_now_ns() > until) break;
+        }
+        __atomic_add_fetch(&p->done_sleepers, 1, __ATOMIC_SEQ_CST);
+        for (;;) {
+            v = __atomic_load_n(&p->done_seq, __ATOMIC_SEQ_CST);
+            if (vec_all_done(p)) break;
+            vec_futex(&p->done_seq, FUTEX_WAIT_PRIVATE, v);
+        }
+        __atomic_sub_fetch(&p->done_sleepers, 1, __ATOMIC_SEQ_CST);
     }
     /* The workers' spin before they sleep, from the caller's recent gaps between steps (ns,
        the lead's region end to its next region start): through the gap when it is short
@@ -296,7 +328,7 @@ cdef extern from *:
     void vec_publish(VecPool* p, int phase, int count, int div, int cap) nogil
     int vec_claim(VecPool* p, int from_back, int* first, int* phase) nogil
     void* vec_ctx(VecPool* p) nogil
-    void vec_done(VecPool* p, int k) nogil
+    void vec_done(VecPool* p, int t, int k) nogil
     void vec_wait_done(VecPool* p) nogil
     void* vec_alloc64(size_t n) nogil
 
@@ -619,7 +651,9 @@ cdef enum:
     # loses its core while holding one keeps the lead waiting for at most ~16 tables.
     STEP_DIV = 4
     STEP_CAP = 16
-    CHECK_DIV = 4          # checking is ~1/40 of stepping: a quarter of what is left
+    CHECK_DIV = 2          # checking is ~1/30 of stepping: half of what is left (few claims)
+    EMIT_DIV = 3           # the batch: a third of the step claims left (one at a time was
+                           # ~20 claims a step, each a line transfer: no faster than 1 thread)
 
 
 cdef void do_claim(Job* j, int tid, int phase, int first, int k) noexcept nogil:
@@ -652,7 +686,7 @@ cdef void vec_help(VecPool* p, int tid) noexcept nogil:
         if k == 0:
             return
         do_claim(<Job*>vec_ctx(p), tid, phase, first, k)
-        vec_done(p, k)
+        vec_done(p, tid, k)
 
 
 cdef void lead_phase(Job* j, VecPool* p, int phase, int count, int div, int cap) noexcept nogil:
@@ -665,7 +699,7 @@ cdef void lead_phase(Job* j, VecPool* p, int phase, int count, int div, int cap)
         if k == 0:
             break
         do_claim(j, 0, ph, first, k)
-        vec_done(p, k)
+        vec_done(p, 0, k)
     vec_wait_done(p)
 
 
@@ -724,7 +758,7 @@ cdef void run_parallel(Job* j, VecPool* p, int nt) noexcept nogil:
     j.off[j.n] = o
     j.csr = o <= j.cap              # else offsets only: the caller grows the buffers, copies
     if j.n_order > 0:
-        lead_phase(j, p, PHASE_EMIT, j.n_order, 1, 1)
+        lead_phase(j, p, PHASE_EMIT, j.n_order, EMIT_DIV, VEC_MAX_COUNT)
 
 
 cdef void run_alone(Job* j) noexcept nogil:
