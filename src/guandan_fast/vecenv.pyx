@@ -68,6 +68,7 @@ cdef extern from *:
     #include <time.h>
     #include <linux/futex.h>
     #include <sys/syscall.h>
+    #include <sched.h>
 
     /* Nanoseconds a waiting thread spins before it sleeps: covers a step's hand-offs, and
        costs a busy machine at most this per wait. Workers between steps spin longer when the
@@ -136,6 +137,7 @@ cdef extern from *:
         int spin_ns;                 /* a worker's spin before it sleeps (vec_pool_spin) */
         void *ctx;                   /* the run's context (valid while a claim is held) */
         int nt;                      /* threads of the current run */
+        int lead_cpu;                /* the CPU the lead ran on at the run's start, or -1 */
         unsigned pub;                /* publications so far (the lead's) */
         unsigned long long expect;   /* pieces published so far (the lead's) */
         int seq __attribute__((aligned(64)));  /* bumped per publication (the workers' futex) */
@@ -153,15 +155,39 @@ cdef extern from *:
 
     typedef struct { VecPool *p; int k; } VecWorkerArg;
 
+    /* A worker running on the CPU the lead runs on shares that CPU with it (Linux starts a
+       new thread on its creator's CPU and wakes a sleeping one next to its waker, and on a
+       busy machine may leave it there for 100 steps and more: measured, 2 threads then
+       no faster than 1, or slower). A worker that finds itself there moves off it: it
+       narrows its own CPU set to the ones it was allowed minus the lead's (nothing when
+       that leaves none: one allowed CPU). */
+    static void vec_keep_apart(VecPool *p, const cpu_set_t *allowed) {
+        int lead = __atomic_load_n(&p->lead_cpu, __ATOMIC_RELAXED);
+        cpu_set_t m;
+        if (lead < 0 || lead >= CPU_SETSIZE || sched_getcpu() != lead
+                || !CPU_ISSET(lead, allowed))
+            return;
+        m = *allowed;
+        CPU_CLR(lead, &m);
+        if (CPU_COUNT(&m) > 0)
+            pthread_setaffinity_np(pthread_self(), sizeof(m), &m);
+    }
+
     static void *vec_worker(void *arg) {
         VecPool *p = ((VecWorkerArg *)arg)->p;
         int k = ((VecWorkerArg *)arg)->k;
-        int seen;
+        int seen, apart;
+        cpu_set_t allowed;
         free(arg);
+        apart = pthread_getaffinity_np(pthread_self(), sizeof(allowed), &allowed) == 0
+                && CPU_COUNT(&allowed) > 1;
         for (;;) {
             seen = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE);
             if (__atomic_load_n(&p->quit, __ATOMIC_ACQUIRE)) return NULL;
-            if (k < __atomic_load_n(&p->nt, __ATOMIC_RELAXED)) p->help(p, k);
+            if (k < __atomic_load_n(&p->nt, __ATOMIC_RELAXED)) {
+                if (apart) vec_keep_apart(p, &allowed);
+                p->help(p, k);
+            }
             vec_wait(&p->seq, seen, &p->seq_sleepers,
                      __atomic_load_n(&p->spin_ns, __ATOMIC_RELAXED));
         }
@@ -221,6 +247,7 @@ cdef extern from *:
         if (nt > 1) vec_pool_start(p);
         if (nt > 1 + p->started) nt = 1 + p->started;
         __atomic_store_n(&p->nt, nt, __ATOMIC_RELAXED);
+        __atomic_store_n(&p->lead_cpu, nt > 1 ? sched_getcpu() : -1, __ATOMIC_RELAXED);
         __atomic_store_n(&p->ctx, ctx, __ATOMIC_RELAXED);
         return nt;
     }
