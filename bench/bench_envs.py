@@ -109,7 +109,7 @@ def gymnasium_single(matches, opponents="random"):
             steps += 1
             if term or trunc:
                 break
-        moves += sum(len(h) for h in env.game._moves_by_hand())
+        moves += sum(len(h) for h in env.game.moves_by_hand())
     return steps, time.perf_counter() - t, moves
 
 

@@ -14,7 +14,7 @@ import statistics
 import time
 
 import guandan_fast as gf
-from guandan_fast.sample import _sample_many
+from guandan_fast.bench_hooks import time_sample
 from guandan_fast.search import choose
 from guandan_fast.solve import random_endgame, solve
 
@@ -38,7 +38,7 @@ def positions():
 
 def sample_ns(g, n=1_000_000, repeat=5):
     """Median ns per compiled sample_deal over ``repeat`` runs of ``n`` samples."""
-    return statistics.median(_sample_many(g, 0, n, seed=r)[0] / n * 1e9 for r in range(repeat))
+    return statistics.median(time_sample(g, 0, n, seed=r)[0] / n * 1e9 for r in range(repeat))
 
 
 def solver_reach(cards_range=range(2, 8), per=10, budget=50_000_000):
@@ -76,7 +76,7 @@ def test_bench_sample_python(benchmark):
 
 def test_bench_sample_compiled_1e5(benchmark):
     g = gf.Game(seed=21)
-    benchmark(_sample_many, g, 0, 100_000)
+    benchmark(time_sample, g, 0, 100_000)
 
 
 def test_bench_solve_4_cards(benchmark):

@@ -6,7 +6,7 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 import guandan_fast as gf
-from guandan_fast.envs import _common
+from guandan_fast.envs import common
 from guandan_fast.envs.pettingzoo import guandan_v0
 from guandan_fast.envs.pettingzoo.guandan_v0 import env, raw_env
 
@@ -158,7 +158,7 @@ def test_step_before_reset_is_refused():
 
 
 def test_hand_value_uses_partner_place():
-    assert [_common.hand_value(fo) for fo in ([0, 2], [0, 1, 2, 3], [0, 1, 3, 2])] == [3, 2, 1]
+    assert [common.hand_value(fo) for fo in ([0, 2], [0, 1, 2, 3], [0, 1, 3, 2])] == [3, 2, 1]
 
 
 @pytest.mark.parametrize("encoder,fn", [("default", "observation_tensor"),

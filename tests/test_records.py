@@ -276,3 +276,17 @@ def test_replay_names_the_agents_and_the_winner(tmp_path):
     assert result.matches == 2
     unfinished = records.render(played(4, steps=30).to_record())
     assert unfinished.splitlines()[-1].startswith("(the record of this match ends after 1 hand")
+
+
+def test_hand_lines_are_the_json_of_their_fields_move_for_move():
+    # The writer joins each move's JSON text (made once per process); the line must still be
+    # exactly json.dumps of the hand's fields, moves in platform form, by seat and in order.
+    for seed in (3, 8):
+        g = played(seed)
+        hands = g.moves_by_hand()
+        lines = g.to_record()
+        assert len(lines) == 1 + len(hands)
+        for line, moves in zip(lines[1:], hands):
+            obj = json.loads(line)
+            assert obj["moves"] == [[seat, move.to_platform()] for seat, move in moves]
+            assert line == json.dumps(obj)

@@ -79,7 +79,7 @@ def game_to_lines(game, agents=None, **extra) -> list[str]:
 
     The match is replayed from its start to recover each hand's deal and exchange.
     """
-    setup = game._origin_info()
+    setup = game.origin
     header = {"format": FORMAT, "version": VERSION, "rules": game.rules.to_dict(),
               "seed": game.seed, "setup": setup}
     if agents is not None:
@@ -91,23 +91,49 @@ def game_to_lines(game, agents=None, **extra) -> list[str]:
     lines = [json.dumps(header)]
     replica = _origin_game(type(game), game.seed, game.rules, setup)
     results = game.results
-    for i, moves in enumerate(game._moves_by_hand()):
+    for i, moves in enumerate(game.moves_by_hand()):
         line = {"hand": i, "level": replica.level, "declarer": replica.declarer,
                 "levels_before": list(replica.levels),
                 "deal": [list(replica.hand(p)) for p in range(4)]}
         tribute, back, anti = _exchange(replica)
         for seat, move in moves:
             exchanging = replica.phase in ("tribute", "back")
-            replica.play(move, seat=seat)
+            if replica.current_player != seat:
+                raise ValueError(f"hand {i}: seat {seat} moves out of turn")
+            replica.play_words(*move.words)
             if exchanging and replica.phase == "play":
                 tribute, back, anti = _exchange(replica)  # the exchange just completed
         done = i < len(results)
         line.update({"anti_tribute": anti, "tribute": tribute, "back": back,
-                     "moves": [[seat, move.to_platform()] for seat, move in moves],
+                     "moves": _MOVES_HERE,
                      "finish_order": results[i]["finish_order"] if done else None,
                      "levels_after": list(results[i]["levels"]) if done else None})
-        lines.append(json.dumps(line))
+        lines.append(json.dumps(line).replace(_MOVES_HERE_JSON, _moves_json(moves), 1))
     return lines
+
+
+# A hand's moves are most of its line: the JSON text of each (seat, move) is made once per
+# process and joined (as json.dumps would write the list), in place of this marker in the
+# line's JSON.
+_MOVES_HERE = "\x00moves\x00"
+_MOVES_HERE_JSON = json.dumps(_MOVES_HERE)
+_MOVE_TEXT: tuple = ({}, {}, {}, {})          # per seat: move words -> '[seat, [type, ...]]'
+_MOVE_TEXT_MAX = 1 << 15
+
+
+def _moves_json(moves) -> str:
+    """``json.dumps([[seat, move.to_platform()], ...])``, faster."""
+    parts = []
+    for seat, move in moves:
+        texts = _MOVE_TEXT[seat]
+        words = move.words
+        text = texts.get(words)
+        if text is None:
+            if len(texts) >= _MOVE_TEXT_MAX:
+                texts.clear()
+            text = texts[words] = json.dumps([seat, move.to_platform()])
+        parts.append(text)
+    return "[" + ", ".join(parts) + "]"
 
 
 # -- files -------------------------------------------------------------------------------------

@@ -1,12 +1,17 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, embedsignature=True, binding=True
-"""Benchmark hooks: the compiled move generator timed and called with as little Python around
-it as possible (bench/bench_movegen.py, bench/callgrind_workloads.py, bench/RESULTS.md). Not
-part of the public API; ``Hand`` keeps only what users need.
+"""Benchmark hooks: the compiled move generator and the determinization sampler timed and
+called with as little Python around them as possible (bench/bench_movegen.py,
+bench/bench_search.py, bench/callgrind_workloads.py, bench/RESULTS.md). Not part of the public
+API; ``Hand`` and ``sample_world`` keep only what users need.
 """
 from libc.stdlib cimport free
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
-from guandan_fast.types cimport u64
+from libc.time cimport clock_t, clock, CLOCKS_PER_SEC
+
+from guandan_fast.types cimport u64, Cards
+from guandan_fast.game_core cimport GameState
+from guandan_fast.sample cimport Played, known_pins, sample_deal, load_state, load_played
 from guandan_fast.movegen_core cimport RulesC, generate as c_generate, generate_grow
 from guandan_fast.movegen cimport Hand, STACK_MOVES
 from guandan_fast.interrupt cimport (Interrupt, interrupt_init, interrupted, in_main_thread,
@@ -14,6 +19,7 @@ from guandan_fast.interrupt cimport (Interrupt, interrupt_init, interrupted, in_
 
 from guandan_fast.rules import Rules
 from guandan_fast.validate import check_count as _check_count
+from guandan_fast.validate import check_seat as _check_seat, check_seed as _check_seed
 
 _DEFAULT_RULES = Rules()
 
@@ -86,3 +92,31 @@ def time_generate(hand, level, last=None, rules=_DEFAULT_RULES, compact=False, r
         free(buf)
     return ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / reps
 
+
+def time_sample(game, p, n, seed=0):
+    """Draw ``n`` determinizations of ``game`` for seat ``p`` in compiled code (no Python per
+    sample); returns ``(seconds, checksum)`` (bench/bench_search.py).
+
+    >>> from guandan_fast.game import Game
+    >>> seconds, checksum = time_sample(Game(seed=21), 0, 1000)
+    >>> seconds >= 0
+    True
+    """
+    cdef GameState st, out
+    cdef Played t
+    cdef Cards pins[4]
+    cdef u64 rng = <u64>(_check_seed(seed) & 0xFFFFFFFFFFFFFFFF)
+    cdef u64 acc = 0
+    cdef long long i, count = _check_count(n, "n", 1)
+    cdef clock_t t0, t1
+    cdef int pp = _check_seat(p)
+    load_state(game, &st)
+    load_played(game, &st, &t)
+    known_pins(&st, pp, &t, pins)
+    with nogil:
+        t0 = clock()
+        for i in range(count):
+            sample_deal(&st, pp, pins, &rng, &out)
+            acc ^= out.hand_lo[(pp + 1) & 3] + out.hand_hi[(pp + 2) & 3]
+        t1 = clock()
+    return (t1 - t0) / <double>CLOCKS_PER_SEC, acc

@@ -202,7 +202,10 @@ def move(lo, hi):
     # move_of trusts its words (it indexes without bounds checks): Move.from_words checks
     # every field first and raises ValueError naming what is wrong.
     m = Move.from_words(lo, hi)
-    return move_of(m._words[0], m._words[1]) if m is not _PASS else _PASS
+    if m is _PASS:
+        return _PASS
+    lo, hi = m.words
+    return move_of(lo, hi)
 
 
 def layout():

@@ -30,6 +30,7 @@ from guandan_fast.types cimport (u64, N_RANKS, ACE_RANK, KIND_SB, KIND_HR, SUIT_
                                  card_count, is_bomb_type, tier_key, play_key,
                                  __builtin_popcountll, __builtin_ctzll)
 from guandan_fast.game_core cimport GameState, PH_PLAY, PH_BACK
+from guandan_fast.game cimport game_state_ptr
 from guandan_fast.solve cimport Solver, thread_solver, solver_clear, solve_pick, hands_known
 
 cdef enum:
@@ -1078,8 +1079,7 @@ def choose(game, endgame=True):
         raise TypeError(f"endgame must be a bool, not {type(endgame).__name__}")
     if game.is_over:
         raise ValueError("the match is over: no decision to make")
-    b = game._state_bytes()
-    memcpy(&st, <const char*>b, sizeof(GameState))
+    memcpy(&st, game_state_ptr(game), sizeof(GameState))
     arr = game.legal_moves_array(compact=True).reshape(-1).copy()
     n = arr.shape[0] // 2
     expert_reset(&memo)

@@ -687,43 +687,28 @@ cdef class Game:
         from .sample import infoset_key
         return infoset_key(self, p)
 
-    def _state_bytes(self):
-        """The raw ``GameState`` struct (for the compiled search modules)."""
+    def state_bytes(self):
+        """The position as bytes (the compiled state struct): equal for games in the same
+        position, whatever their past; a key for transposition tables or a quick check that
+        two games stand at the same point. Opaque: its layout may change between versions.
+
+        >>> a, b = Game(seed=4), Game(seed=4)
+        >>> a.state_bytes() == b.state_bytes()
+        True
+        >>> a.play_index(0); a.state_bytes() == b.state_bytes()
+        False
+        """
         return (<char*>&self.st)[:sizeof(GameState)]
 
-    def _with_state(self, bytes state):
-        """A clone whose struct is replaced by ``state`` (bytes of ``_state_bytes``), after
-        checks that keep the compiled code in bounds (``ValueError`` otherwise)."""
-        cdef GameState t
-        cdef int q, k, n
-        if len(state) != sizeof(GameState):
-            raise ValueError(f"a state has {sizeof(GameState)} bytes, not {len(state)}")
-        memcpy(&t, <const char*>state, sizeof(GameState))
-        seats = [t.current, t.top_seat, t.leader, t.tribute_first] + [t.finish[q] for q in range(4)] \
-            + [t.payer[q] for q in range(2)] + [t.receiver[q] for q in range(2)]
-        kinds = [t.trib_kind[q] for q in range(2)] + [t.back_kind[q] for q in range(2)]
-        ok = (0 <= t.phase <= 3 and all(-1 <= x <= 3 for x in seats)
-              and all(-1 <= x < N_KINDS for x in kinds) and 0 <= t.n_finished <= 4
-              and 0 <= t.n_pay <= 2 and -1 <= t.declarer <= 1 and 2 <= t.level <= 14
-              and 2 <= t.levels[0] <= 14 and 2 <= t.levels[1] <= 14)
-        for q in range(4):
-            ok = ok and (t.hand_lo[q] & ~LO_CARD_MASK) == 0 and (t.hand_hi[q] & ~HI_CARD_MASK) == 0
-        for k in range(N_KINDS):
-            n = 0
-            for q in range(4):
-                n += kind_count(t.hand_lo[q], t.hand_hi[q], k)
-            ok = ok and n <= 2
-        if not ok:
-            raise ValueError("state: not a state of this engine (a field is out of range)")
-        cdef Game c = self.clone()
-        memcpy(&c.st, &t, sizeof(GameState))
-        c._cache = None
-        c._ccache = None
-        return c
-
     # -- records (python/guandan_fast/records.py) -------------------------------------------
-    def _moves_by_hand(self):
-        """Every move of the match: a list per hand of ``(seat, Move)``."""
+    def moves_by_hand(self):
+        """Every move of the match so far, tributes and back moves included: a list per hand
+        (the current one last) of ``(seat, Move)``.
+
+        >>> g = Game(seed=2); first = g.current_player; g.play_index(0)
+        >>> [[seat for seat, move in hand] for hand in g.moves_by_hand()] == [[first]]
+        True
+        """
         cdef list steps = []
         cdef _Step n = self._hist
         while n is not None:
@@ -736,7 +721,14 @@ cdef class Game:
             out[n.hand].append((n.seat, step_move(n)))
         return out
 
-    def _origin_info(self):
+    @property
+    def origin(self):
+        """How the match started: ``None`` when it was dealt from the seed, else a dict of
+        what ``Game.setup`` was given (hands, levels, declarer, previous_finish, leader).
+
+        >>> Game(seed=1).origin is None
+        True
+        """
         return self._origin
 
     def to_record(self, path=None):
@@ -879,6 +871,35 @@ cdef GameState* game_state_ptr(object game) except NULL:
     if not isinstance(game, Game):
         raise TypeError(f"game must be a guandan_fast.Game, not {type(game).__name__}")
     return &(<Game>game).st
+
+
+cdef object game_with_state(object game, const GameState* t):
+    """A clone of ``game`` (its seed, rules and past) standing in position ``t`` (a world
+    drawn by guandan_fast.sample, a solver's test position), after checks that keep the
+    compiled code in bounds: ``ValueError`` if a field is out of range."""
+    cdef int q, k, n
+    cdef Game c
+    seats = [t.current, t.top_seat, t.leader, t.tribute_first] + [t.finish[q] for q in range(4)] \
+        + [t.payer[q] for q in range(2)] + [t.receiver[q] for q in range(2)]
+    kinds = [t.trib_kind[q] for q in range(2)] + [t.back_kind[q] for q in range(2)]
+    ok = (0 <= t.phase <= 3 and all(-1 <= x <= 3 for x in seats)
+          and all(-1 <= x < N_KINDS for x in kinds) and 0 <= t.n_finished <= 4
+          and 0 <= t.n_pay <= 2 and -1 <= t.declarer <= 1 and 2 <= t.level <= 14
+          and 2 <= t.levels[0] <= 14 and 2 <= t.levels[1] <= 14)
+    for q in range(4):
+        ok = ok and (t.hand_lo[q] & ~LO_CARD_MASK) == 0 and (t.hand_hi[q] & ~HI_CARD_MASK) == 0
+    for k in range(N_KINDS):
+        n = 0
+        for q in range(4):
+            n += kind_count(t.hand_lo[q], t.hand_hi[q], k)
+        ok = ok and n <= 2
+    if not ok:
+        raise ValueError("state: not a state of this engine (a field is out of range)")
+    c = (<Game?>game).clone()
+    memcpy(&c.st, t, sizeof(GameState))
+    c._cache = None
+    c._ccache = None
+    return c
 
 
 cdef int game_hand_plays(object game, u64* out, int cap) except -1:

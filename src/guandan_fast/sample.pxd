@@ -30,3 +30,7 @@ cdef int sample_deal(const GameState* s, int p, const Cards* pins, u64* rng,
 # found no assignment with positive weight.
 cdef int sample_deal_weighted(const GameState* s, int p, const Cards* pins, const double* w,
                               u64* rng, GameState* out) noexcept nogil
+
+# A Game's state and the tracker of its current hand (TypeError when it is not a Game).
+cdef int load_state(object game, GameState* st) except -1
+cdef int load_played(object game, GameState* st, Played* t) except -1

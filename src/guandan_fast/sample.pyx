@@ -15,7 +15,7 @@ the same sample. The compiled entries (sample.pxd) are nogil and allocation-free
 >>> w = sample_world(g, 0, seed=1)
 >>> w.hand(0) == g.hand(0), [len(w.hand(q)) for q in range(4)]
 (True, [27, 27, 27, 27])
->>> sample_world(g, 0, seed=1)._state_bytes() == w._state_bytes()
+>>> sample_world(g, 0, seed=1).state_bytes() == w.state_bytes()
 True
 >>> infoset_key(g, 0) == infoset_key(g.clone(), 0) != infoset_key(g, 1)
 True
@@ -25,13 +25,13 @@ import math
 
 from libc.string cimport memcpy, memset
 from libc.stdint cimport uint8_t
-from libc.time cimport clock_t, clock, CLOCKS_PER_SEC
 
 from guandan_fast.types cimport (u64, Cards, LO_KINDS, LO_CARD_MASK, HI_CARD_MASK, T_PASS,
                                  T_TRIBUTE, kind_count, kind_add, move_type, card_count,
                                  single_value, wild_kind, __builtin_ctzll)
 from guandan_fast.codec cimport codes_of
 from guandan_fast.game_core cimport GameState, PH_BACK, PH_PLAY
+from guandan_fast.game cimport game_state_ptr, game_with_state
 from guandan_fast.rng cimport sm_next
 
 import numpy as np
@@ -94,8 +94,8 @@ cdef inline int pool_deck(const GameState* s, int p, const Cards* pins, uint8_t*
                           int* need) noexcept nogil:
     """The unseen physical cards (the union of the other hands minus the pins) into deck, in
     kind order; need[q]: free slots of each other seat. Returns the card count or -1."""
-    cdef u64 lo = 0, hi = 0, w
-    cdef int q, k, c, pc, m = 0, b, total = 0
+    cdef u64 lo = 0, hi = 0, w, word
+    cdef int q, k, c, pc, m = 0, b, total = 0, half
     for q in range(4):
         need[q] = 0
         if q == p:
@@ -106,36 +106,23 @@ cdef inline int pool_deck(const GameState* s, int p, const Cards* pins, uint8_t*
         if need[q] < 0:
             return -1
         total += need[q]
-    w = lo
-    while w:
-        b = __builtin_ctzll(w)
-        k = b >> 1
-        w &= ~((<u64>3) << (2 * k))
-        c = <int>((lo >> (2 * k)) & 3)
-        for q in range(4):
-            if q != p:
-                c -= kind_count(pins[q].lo, pins[q].hi, k)
-        if c < 0:
-            return -1
-        while c > 0:
-            deck[m] = <uint8_t>k
-            m += 1
-            c -= 1
-    w = hi
-    while w:
-        b = __builtin_ctzll(w) >> 1
-        k = LO_KINDS + b
-        w &= ~((<u64>3) << (2 * b))
-        c = <int>((hi >> (2 * b)) & 3)
-        for q in range(4):
-            if q != p:
-                c -= kind_count(pins[q].lo, pins[q].hi, k)
-        if c < 0:
-            return -1
-        while c > 0:
-            deck[m] = <uint8_t>k
-            m += 1
-            c -= 1
+    for half in range(2):          # the lo word's kinds, then the hi word's (kind order)
+        word = lo if half == 0 else hi
+        w = word
+        while w:
+            b = __builtin_ctzll(w) >> 1
+            k = b + (LO_KINDS if half else 0)
+            w &= ~((<u64>3) << (2 * b))
+            c = <int>((word >> (2 * b)) & 3)
+            for q in range(4):
+                if q != p:
+                    c -= kind_count(pins[q].lo, pins[q].hi, k)
+            if c < 0:
+                return -1
+            while c > 0:
+                deck[m] = <uint8_t>k
+                m += 1
+                c -= 1
     if m != total:
         return -1
     return m
@@ -350,11 +337,7 @@ cdef u64 check_seed(object seed) except? 0:
 
 
 cdef int load_state(game, GameState* st) except -1:
-    from .game import Game
-    if not isinstance(game, Game):
-        raise TypeError(f"game must be a guandan_fast.Game, not {type(game).__name__}")
-    b = game._state_bytes()
-    memcpy(st, <const char*>b, sizeof(GameState))
+    memcpy(st, game_state_ptr(game), sizeof(GameState))
     return 0
 
 
@@ -435,7 +418,7 @@ def sample_world(game, p, seed=0, weights=None):
         if weights is not None:
             raise ValueError("weights: no deal of the unseen cards has positive weight")
         raise RuntimeError("inconsistent game state: the known cards do not fit")
-    return game._with_state((<char*>&out)[:sizeof(GameState)])
+    return game_with_state(game, &out)
 
 
 def infoset_key(game, p):
@@ -454,30 +437,7 @@ def infoset_key(game, p):
     load_state(game, &st)
     obs = game.observation(p)
     obs["counts"] = tuple(card_count(st.hand_lo[q], st.hand_hi[q]) for q in range(4))
-    past = game._moves_by_hand()[:-1]
+    past = game.moves_by_hand()[:-1]
     h = hashlib.blake2b(digest_size=8)
     h.update(repr((repr(game.rules), sorted(obs.items()), past, game.results)).encode())
     return int.from_bytes(h.digest(), "little")
-
-
-def _sample_many(game, p, long long n, seed=0):
-    """Draw ``n`` samples in compiled code (no Python per sample); returns ``(seconds, checksum)``
-    (the benchmark of bench/bench_search.py)."""
-    cdef GameState st, out
-    cdef Played t
-    cdef Cards pins[4]
-    cdef u64 rng = check_seed(seed)
-    cdef u64 acc = 0
-    cdef long long i
-    cdef clock_t t0, t1
-    cdef int pp = check_seat(p)
-    load_state(game, &st)
-    load_played(game, &st, &t)
-    known_pins(&st, pp, &t, pins)
-    with nogil:
-        t0 = clock()
-        for i in range(n):
-            sample_deal(&st, pp, pins, &rng, &out)
-            acc ^= out.hand_lo[(pp + 1) & 3] + out.hand_hi[(pp + 2) & 3]
-        t1 = clock()
-    return (t1 - t0) / <double>CLOCKS_PER_SEC, acc

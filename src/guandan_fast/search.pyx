@@ -34,6 +34,7 @@ from libc.math cimport sqrt, log
 from guandan_fast.types cimport u64, Cards, move_type, card_count
 from guandan_fast.codec cimport move_of
 from guandan_fast.game_core cimport (GameState, game_legal, game_apply, STEP_CONTINUE, PH_PLAY)
+from guandan_fast.game cimport game_state_ptr
 from guandan_fast.movegen_core cimport MAX_MOVES
 from guandan_fast.rng cimport sm_next
 from guandan_fast.bots cimport (greedy_choose, AGENT_PIMC, AGENT_ISMCTS, AGENT_GREEDY,
@@ -478,8 +479,7 @@ def choose(game, agent="pimc", seed=0):
     base, params = parse_agent(agent)
     if game.is_over:
         raise ValueError("the match is over: no decision to make")
-    b = game._state_bytes()
-    memcpy(&st, <const char*>b, sizeof(GameState))
+    memcpy(&st, game_state_ptr(game), sizeof(GameState))
     arr = game.legal_moves_array(compact=True).reshape(-1).copy()
     n = arr.shape[0] // 2
     prm = params_to_c(base, params)

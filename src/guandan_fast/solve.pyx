@@ -29,6 +29,7 @@ from guandan_fast.codec cimport move_of
 from guandan_fast.game_core cimport (GameState, GameRulesC, game_legal, game_apply,
                                      STEP_CONTINUE, PH_PLAY)
 from guandan_fast.rules_core cimport rules_to_c
+from guandan_fast.game cimport game_state_ptr, game_with_state
 from guandan_fast.rng cimport sm_below
 
 from .rules import Rules
@@ -377,11 +378,7 @@ class Solution:
 
 
 cdef int load_state(game, GameState* st) except -1:
-    from .game import Game
-    if not isinstance(game, Game):
-        raise TypeError(f"game must be a guandan_fast.Game, not {type(game).__name__}")
-    b = game._state_bytes()
-    memcpy(st, <const char*>b, sizeof(GameState))
+    memcpy(st, game_state_ptr(game), sizeof(GameState))
     if st.phase != PH_PLAY:
         raise ValueError(f"solve needs a game in its play phase, not "
                          f"{('tribute', 'back', 'play', 'over')[st.phase]!r}")
@@ -483,8 +480,7 @@ def random_endgame(seed, cards, rules=Rules(), level=None, out=0):
         raise ValueError(f"out must be 0, 1 or 2, got {out!r}")
     rng = <u64>(seed & 0xFFFFFFFFFFFFFFFF)
     game = Game(seed=seed, rules=rules)
-    b = game._state_bytes()
-    memcpy(&st, <const char*>b, sizeof(GameState))
+    memcpy(&st, game_state_ptr(game), sizeof(GameState))
     lv = parse_level(level) if level is not None else 2 + <int>sm_below(&rng, 13)
     st.level = lv
     st.levels[0] = lv
@@ -519,4 +515,4 @@ def random_endgame(seed, cards, rules=Rules(), level=None, out=0):
     st.passes = 0
     st.current = out + <int>sm_below(&rng, <u64>(4 - out))
     st.leader = st.current
-    return game._with_state((<char*>&st)[:sizeof(GameState)])
+    return game_with_state(game, &st)

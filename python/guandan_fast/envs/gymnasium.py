@@ -39,8 +39,8 @@ from ..moves import IllegalMoveError
 from ..rules import Rules
 from ..agents import parse_agents
 from ..validate import check_count, check_rules, check_seat
-from . import _common
-from ._spaces import Spaces
+from . import common
+from .spaces import Spaces
 
 __all__ = ["GuandanEnv", "GuandanVectorEnv", "ENV_ID"]
 
@@ -80,20 +80,20 @@ class GuandanEnv(gymnasium.Env):
     sample without the mask). ``max_hands``: truncate after this many hands.
     """
 
-    metadata = {"render_modes": list(_common.RENDER_MODES)}
+    metadata = {"render_modes": list(common.RENDER_MODES)}
 
     def __init__(self, seat=0, opponents="greedy", rules=Rules(), encoder="default",
                  reward="match", illegal_action="raise", max_hands=None, render_mode=None):
         self.seat = seat = check_seat(seat)
         self.opponents = _check_opponents(opponents, seat)
         self.rules = check_rules(rules)
-        self.reward_mode = _common.check_reward(reward)
+        self.reward_mode = common.check_reward(reward)
         if illegal_action not in _ILLEGAL:
             raise ValueError(f"illegal_action must be 'raise' or 'terminate', "
                              f"got {illegal_action!r}")
         self.illegal_action = illegal_action
         self.max_hands = None if max_hands is None else check_count(max_hands, "max_hands", 1)
-        self.render_mode = _common.check_render_mode(render_mode)
+        self.render_mode = common.check_render_mode(render_mode)
         self._spaces = Spaces(encoder)
         self.observation_space = self._spaces.observation_space()
         self.action_space = gymnasium.spaces.Discrete(self._spaces.num_actions)
@@ -109,7 +109,7 @@ class GuandanEnv(gymnasium.Env):
             n = len(game.results)
             agent = self.opponents[game.current_player]
             game.play(agent.move(game, int(self.np_random.integers(0, 2**63))))
-            total += float(_common.rewards(game.results[n:], game, self.reward_mode)[self.seat])
+            total += float(common.rewards(game.results[n:], game, self.reward_mode)[self.seat])
             if self._truncated():
                 break
         return total
@@ -147,7 +147,7 @@ class GuandanEnv(gymnasium.Env):
     def step(self, action):
         if self.game is None or self._done:
             raise RuntimeError("step() needs reset() first (the episode is over or not started)")
-        a = _common.check_action(action, self._spaces.num_actions)
+        a = common.check_action(action, self._spaces.num_actions)
         game = self.game
         n = len(game.results)
         try:
@@ -159,7 +159,7 @@ class GuandanEnv(gymnasium.Env):
             obs, info = self._obs_info()
             info["illegal_action"] = True
             return obs, -1.0, True, False, info
-        reward = float(_common.rewards(game.results[n:], game, self.reward_mode)[self.seat])
+        reward = float(common.rewards(game.results[n:], game, self.reward_mode)[self.seat])
         if not self._truncated():
             reward += self._advance()
         terminated = game.is_over
@@ -172,7 +172,7 @@ class GuandanEnv(gymnasium.Env):
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode ('ansi' or 'svg')")
             return None
-        return _common.render(self.game, self.render_mode, seat=self.seat)
+        return common.render(self.game, self.render_mode, seat=self.seat)
 
 
 
@@ -209,7 +209,7 @@ class GuandanVectorEnv(gymnasium.vector.VectorEnv):
         self.seat = seat = check_seat(seat)
         self.opponents = _check_opponents(opponents, seat, where="bot")
         self.rules = check_rules(rules)
-        self.reward_mode = _common.check_reward(reward)
+        self.reward_mode = common.check_reward(reward)
         self.threads = threads
         self._spaces = Spaces(encoder)
         self.single_observation_space = self._spaces.observation_space()

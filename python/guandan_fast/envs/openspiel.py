@@ -40,7 +40,7 @@ from ..game import Game
 from ..perft_core import random_playout
 from ..rules import Rules
 from ..validate import check_seat
-from ._spaces import Spaces
+from .spaces import Spaces
 
 __all__ = ["GuandanGame", "GuandanState", "RolloutEvaluator", "GAME_TYPE"]
 
@@ -219,7 +219,7 @@ class GuandanState(pyspiel.State):
         return out
 
     def __str__(self):
-        from ._common import table
+        from .common import table
         return "before the deal" if self._box.game is None else table(self._box.game)
 
 

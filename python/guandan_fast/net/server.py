@@ -430,7 +430,7 @@ class _Table:
         g = self.game
         res = g.results[-1] if g.results else None
         if res is None:
-            origin = g._origin_info()
+            origin = g.origin
             fo = origin["previous_finish"] if origin else None
         else:
             fo = res["finish_order"]

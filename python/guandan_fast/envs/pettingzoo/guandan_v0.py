@@ -30,8 +30,8 @@ from pettingzoo.utils import wrappers
 from ...game import Game
 from ...rules import Rules
 from ...validate import check_count, check_rules, check_seed
-from .. import _common
-from .._spaces import Spaces
+from .. import common
+from ..spaces import Spaces
 
 __all__ = ["env", "raw_env"]
 
@@ -52,19 +52,19 @@ class raw_env(AECEnv):
     view as a picture, ``guandan_fast.svg.table``).
     """
 
-    metadata = {"render_modes": list(_common.RENDER_MODES), "name": "guandan_v0",
+    metadata = {"render_modes": list(common.RENDER_MODES), "name": "guandan_v0",
                 "is_parallelizable": False}
 
     def __init__(self, rules=Rules(), encoder="default", reward="match", max_hands=None,
                  render_mode=None):
         super().__init__()
         self.rules = check_rules(rules)
-        self.reward_mode = _common.check_reward(reward)
+        self.reward_mode = common.check_reward(reward)
         self.max_hands = None if max_hands is None else check_count(max_hands, "max_hands", 1)
-        self.render_mode = _common.check_render_mode(render_mode)
+        self.render_mode = common.check_render_mode(render_mode)
         self._spaces = Spaces(encoder)
         n = self._spaces.num_actions
-        self.possible_agents = list(_common.AGENTS)
+        self.possible_agents = list(common.AGENTS)
         obs_space = gymnasium.spaces.Dict({
             "observation": self._spaces.observation_space(),
             "action_mask": gymnasium.spaces.Box(0, 1, (n,), np.int8),
@@ -96,11 +96,11 @@ class raw_env(AECEnv):
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
-        self.agent_selection = _common.AGENTS[self.game.current_player]
+        self.agent_selection = common.AGENTS[self.game.current_player]
         self._skip_agent_selection = None
 
     def observe(self, agent):
-        p = _common.AGENTS.index(agent)
+        p = common.AGENTS.index(agent)
         mask = np.zeros(self._spaces.num_actions, np.int8)
         if self.game.current_player == p:
             mask[:] = self._spaces.mask(self.game)
@@ -111,13 +111,13 @@ class raw_env(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        a = _common.check_action(action, self._spaces.num_actions)
+        a = common.check_action(action, self._spaces.num_actions)
         game = self.game
         n_results = len(game.results)
         self._spaces.play(game, a)       # raises before any change when not legal
         self._cumulative_rewards[agent] = 0.0
-        r = _common.rewards(game.results[n_results:], game, self.reward_mode)
-        for p, name in enumerate(_common.AGENTS):
+        r = common.rewards(game.results[n_results:], game, self.reward_mode)
+        for p, name in enumerate(common.AGENTS):
             self.rewards[name] = float(r[p])
         if game.is_over:
             for name in self.agents:
@@ -127,16 +127,16 @@ class raw_env(AECEnv):
                 self.truncations[name] = True
         if game.is_over or any(self.truncations.values()):
             # Every agent gets its last observation and steps None, from the one after.
-            self.agent_selection = _common.AGENTS[(_common.AGENTS.index(agent) + 1) % 4]
+            self.agent_selection = common.AGENTS[(common.AGENTS.index(agent) + 1) % 4]
         else:
-            self.agent_selection = _common.AGENTS[game.current_player]
+            self.agent_selection = common.AGENTS[game.current_player]
         self._accumulate_rewards()
 
     def render(self):
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode ('ansi' or 'svg')")
             return None
-        return _common.render(self.game, self.render_mode, seat=None)
+        return common.render(self.game, self.render_mode, seat=None)
 
     def close(self):
         pass
