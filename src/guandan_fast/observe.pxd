@@ -14,6 +14,13 @@ cdef enum:
 
 # What the encoders need beyond GameState: the current hand's public play history.
 cdef struct Track:
+    # Row s and row s + 4: seat s's play-phase cards this hand as 54 counts in the card order
+    # `dz` names (0: kinds, the default encoder's; 1: DanZero's), kept up to date by
+    # track_play: an encoder copies the rows of seats p, p + 1, ... (mod 4) in one piece
+    # instead of expanding words.
+    float played_f[8][54]
+    # DanZero's order only (dz = 1): each seat's last play-phase move this hand (zeros: PASS)
+    float last_f[4][54]
     u64 played_lo[4]          # play-phase cards of each seat this hand
     u64 played_hi[4]
     u64 last_lo[4]            # each seat's last play-phase move this hand (PASS = 0, 0)
@@ -23,8 +30,10 @@ cdef struct Track:
     int32_t n_moves           # play-phase moves this hand
     int8_t has_last[4]
     int8_t hist_seat[HIST_LEN]
+    int8_t dz                 # card order of played_f (kept by track_reset)
 
-cdef void track_reset(Track* t) noexcept nogil
+cdef void track_reset(Track* t) noexcept nogil      # a new hand (keeps the card order)
+cdef void track_init(Track* t, int dz) noexcept nogil  # empty, played_f in that order
 cdef void track_play(Track* t, int seat, u64 lo, u64 hi) noexcept nogil
 
 cdef void encode_obs(const GameState* s, const Track* t, int p, float* out) noexcept nogil
@@ -34,3 +43,5 @@ cdef void encode_danzero(const GameState* s, const Track* t, int p, float* out) 
 # 54 card counts of a multiset: kind order, or DanZero's order (rank * 4 + suit H S C D).
 cdef void cards_u8(u64 lo, u64 hi, uint8_t* out) noexcept nogil
 cdef void cards_u8_danzero(u64 lo, u64 hi, uint8_t* out) noexcept nogil
+# The same for n moves (words lo, hi each): n rows of 54 at out, in DanZero's order if dz.
+cdef void cards_u8_rows(const u64* words, int n, uint8_t* out, bint dz) noexcept nogil

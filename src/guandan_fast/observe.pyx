@@ -90,7 +90,14 @@ def span(name, layout=None):
 # ------------------------------------------------------------------------------------------
 
 cdef void track_reset(Track* t) noexcept nogil:
+    cdef int8_t dz = t.dz
     memset(t, 0, sizeof(Track))
+    t.dz = dz
+
+
+cdef void track_init(Track* t, int dz) noexcept nogil:
+    memset(t, 0, sizeof(Track))
+    t.dz = <int8_t>dz
 
 
 cdef void track_play(Track* t, int seat, u64 lo, u64 hi) noexcept nogil:
@@ -104,6 +111,11 @@ cdef void track_play(Track* t, int seat, u64 lo, u64 hi) noexcept nogil:
     t.hist_hi[j] = hi
     t.hist_seat[j] = <int8_t>seat
     t.n_moves += 1
+    if t.dz:
+        zero_f(t.last_f[seat], 54)
+        add_cards_rows(lo, hi, t.played_f[seat], t.played_f[seat + 4], t.last_f[seat], _DZ_POS)
+    else:
+        add_cards_rows(lo, hi, t.played_f[seat], t.played_f[seat + 4], NULL, _KIND_POS)
 
 
 # ------------------------------------------------------------------------------------------
@@ -156,6 +168,35 @@ for _s in range(4):
     for _b in range(256):
         _DZ_SPREAD[_s][_b] = sum(((_b >> (2 * _j)) & 3) << (8 * _j + 2 * (_s ^ 1 if _s < 2 else _s))
                                  for _j in range(4))
+
+# Rows of floats cleared / copied with 16-byte moves: a memset / memcpy of a few hundred
+# bytes becomes `rep stos` / `rep movs` here, which starts slower than these few stores.
+cdef extern from *:
+    """
+    #if defined(__SSE2__)
+    #include <emmintrin.h>
+    #endif
+    static inline void gf_zero_f(float *d, int n) {
+        int i = 0;
+    #if defined(__SSE2__)
+        __m128 z = _mm_setzero_ps();
+        #pragma GCC unroll 80
+        for (; i + 4 <= n; i += 4) _mm_storeu_ps(d + i, z);
+    #endif
+        for (; i < n; i++) d[i] = 0.0f;
+    }
+    static inline void gf_copy_f(float *d, const float *s, int n) {
+        int i = 0;
+    #if defined(__SSE2__)
+        #pragma GCC unroll 80
+        for (; i + 4 <= n; i += 4) _mm_storeu_ps(d + i, _mm_loadu_ps(s + i));
+    #endif
+        for (; i < n; i++) d[i] = s[i];
+    }
+    """
+    void zero_f "gf_zero_f"(float* d, int n) noexcept nogil
+    void copy_f "gf_copy_f"(float* d, const float* s, int n) noexcept nogil
+
 
 # Every card twice (the unseen row is this less the hand and the plays).
 cdef extern from *:
@@ -224,19 +265,59 @@ cdef void cards_u8_danzero(u64 lo, u64 hi, uint8_t* out) noexcept nogil:
     cards_u8_at(lo, hi, out, _DZ_POS)
 
 
+cdef inline void add_cards_rows(u64 lo, u64 hi, float* a, float* b, float* c,
+                                const int* pos) noexcept nogil:
+    """Add a multiset's counts to rows a, b and c (unless NULL); kind k in column pos[k]. Per
+    card held (a move has a few)."""
+    cdef int k, col
+    cdef float n
+    cdef u64 x = lo & LO_CARD_MASK
+    hi &= HI_CARD_MASK
+    while x:
+        k = __builtin_ctzll(x) & ~1
+        col = pos[k >> 1]
+        n = <float>((lo >> k) & 3)
+        a[col] += n
+        b[col] += n
+        if c != NULL:
+            c[col] += n
+        x &= ~((<u64>3) << k)
+    x = hi
+    while x:
+        k = __builtin_ctzll(x) & ~1
+        col = pos[LO_KINDS + (k >> 1)]
+        n = <float>((hi >> k) & 3)
+        a[col] += n
+        b[col] += n
+        if c != NULL:
+            c[col] += n
+        x &= ~((<u64>3) << k)
+
+
+cdef void cards_u8_rows(const u64* words, int n, uint8_t* out, bint dz) noexcept nogil:
+    cdef int k
+    cdef const int* pos = &_DZ_POS[0] if dz else &_KIND_POS[0]
+    for k in range(n):
+        cards_u8_at(words[2 * k], words[2 * k + 1], out + N_KINDS * k, pos)
+
+
 # ------------------------------------------------------------------------------------------
 # The default observation and the information state
 # ------------------------------------------------------------------------------------------
 
 cdef void encode_obs(const GameState* s, const Track* t, int p, float* out) noexcept nogil:
     cdef int r, q, i, ty, team = p & 1
-    # hand, played and cards_left (O_HAND .. O_TOP_CARDS) are written whole below
-    memset(out + O_TOP_CARDS, 0, (OBS_SIZE - O_TOP_CARDS) * sizeof(float))
+    # hand, played, cards_left and (when there is a top) top_cards are written whole below
+    zero_f(out + O_TOP_TYPE, OBS_SIZE - O_TOP_TYPE)
     set_cards_f(s.hand_lo[p], s.hand_hi[p], out + O_HAND)
+    if t.dz:                        # a Track kept in DanZero's order: expand the words
+        for r in range(4):
+            q = (p + r) & 3
+            set_cards_f(t.played_lo[q], t.played_hi[q], out + O_PLAYED + 54 * r)
+    else:                           # seats p .. p + 3 are rows p .. p + 3 of played_f
+        copy_f(out + O_PLAYED, &t.played_f[p][0], 4 * 54)
     for r in range(4):
-        q = (p + r) & 3
-        set_cards_f(t.played_lo[q], t.played_hi[q], out + O_PLAYED + 54 * r)
-        out[O_LEFT + r] = <float>card_count(s.hand_lo[q], s.hand_hi[q])
+        out[O_LEFT + r] = <float>card_count(s.hand_lo[(p + r) & 3], s.hand_hi[(p + r) & 3])
     if s.top_seat >= 0:
         set_cards_f(s.top_lo, s.top_hi, out + O_TOP_CARDS)
         ty = move_type(s.top_hi)
@@ -244,6 +325,7 @@ cdef void encode_obs(const GameState* s, const Track* t, int p, float* out) noex
         out[O_TOP_RANK + move_rank(s.top_hi)] = 1.0
         out[O_TOP_SEAT + ((s.top_seat - p) & 3)] = 1.0
     else:
+        zero_f(out + O_TOP_CARDS, 54)
         out[O_TOP_TYPE] = 1.0
     out[O_PASSES] = <float>s.passes
     out[O_LEVEL + s.level - 2] = 1.0
@@ -279,7 +361,7 @@ cdef void encode_info(const GameState* s, const Track* t, int p, float* out) noe
     cdef int i, j, n
     cdef float* tok
     encode_obs(s, t, p, out)
-    memset(out + OBS_SIZE, 0, HIST_LEN * HIST_TOKEN * sizeof(float))
+    zero_f(out + OBS_SIZE, HIST_LEN * HIST_TOKEN)
     n = t.n_moves if t.n_moves < HIST_LEN else HIST_LEN
     for i in range(n):
         j = (t.n_moves - 1 - i) % HIST_LEN
@@ -391,20 +473,31 @@ cdef void encode_danzero(const GameState* s, const Track* t, int p, float* out) 
     # The last move of the hand; "no move" is a row of -1.
     if t.n_moves > 0:
         j = (t.n_moves - 1) % HIST_LEN
-        set_cards_dz(t.hist_lo[j], t.hist_hi[j], out + 120)
+        if t.dz:                    # the move is its seat's last one
+            copy_f(out + 120, t.last_f[t.hist_seat[j]], 54)
+        else:
+            set_cards_dz(t.hist_lo[j], t.hist_hi[j], out + 120)
     else:
         fill(out + 120, 54, -1.0)
     for i in range(s.n_finished):
         if s.finish[i] == partner:
             out_partner = True
     if t.has_last[partner] and not out_partner:
-        set_cards_dz(t.last_lo[partner], t.last_hi[partner], out + 174)
+        if t.dz:
+            copy_f(out + 174, t.last_f[partner], 54)
+        else:
+            set_cards_dz(t.last_lo[partner], t.last_hi[partner], out + 174)
     else:
         fill(out + 174, 54, -1.0)
-    memset(out + 390, 0, (DZ_STATE_SIZE - 390) * sizeof(float))
+    zero_f(out + 390, DZ_STATE_SIZE - 390)
+    if t.dz:                        # next, partner, previous: rows p + 1 .. p + 3
+        copy_f(out + 228, &t.played_f[p + 1][0], 3 * 54)
+    else:                           # a Track kept in kind order: expand the words
+        for r in range(1, 4):
+            q = (p + r) & 3
+            set_cards_dz(t.played_lo[q], t.played_hi[q], out + 228 + 54 * (r - 1))
     for r in range(1, 4):
         q = (p + r) & 3
-        set_cards_dz(t.played_lo[q], t.played_hi[q], out + 228 + 54 * (r - 1))
         # A receiver holds 28 cards between tribute and return: DanZero's 28 slots cap at 27.
         i = card_count(s.hand_lo[q], s.hand_hi[q])
         out[390 + 28 * (r - 1) + (i if i < 27 else 27)] = 1.0
@@ -423,12 +516,13 @@ cdef enum:
 cdef u64 _plays[3 * MAX_HAND_PLAYS]
 
 
-cdef int _track_of(object game, Track* t) except -1:
+cdef int _track_of(object game, Track* t, int dz) except -1:
+    """The Track of the game's current hand, its played rows in DanZero's order if dz."""
     cdef int n = game_hand_plays(game, _plays, MAX_HAND_PLAYS)
     cdef int i
     if n >= MAX_HAND_PLAYS:
         raise RuntimeError("hand history too long to encode")  # beyond any real hand
-    track_reset(t)
+    track_init(t, dz)
     for i in range(n):
         track_play(t, <int>_plays[3 * i], _plays[3 * i + 1], _plays[3 * i + 2])
     return 0
@@ -461,7 +555,7 @@ def observation_tensor(game, p=None, out=None):
     cdef int seat = _seat(game, p)
     arr = _out(out, OBS_SIZE)
     cdef float[::1] v = arr
-    _track_of(game, &t)
+    _track_of(game, &t, 0)
     encode_obs(game_state_ptr(game), &t, seat, &v[0])
     return arr
 
@@ -472,7 +566,7 @@ def information_state_tensor(game, p=None, out=None):
     cdef int seat = _seat(game, p)
     arr = _out(out, INFO_SIZE)
     cdef float[::1] v = arr
-    _track_of(game, &t)
+    _track_of(game, &t, 0)
     encode_info(game_state_ptr(game), &t, seat, &v[0])
     return arr
 
@@ -489,7 +583,7 @@ def danzero_state(game, p=None, out=None):
     cdef int seat = _seat(game, p)
     arr = _out(out, DZ_STATE_SIZE)
     cdef float[::1] v = arr
-    _track_of(game, &t)
+    _track_of(game, &t, 1)
     encode_danzero(game_state_ptr(game), &t, seat, &v[0])
     return arr
 
@@ -534,7 +628,7 @@ def time_encode(game, p, encoder, long reps):
     enc = ("default", "info", "danzero").index(encoder)
     buf = np.empty(INFO_SIZE, dtype=np.float32)
     cdef float[::1] v = buf
-    _track_of(game, &t)
+    _track_of(game, &t, enc == 2)
     t0 = time.perf_counter()
     with nogil:
         for i in range(reps):
