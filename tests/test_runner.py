@@ -37,6 +37,40 @@ def test_merge_stops_an_unbounded_run():
     assert sum(total) == 105 and len(total) == 15 and order.stopped
 
 
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_finish_runs_in_each_thread_once_the_units_are_out(threads):
+    # simulate's hands mode replays the block that reached its target in the first thread
+    # out of blocks, while the others end theirs: finish sees the run stopped, every thread
+    # calls it once, each with the run's cancel byte.
+    calls = []
+
+    def finish(cancel):
+        calls.append((threading.current_thread().name, order.stopped, cancel is order.cancel))
+
+    order = Ordered(None, lambda i, r: i >= 9)
+    run_threads(order, threads, lambda i, cancel: i, finish=finish)
+    assert order.merged == 10 and len(calls) == threads
+    assert len({name for name, _, _ in calls}) == threads
+    assert all(stopped and same for _, stopped, same in calls)
+
+
+def test_finish_is_not_called_after_a_failed_unit():
+    calls = []
+
+    def work(i, cancel):
+        if i == 0:
+            raise ZeroDivisionError("unit 0")
+        deadline = time.monotonic() + 5       # the other units end once the run has failed
+        while not cancel[0] and time.monotonic() < deadline:
+            time.sleep(0.001)
+        return i
+
+    order = Ordered(8, lambda i, r: False)
+    with pytest.raises(ZeroDivisionError, match="unit 0"):
+        run_threads(order, 2, work, finish=calls.append)
+    assert calls == [] and order.cancel[0] == 1
+
+
 def test_a_failing_unit_stops_the_others_and_is_raised():
     started = []
 

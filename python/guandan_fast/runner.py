@@ -141,15 +141,21 @@ def run_workers(n: int, worker: Callable[[], None], fail: Callable[[BaseExceptio
 
 
 def run_threads(order: Ordered, threads: int, work: Callable[[int, bytearray], Any],
-                name: str = "guandan-run") -> None:
+                name: str = "guandan-run",
+                finish: Callable[[bytearray], None] | None = None) -> None:
     """Compute the units of ``order`` in ``threads`` threads (compiled work releases the GIL);
-    raises the first error (or the Ctrl-C) once every thread has stopped."""
+    raises the first error (or the Ctrl-C) once every thread has stopped. ``finish(cancel)``:
+    called by each thread that finds no unit left while the run has not failed (the front
+    end's closing work, done once by the first caller: it runs while the other threads end
+    their last units instead of after them)."""
 
     def worker() -> None:
         try:
             while True:
                 i = order.take()
                 if i is None:
+                    if finish is not None and order.error is None:
+                        finish(order.cancel)
                     return
                 order.put(i, work(i, order.cancel))
         except BaseException as exc:  # re-raised in the calling thread

@@ -29,6 +29,7 @@ both modes.
 from __future__ import annotations
 
 import os
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
@@ -450,11 +451,18 @@ def _run_local(block, matches, hands, record, progress) -> dict:
             a = i * size
             return a, a + size if matches is None else min(a + size, matches)
 
+        replay = threading.Lock()        # held by the thread that replays the last block
+
+        def finish(cancel):
+            # Hands mode: the block that reached the target, replayed with the hands left, by
+            # the first thread out of blocks while the others end theirs (blocks after it
+            # are dropped; merging has stopped, so this thread alone adds to the tally).
+            if tally.last is not None and replay.acquire(blocking=False):
+                k, budget = tally.last
+                tally.add(*block.chunk(*bounds(k), hand_budget=budget, cancel=cancel))
+
         run_threads(order, block.threads, lambda i, c: block.chunk(*bounds(i), cancel=c),
-                    name="guandan-sim")
-        if tally.last is not None:
-            k, budget = tally.last
-            tally.add(*block.chunk(*bounds(k), hand_budget=budget))
+                    name="guandan-sim", finish=finish)
         return tally.total
     except KeyboardInterrupt as exc:
         if tally is not None:   # how far it got: the counters of the units merged so far

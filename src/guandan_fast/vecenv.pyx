@@ -51,7 +51,10 @@ cnp.import_array()
 # machine a step's hand-offs take microseconds and cost no system call, on a busy one a
 # thread that waits gives its core away (to the thread it waits for, often) instead of
 # holding it (libgomp's default policy spins up to 300,000 rounds: 0.01-0.02x of one
-# thread's rate with 2 threads and one other busy process; bench/RESULTS.md).
+# thread's rate with 2 threads and one other busy process; bench/RESULTS.md). Workers
+# between steps spin through the caller's gap when it is short (up to VEC_SPIN_MAX_NS): a
+# worker asleep at the next step wakes 15-20 us late or more (a halted virtual CPU), and a
+# 50 us spin against a gap of 40-60 us put it to sleep at a fifth of the steps.
 from libc.stdlib cimport realloc
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
@@ -65,13 +68,19 @@ cdef extern from *:
     #include <time.h>
     #include <linux/futex.h>
     #include <sys/syscall.h>
+    #include <sched.h>
 
-    /* Nanoseconds a waiting thread spins before it sleeps: covers a step's hand-offs and the
-       caller's Python between steps on an idle machine (~10 us at 256 tables), and costs a
-       busy machine at most this per wait. */
+    /* Nanoseconds a waiting thread spins before it sleeps: covers a step's hand-offs, and
+       costs a busy machine at most this per wait. Workers between steps spin longer when the
+       caller's gaps between steps are short (vec_pool_spin). */
     #define VEC_SPIN_NS 50000
+    /* The longest spin of a worker between steps: a caller whose gaps are longer than this
+       (a learner's network between steps) gets the short spin and a futex wake per step. */
+    #define VEC_SPIN_MAX_NS 300000
     /* Pieces are counted in 15 bits (the state word below). */
     #define VEC_MAX_COUNT 32767
+    /* Counters per cache line (one thread's finished pieces each). */
+    #define VEC_LINE 8
 
     static long vec_futex(int *addr, int op, int val) {
         return syscall(SYS_futex, addr, op, val, NULL, NULL, 0);
@@ -86,10 +95,10 @@ cdef extern from *:
         __builtin_ia32_pause();
     #endif
     }
-    /* Wait while *word == val: spin up to VEC_SPIN_NS, then sleep. A waker stores a new value
+    /* Wait while *word == val: spin up to spin_ns, then sleep. A waker stores a new value
        and wakes only when *sleepers is not zero (both sequentially consistent: either the
        waker sees the sleeper counted, or the sleeper sees the new value). */
-    static void vec_wait(int *word, int val, int *sleepers) {
+    static void vec_wait(int *word, int val, int *sleepers, long long spin_ns) {
         long long until = 0;
         int i;
         for (;;) {
@@ -97,7 +106,7 @@ cdef extern from *:
                 if (__atomic_load_n(word, __ATOMIC_ACQUIRE) != val) return;
                 vec_pause();
             }
-            if (until == 0) until = vec_now_ns() + VEC_SPIN_NS;
+            if (until == 0) until = vec_now_ns() + spin_ns;
             else if (vec_now_ns() > until) break;
         }
         __atomic_add_fetch(sleepers, 1, __ATOMIC_SEQ_CST);
@@ -117,20 +126,26 @@ cdef extern from *:
        publishes a phase as the state word: a publication number (32 bits), the phase
        (2 bits, 0: nothing to do) and the pieces not yet claimed, [front, back) (15 bits
        each). A claim is a compare-and-swap of that word, so a worker that read an older
-       publication claims nothing. Each group of fields written by one side while the other
+       publication claims nothing. Each thread counts the pieces it has finished on a cache
+       line of its own (a shared counter cost a line transfer per claim: the check and batch
+       phases took as long on 2 threads as on 1); the lead waits until their sum reaches the
+       pieces published so far. Each group of fields written by one side while the other
        reads sits on its own cache line. */
     typedef struct VecPool {
         unsigned long long state;    /* the claims (above) */
         int div, cap;                /* a claim takes (back - front) / div pieces, 1..cap */
+        int spin_ns;                 /* a worker's spin before it sleeps (vec_pool_spin) */
         void *ctx;                   /* the run's context (valid while a claim is held) */
         int nt;                      /* threads of the current run */
+        int lead_cpu;                /* the CPU the lead ran on at the run's start, or -1 */
         unsigned pub;                /* publications so far (the lead's) */
+        unsigned long long expect;   /* pieces published so far (the lead's) */
         int seq __attribute__((aligned(64)));  /* bumped per publication (the workers' futex) */
         int seq_sleepers;
         int quit;
-        int done __attribute__((aligned(64)));  /* pieces of the phase finished */
-        int target;                  /* pieces of the phase */
+        int done_seq __attribute__((aligned(64)));  /* bumped to wake the lead (its futex) */
         int done_sleepers;
+        unsigned long long *done;    /* pieces finished by thread t: done[t * VEC_LINE] */
         int size __attribute__((aligned(64)));  /* workers wanted (threads - 1) */
         int started;                 /* workers running */
         pid_t owner;                 /* the process that started them (a fork child has none) */
@@ -140,16 +155,41 @@ cdef extern from *:
 
     typedef struct { VecPool *p; int k; } VecWorkerArg;
 
+    /* A worker running on the CPU the lead runs on shares that CPU with it (Linux starts a
+       new thread on its creator's CPU and wakes a sleeping one next to its waker, and on a
+       busy machine may leave it there for 100 steps and more: measured, 2 threads then
+       no faster than 1, or slower). A worker that finds itself there moves off it: it
+       narrows its own CPU set to the ones it was allowed minus the lead's (nothing when
+       that leaves none: one allowed CPU). */
+    static void vec_keep_apart(VecPool *p, const cpu_set_t *allowed) {
+        int lead = __atomic_load_n(&p->lead_cpu, __ATOMIC_RELAXED);
+        cpu_set_t m;
+        if (lead < 0 || lead >= CPU_SETSIZE || sched_getcpu() != lead
+                || !CPU_ISSET(lead, allowed))
+            return;
+        m = *allowed;
+        CPU_CLR(lead, &m);
+        if (CPU_COUNT(&m) > 0)
+            pthread_setaffinity_np(pthread_self(), sizeof(m), &m);
+    }
+
     static void *vec_worker(void *arg) {
         VecPool *p = ((VecWorkerArg *)arg)->p;
         int k = ((VecWorkerArg *)arg)->k;
-        int seen;
+        int seen, apart;
+        cpu_set_t allowed;
         free(arg);
+        apart = pthread_getaffinity_np(pthread_self(), sizeof(allowed), &allowed) == 0
+                && CPU_COUNT(&allowed) > 1;
         for (;;) {
             seen = __atomic_load_n(&p->seq, __ATOMIC_ACQUIRE);
             if (__atomic_load_n(&p->quit, __ATOMIC_ACQUIRE)) return NULL;
-            if (k < __atomic_load_n(&p->nt, __ATOMIC_RELAXED)) p->help(p, k);
-            vec_wait(&p->seq, seen, &p->seq_sleepers);
+            if (k < __atomic_load_n(&p->nt, __ATOMIC_RELAXED)) {
+                if (apart) vec_keep_apart(p, &allowed);
+                p->help(p, k);
+            }
+            vec_wait(&p->seq, seen, &p->seq_sleepers,
+                     __atomic_load_n(&p->spin_ns, __ATOMIC_RELAXED));
         }
     }
 
@@ -159,8 +199,13 @@ cdef extern from *:
         memset(p, 0, sizeof(VecPool));
         p->size = size;
         p->help = help;
+        p->spin_ns = VEC_SPIN_NS;
         p->tids = (pthread_t *)calloc(size > 0 ? size : 1, sizeof(pthread_t));
         if (p->tids == NULL) { free(p); return NULL; }
+        if (posix_memalign((void **)&p->done, 64, (size_t)(size + 1) * 64) != 0) {
+            free(p->tids); free(p); return NULL;
+        }
+        memset(p->done, 0, (size_t)(size + 1) * 64);
         return p;
     }
     /* Start the workers (again in a fork child, which has none); as many as can be. */
@@ -170,7 +215,8 @@ cdef extern from *:
         if (p->owner != me) {       /* a fork child: the parent's workers are not here */
             p->started = 0;
             p->state = 0; p->seq = 0; p->seq_sleepers = 0; p->quit = 0;
-            p->done = 0; p->done_sleepers = 0; p->nt = 0;
+            p->done_seq = 0; p->done_sleepers = 0; p->nt = 0; p->expect = 0;
+            memset(p->done, 0, (size_t)(p->size + 1) * 64);
             p->owner = me;
         }
         while (p->started < p->size) {
@@ -192,6 +238,7 @@ cdef extern from *:
             for (i = 0; i < p->started; i++) pthread_join(p->tids[i], NULL);
         }
         free(p->tids);
+        free(p->done);
         free(p);
     }
     /* Threads for a run of nt: starts the workers when nt > 1; returns the count available
@@ -200,6 +247,7 @@ cdef extern from *:
         if (nt > 1) vec_pool_start(p);
         if (nt > 1 + p->started) nt = 1 + p->started;
         __atomic_store_n(&p->nt, nt, __ATOMIC_RELAXED);
+        __atomic_store_n(&p->lead_cpu, nt > 1 ? sched_getcpu() : -1, __ATOMIC_RELAXED);
         __atomic_store_n(&p->ctx, ctx, __ATOMIC_RELAXED);
         return nt;
     }
@@ -207,8 +255,7 @@ cdef extern from *:
        at a time, 1..cap; wakes the sleeping workers. */
     static void vec_publish(VecPool *p, int phase, int count, int div, int cap) {
         unsigned long long s;
-        __atomic_store_n(&p->done, 0, __ATOMIC_RELAXED);
-        __atomic_store_n(&p->target, count, __ATOMIC_RELAXED);
+        p->expect += (unsigned long long)count;
         __atomic_store_n(&p->div, div, __ATOMIC_RELAXED);
         __atomic_store_n(&p->cap, cap, __ATOMIC_RELAXED);
         p->pub++;
@@ -241,20 +288,52 @@ cdef extern from *:
     }
     /* The context of the run a claim belongs to (read after a successful claim). */
     static void *vec_ctx(VecPool *p) { return __atomic_load_n(&p->ctx, __ATOMIC_RELAXED); }
-    /* k pieces finished; the last one wakes the lead if it sleeps. */
-    static void vec_done(VecPool *p, int k) {
-        int target = __atomic_load_n(&p->target, __ATOMIC_RELAXED);
-        if (__atomic_add_fetch(&p->done, k, __ATOMIC_ACQ_REL) == target)
-            vec_wake(&p->done, &p->done_sleepers);
-    }
-    /* The lead: wait until every piece of the phase is finished. */
-    static void vec_wait_done(VecPool *p) {
-        int d, target = __atomic_load_n(&p->target, __ATOMIC_RELAXED);
-        for (;;) {
-            d = __atomic_load_n(&p->done, __ATOMIC_ACQUIRE);
-            if (d == target) return;
-            vec_wait(&p->done, d, &p->done_sleepers);
+    /* k pieces finished by thread t; wakes the lead if it sleeps (both sequentially
+       consistent: either the lead's sum sees this count, or this sees the lead counted). */
+    static void vec_done(VecPool *p, int t, int k) {
+        __atomic_add_fetch(&p->done[t * VEC_LINE], (unsigned long long)k, __ATOMIC_SEQ_CST);
+        if (t > 0 && __atomic_load_n(&p->done_sleepers, __ATOMIC_SEQ_CST)) {
+            __atomic_add_fetch(&p->done_seq, 1, __ATOMIC_SEQ_CST);
+            vec_futex(&p->done_seq, FUTEX_WAKE_PRIVATE, INT_MAX);
         }
+    }
+    static int vec_all_done(VecPool *p) {
+        unsigned long long n = 0;
+        int t;
+        for (t = 0; t <= p->started; t++)
+            n += __atomic_load_n(&p->done[t * VEC_LINE], __ATOMIC_SEQ_CST);
+        return n == p->expect;
+    }
+    /* The lead: wait until every piece published so far is finished (spin, then sleep). */
+    static void vec_wait_done(VecPool *p) {
+        long long until = 0;
+        int i, v;
+        for (;;) {
+            for (i = 0; i < 64; i++) {
+                if (vec_all_done(p)) return;
+                vec_pause();
+            }
+            if (until == 0) until = vec_now_ns() + VEC_SPIN_NS;
+            else if (vec_now_ns() > until) break;
+        }
+        __atomic_add_fetch(&p->done_sleepers, 1, __ATOMIC_SEQ_CST);
+        for (;;) {
+            v = __atomic_load_n(&p->done_seq, __ATOMIC_SEQ_CST);
+            if (vec_all_done(p)) break;
+            vec_futex(&p->done_seq, FUTEX_WAIT_PRIVATE, v);
+        }
+        __atomic_sub_fetch(&p->done_sleepers, 1, __ATOMIC_SEQ_CST);
+    }
+    /* The workers' spin before they sleep, from the caller's recent gaps between steps (ns,
+       the lead's region end to its next region start): through the gap when it is short
+       (a worker that sleeps between steps is woken by a system call, and on a virtual
+       machine its idle CPU may take tens of microseconds and more to come back), the short
+       spin when it is long. */
+    static void vec_pool_spin(VecPool *p, long long gap_ns) {
+        long long s = gap_ns + gap_ns / 2 + 20000;
+        if (s < VEC_SPIN_NS || gap_ns > VEC_SPIN_MAX_NS) s = VEC_SPIN_NS;
+        if (s > VEC_SPIN_MAX_NS) s = VEC_SPIN_MAX_NS;
+        __atomic_store_n(&p->spin_ns, (int)s, __ATOMIC_RELAXED);
     }
     /* Zeroed memory on a cache-line boundary (per-thread records must not share lines). */
     static void *vec_alloc64(size_t n) {
@@ -272,10 +351,11 @@ cdef extern from *:
     VecPool* vec_pool_new(int size, vec_help_fn help) nogil
     void vec_pool_free(VecPool* p) nogil
     int vec_pool_begin(VecPool* p, int nt, void* ctx) nogil
+    void vec_pool_spin(VecPool* p, long long gap_ns) nogil
     void vec_publish(VecPool* p, int phase, int count, int div, int cap) nogil
     int vec_claim(VecPool* p, int from_back, int* first, int* phase) nogil
     void* vec_ctx(VecPool* p) nogil
-    void vec_done(VecPool* p, int k) nogil
+    void vec_done(VecPool* p, int t, int k) nogil
     void vec_wait_done(VecPool* p) nogil
     void* vec_alloc64(size_t n) nogil
 
@@ -618,7 +698,9 @@ cdef enum:
     # loses its core while holding one keeps the lead waiting for at most ~16 tables.
     STEP_DIV = 4
     STEP_CAP = 16
-    CHECK_DIV = 4          # checking is ~1/40 of stepping: a quarter of what is left
+    CHECK_DIV = 2          # checking is ~1/30 of stepping: half of what is left (few claims)
+    EMIT_DIV = 3           # the batch: a third of the step claims left (one at a time was
+                           # ~20 claims a step, each a line transfer: no faster than 1 thread)
 
 
 cdef void do_claim(Job* j, int tid, int phase, int first, int k) noexcept nogil:
@@ -651,7 +733,7 @@ cdef void vec_help(VecPool* p, int tid) noexcept nogil:
         if k == 0:
             return
         do_claim(<Job*>vec_ctx(p), tid, phase, first, k)
-        vec_done(p, k)
+        vec_done(p, tid, k)
 
 
 cdef void lead_phase(Job* j, VecPool* p, int phase, int count, int div, int cap) noexcept nogil:
@@ -664,7 +746,7 @@ cdef void lead_phase(Job* j, VecPool* p, int phase, int count, int div, int cap)
         if k == 0:
             break
         do_claim(j, 0, ph, first, k)
-        vec_done(p, k)
+        vec_done(p, 0, k)
     vec_wait_done(p)
 
 
@@ -723,7 +805,7 @@ cdef void run_parallel(Job* j, VecPool* p, int nt) noexcept nogil:
     j.off[j.n] = o
     j.csr = o <= j.cap              # else offsets only: the caller grows the buffers, copies
     if j.n_order > 0:
-        lead_phase(j, p, PHASE_EMIT, j.n_order, 1, 1)
+        lead_phase(j, p, PHASE_EMIT, j.n_order, EMIT_DIV, VEC_MAX_COUNT)
 
 
 cdef void run_alone(Job* j) noexcept nogil:
@@ -816,6 +898,9 @@ cdef class VecEnv:
     cdef bint _started
     cdef bint _pending
     cdef double _region_s         # wall time of the last step's compiled region
+    cdef timespec _t_end          # when it ended (the caller's gap starts)
+    cdef double _gaps[RECENT]     # the caller's last gaps between regions (s): the spin
+    cdef int _gap_i, _gap_n
     # The thread count's choice (_choose_threads): steps run on _nt_mode threads (1 or
     # threads); every so often a probe on the other count (_probe_nt > 0) decides.
     cdef bint _adapt
@@ -1016,6 +1101,9 @@ cdef class VecEnv:
             self._rows_cap = max(need, 2 * self._rows_cap)
             j.rows = rows
         clock_gettime(CLOCK_MONOTONIC, &t0)
+        if self._t_end.tv_sec != 0 or self._t_end.tv_nsec != 0:   # not the first region
+            self._note_gap((t0.tv_sec - self._t_end.tv_sec)
+                           + (t0.tv_nsec - self._t_end.tv_nsec) * 1e-9)
         with nogil:
             if nt > 1:
                 nt = vec_pool_begin(self.pool, nt, j)
@@ -1024,6 +1112,7 @@ cdef class VecEnv:
             else:
                 run_alone(j)
         clock_gettime(CLOCK_MONOTONIC, &t1)
+        self._t_end = t1
         self._region_s = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9
         j.nt_seen = nt
         if j.bad >= 0:
@@ -1039,6 +1128,26 @@ cdef class VecEnv:
             self._grow(j.total)
             self._emit_all(j)
         return -1
+
+    cdef void _note_gap(self, double gap) noexcept:
+        """The caller's time between two regions: the workers spin through the upper
+        quartile of the last RECENT gaps when it is short (vec_pool_spin)."""
+        cdef double buf[RECENT]
+        cdef double v
+        cdef int i, k
+        self._gaps[self._gap_i] = gap
+        self._gap_i = (self._gap_i + 1) % RECENT
+        self._gap_n = min(self._gap_n + 1, RECENT)
+        if self._gap_n < 4 or self.threads == 1:
+            return
+        for i in range(self._gap_n):        # insertion sort of a copy (at most RECENT)
+            v = self._gaps[i]
+            k = i
+            while k > 0 and buf[k - 1] > v:
+                buf[k] = buf[k - 1]
+                k -= 1
+            buf[k] = v
+        vec_pool_spin(self.pool, <long long>(buf[(3 * self._gap_n) // 4] * 1e9))
 
     # -- the thread count ----------------------------------------------------------------------
     # More threads are faster only while the machine has cores for them: beside other busy
