@@ -269,29 +269,21 @@ cdef inline void add_cards_rows(u64 lo, u64 hi, float* a, float* b, float* c,
                                 const int* pos) noexcept nogil:
     """Add a multiset's counts to rows a, b and c (unless NULL); kind k in column pos[k]. Per
     card held (a move has a few)."""
-    cdef int k, col
+    cdef int k, col, half
     cdef float n
-    cdef u64 x = lo & LO_CARD_MASK
-    hi &= HI_CARD_MASK
-    while x:
-        k = __builtin_ctzll(x) & ~1
-        col = pos[k >> 1]
-        n = <float>((lo >> k) & 3)
-        a[col] += n
-        b[col] += n
-        if c != NULL:
-            c[col] += n
-        x &= ~((<u64>3) << k)
-    x = hi
-    while x:
-        k = __builtin_ctzll(x) & ~1
-        col = pos[LO_KINDS + (k >> 1)]
-        n = <float>((hi >> k) & 3)
-        a[col] += n
-        b[col] += n
-        if c != NULL:
-            c[col] += n
-        x &= ~((<u64>3) << k)
+    cdef u64 word, x
+    for half in range(2):          # the lo word's kinds, then the hi word's
+        word = (lo & LO_CARD_MASK) if half == 0 else (hi & HI_CARD_MASK)
+        x = word
+        while x:
+            k = __builtin_ctzll(x) & ~1
+            col = pos[(LO_KINDS if half else 0) + (k >> 1)]
+            n = <float>((word >> k) & 3)
+            a[col] += n
+            b[col] += n
+            if c != NULL:
+                c[col] += n
+            x &= ~((<u64>3) << k)
 
 
 cdef void cards_u8_rows(const u64* words, int n, uint8_t* out, bint dz) noexcept nogil:
