@@ -137,10 +137,14 @@ cdef struct Ctx:
     u64 sw[4]            # natural (non-wild) copies per suit, 2 bits per rank index (cnt())
     int col[N_RANKS]     # the same, one byte per rank: 2 bits per suit (indexes SUB_* tables;
                          # complete mode only: build_cols)
-    int avail[N_RANKS]   # natural copies per rank, all suits
-    u64 av               # the same, 4 bits per rank (run_windows, the rank masks)
+    u64 av               # natural copies per rank, all suits, 4 bits per rank (navail(),
+                         # run_windows, the rank masks)
+    u64 c01              # 4 bits per rank: the copies of suit 0, and of suit 1 shifted by 2
+    u64 c23              # the same for suits 2 and 3 (build_unit reads a rank's byte off them)
     int pm[4]            # per suit, "position mask": bit p set when the hand holds a natural
-                         # card of that suit at sequence position p (1..14; the ace at 1 and 14)
+                         # card of that suit at sequence position p (1..14; the ace at 1 and 14);
+                         # built only where needed: build_pm (complete mode), build_sfu (the
+                         # suits that can hold a straight flush)
     int nsb              # small jokers held (0..2)
     int nhr              # big jokers held
     bint sfs             # Rules.sf_as_straight: a one-suit run is also a Straight
@@ -173,6 +177,7 @@ cdef struct Ctx:
     int sfw[4]           # per suit, the straight-flush windows of the hand (sf_windows)
     int sfu[4]           # per suit, "straight-flush usable": rank mask of the naturals that some
                          # straight-flush window of the hand (with its wilds) could use
+    int sfany            # some sfw[s] is not zero (else every sfu is zero too)
     int bu               # rank mask of the ranks whose preference split below is built
     int fcol[N_RANKS]    # rank r's natural copies that break no straight flush, and the
     int rcol[N_RANKS]    # last copies of straight-flush cards (bytes of SUB_* form: 2 bits
@@ -182,6 +187,11 @@ cdef struct Ctx:
 cdef inline int cnt(const Ctx* c, int r, int s) noexcept nogil:
     """Natural copies (0..2) of rank index r in suit s."""
     return <int>((c.sw[s] >> (2 * r)) & 3)
+
+
+cdef inline int navail(const Ctx* c, int r) noexcept nogil:
+    """Natural copies (0..8) of rank index r, all suits."""
+    return <int>((c.av >> (4 * r)) & 15)
 
 
 cdef inline void emit(Ctx* c, u64 lo, u64 hi) noexcept nogil:
@@ -296,41 +306,67 @@ cdef inline int nonzero_fields(u64 x) noexcept nogil:
     return <int>x
 
 
-cdef void ctx_init(Ctx* c, u64 lo, u64 hi, int level, const RulesC* rules) noexcept nogil:
-    cdef int r, s, rm
-    cdef u64 sw[4]
-    cdef u64 av
+cdef void ctx_hand(Ctx* c, u64 lo, u64 hi, int level) noexcept nogil:
+    """The hand's counts (what a follow's feasibility test reads, follow_possible): wilds,
+    naturals per suit and per rank, jokers. hi: cards only (HI_CARD_MASK)."""
+    cdef u64 n0, n1, n2, n3
     c.level = level
     c.lr = level - 2
     c.wild_lo = (<u64>1) << (SUIT_BITS + 2 * c.lr)   # the heart of the level rank
     c.W = <int>((lo >> (SUIT_BITS + 2 * c.lr)) & 3)
     lo -= (<u64>c.W) << (SUIT_BITS + 2 * c.lr)
-    sw[0] = lo & SUIT_MASK
-    sw[1] = (lo >> SUIT_BITS) & SUIT_MASK
-    sw[2] = hi & SUIT_MASK
-    sw[3] = (hi >> SUIT_BITS) & SUIT_MASK
-    av = spread2(sw[0]) + spread2(sw[1]) + spread2(sw[2]) + spread2(sw[3])
-    for s in range(4):
-        # The ace fold: rank index r sits at sequence position r + 2 (2 -> 2 .. A -> 14), and
-        # the ace (r = 12, bit 12 of rm) also at position 1, the low end of A2345: so one mask
-        # holds positions 1..14 and a window p..p+4 is just bits p..p+4 of it.
-        rm = nonzero_fields(sw[s])
-        c.pm[s] = (rm << 2) | ((rm >> 11) & 2)
-    c.av = av
-    for s in range(4):
-        c.sw[s] = sw[s]
-    for r in range(N_RANKS):
-        c.avail[r] = <int>((av >> (4 * r)) & 15)
+    c.sw[0] = lo & SUIT_MASK
+    c.sw[1] = (lo >> SUIT_BITS) & SUIT_MASK
+    c.sw[2] = hi & SUIT_MASK
+    c.sw[3] = (hi >> SUIT_BITS) & SUIT_MASK
+    n0 = spread2(c.sw[0])
+    n1 = spread2(c.sw[1])
+    n2 = spread2(c.sw[2])
+    n3 = spread2(c.sw[3])
+    c.av = n0 + n1 + n2 + n3
+    c.c01 = n0 | (n1 << 2)
+    c.c23 = n2 | (n3 << 2)
     c.nsb = <int>((hi >> SB_BIT) & 3)
     c.nhr = <int>((hi >> HR_BIT) & 3)
+
+
+cdef inline void ctx_rest(Ctx* c, const RulesC* rules) noexcept nogil:
+    """The rest of a generator's state after ctx_hand: switches, nothing built yet."""
     c.sfs = rules.sf_as_straight
     c.fjp = rules.fullhouse_joker_pair
     c.b1 = 0
     c.b2 = 0
     c.b3 = 0
     c.bu = 0
+    c.sfany = 0
     c.n = 0
     c.ids = NULL
+
+
+cdef inline int suit_positions(u64 sw) noexcept nogil:
+    """The position mask (Ctx.pm) of one suit's counts. The ace fold: rank index r sits at
+    sequence position r + 2 (2 -> 2 .. A -> 14), and the ace (r = 12, bit 12 of rm) also at
+    position 1, the low end of A2345: so one mask holds positions 1..14 and a window
+    p..p+4 is just bits p..p+4 of it."""
+    cdef int rm = nonzero_fields(sw)
+    return (rm << 2) | ((rm >> 11) & 2)
+
+
+cdef inline int suit_ranks(u64 sw) noexcept nogil:
+    """Distinct ranks held in one suit (the set bits of its position mask at 2..14)."""
+    return __builtin_popcountll((sw | (sw >> 1)) & ODD_BITS)
+
+
+cdef void build_pm(Ctx* c) noexcept nogil:
+    """pm of every suit (the complete mode's straight flushes read them all)."""
+    cdef int s
+    for s in range(4):
+        c.pm[s] = suit_positions(c.sw[s])
+
+
+cdef void ctx_init(Ctx* c, u64 lo, u64 hi, int level, const RulesC* rules) noexcept nogil:
+    ctx_hand(c, lo, hi, level)
+    ctx_rest(c, rules)
 
 
 cdef void build_cols(Ctx* c) noexcept nogil:
@@ -357,7 +393,7 @@ cdef int fill_opts(Ctx* c, int r, int n, Opt* dst, int* nn) noexcept nogil:
     """Groups of n cards of rank r: k naturals + (n - k) wilds, fewest wilds first."""
     cdef int k, i, b, m, st, idx = 0, w
     cdef int col = c.col[r], sh = 2 * r
-    cdef int kmax = min(n, c.avail[r])
+    cdef int kmax = min(n, navail(c, r))
     cdef int kmin = n - c.W
     cdef u64 wl
     if kmin < 0:
@@ -502,7 +538,7 @@ cdef void gen_bombs(Ctx* c) noexcept nogil:
     cdef int r, n, k, i, m, key, kmin, nmax
     cdef u64 t, wl
     for r in range(N_RANKS):
-        nmax = c.avail[r] + c.W
+        nmax = navail(c, r) + c.W
         if nmax > MAX_BOMB_SIZE:
             nmax = MAX_BOMB_SIZE
         if nmax < 4:
@@ -515,7 +551,7 @@ cdef void gen_bombs(Ctx* c) noexcept nogil:
                 continue
             t = move_tag(T_BOMB, r + 2)
             kmin = n - c.W
-            k = min(n, c.avail[r])
+            k = min(n, navail(c, r))
             while k >= kmin:
                 wl = c.wild_lo * (n - k)
                 m = subsets(c, r, k, los, his, sm)
@@ -703,8 +739,8 @@ cdef void gen_straights(Ctx* c) noexcept nogil:
         r2 = p
         r3 = p + 1
         r4 = p + 2
-        gaps = ((c.avail[r0] == 0) + (c.avail[r1] == 0) + (c.avail[r2] == 0)
-                + (c.avail[r3] == 0) + (c.avail[r4] == 0))
+        gaps = ((navail(c, r0) == 0) + (navail(c, r1) == 0) + (navail(c, r2) == 0)
+                + (navail(c, r3) == 0) + (navail(c, r4) == 0))
         if gaps > W:
             continue
         t = move_tag(T_STRAIGHT, p)
@@ -821,14 +857,18 @@ cdef void gen_two_trips(Ctx* c) noexcept nogil:
 cdef void build_sfu(Ctx* c) noexcept nogil:
     """sfw and sfu of every suit (gen_sf in compact mode reads sfw)."""
     cdef int s, p, wins, cover, i
+    c.sfany = 0
     for s in range(4):
-        # a window needs five distinct ranks counting the wilds
-        if __builtin_popcountll(c.pm[s] & 0x7FFC) + c.W < 5:
+        # a window needs five distinct ranks counting the wilds (pm is built only past this
+        # test: gen_sf reads it only in the suits with windows)
+        if suit_ranks(c.sw[s]) + c.W < 5:
             c.sfw[s] = 0
             c.sfu[s] = 0
             continue
+        c.pm[s] = suit_positions(c.sw[s])
         wins = sf_windows(c.pm[s], c.W)
         c.sfw[s] = wins
+        c.sfany |= wins
         cover = 0
         for i in range(5):
             cover |= wins << i
@@ -844,10 +884,12 @@ cdef void build_unit(Ctx* c, int r) noexcept nogil:
     # the others), then the last copies of cards a straight flush can use (rcol); each part
     # in suit order. The canonical choice of k naturals is the first k of this order
     # (canon_group, through PREFIX).
-    cdef int col = cnt(c, r, 0) | (cnt(c, r, 1) << 2) | (cnt(c, r, 2) << 4) | (cnt(c, r, 3) << 6)
-    cdef int res = (((c.sfu[0] >> r) & 1) | (((c.sfu[1] >> r) & 1) << 2)
-                    | (((c.sfu[2] >> r) & 1) << 4) | (((c.sfu[3] >> r) & 1) << 6))
-    col -= res                  # (sfu holds only cards the hand holds)
+    cdef int col = <int>(((c.c01 >> (4 * r)) & 15) | (((c.c23 >> (4 * r)) & 15) << 4))
+    cdef int res = 0
+    if c.sfany:
+        res = (((c.sfu[0] >> r) & 1) | (((c.sfu[1] >> r) & 1) << 2)
+               | (((c.sfu[2] >> r) & 1) << 4) | (((c.sfu[3] >> r) & 1) << 6))
+        col -= res              # (sfu holds only cards the hand holds)
     c.fcol[r] = col
     c.rcol[r] = res
     c.nfree[r] = __builtin_popcountll(col) + __builtin_popcountll(col & 0xAA)
@@ -856,7 +898,7 @@ cdef void build_unit(Ctx* c, int r) noexcept nogil:
 
 cdef inline int canon_group(Ctx* c, int r, int n, u64* lo, u64* hi, int* pen) noexcept nogil:
     """The canonical n cards of rank r: wilds used, or -1 when the hand cannot."""
-    cdef int k = min(n, c.avail[r])
+    cdef int k = min(n, navail(c, r))
     cdef int w = n - k, nf, b
     if w > c.W:
         return -1
@@ -877,7 +919,7 @@ cdef inline int canon_group(Ctx* c, int r, int n, u64* lo, u64* hi, int* pen) no
 cdef inline void group_single(Ctx* c, int r) noexcept nogil:
     cdef u64 lo, hi
     cdef int pen
-    if c.avail[r] or (r == c.lr and c.W):
+    if navail(c, r) or (r == c.lr and c.W):
         canon_group(c, r, 1, &lo, &hi, &pen)
         emit_action(c, A_SINGLE + r, lo, hi | move_tag(T_SINGLE, r + 2))
 
@@ -885,7 +927,7 @@ cdef inline void group_single(Ctx* c, int r) noexcept nogil:
 cdef inline void group_pair(Ctx* c, int r) noexcept nogil:
     cdef u64 lo, hi
     cdef int pen
-    if c.avail[r] or r == c.lr:
+    if navail(c, r) or r == c.lr:
         if canon_group(c, r, 2, &lo, &hi, &pen) >= 0:
             emit_action(c, A_PAIR + r, lo, hi | move_tag(T_PAIR, r + 2))
 
@@ -900,7 +942,7 @@ cdef inline void group_trips(Ctx* c, int r) noexcept nogil:
 cdef inline void group_bombs(Ctx* c, int r, int key) noexcept nogil:
     """Rank r's same-rank bombs above the bound, smallest first."""
     cdef u64 lo, hi
-    cdef int n, pen, nmax = c.avail[r] + c.W
+    cdef int n, pen, nmax = navail(c, r) + c.W
     if nmax > MAX_BOMB_SIZE:
         nmax = MAX_BOMB_SIZE
     for n in range(4, nmax + 1):
@@ -974,7 +1016,7 @@ cdef void compact_full_houses(Ctx* c) noexcept nogil:
         return
     for y in range(N_RANKS):
         pw[y] = -1
-        if c.avail[y] or y == c.lr:
+        if navail(c, y) or y == c.lr:
             pw[y] = canon_group(c, y, 2, &plo[y], &phi[y], &ppen[y])
         pv[y] = rank_value(y, c.lr)
     pw[PAIR_SB] = -1
@@ -1054,7 +1096,7 @@ cdef bint straight_choice(Ctx* c, int p, int* suit) noexcept nogil:
     for i in range(5):
         r = pos_rank(p + i)
         suit[i] = -1
-        if c.avail[r] == 0:
+        if navail(c, r) == 0:
             gaps += 1
             continue
         if not (c.bu >> r) & 1:
@@ -1187,6 +1229,7 @@ cdef int run(Ctx* c, u64 last_lo, u64 last_hi, bint compact) noexcept nogil:
     set_bounds(c, last_lo, last_hi)
     if not compact:
         build_cols(c)
+        build_pm(c)
     gen_moves(c, compact)
     if not (last_lo == 0 and last_hi == 0):
         emit(c, 0, 0)
@@ -1223,7 +1266,8 @@ cdef void gen_moves(Ctx* c, bint compact) noexcept nogil:
         if c.tmask & (1 << T_THREE_WITH_TWO):
             compact_full_houses(c)
         compact_sequences(c)
-        if c.btier < TIER_STRAIGHT_FLUSH or (c.btier == TIER_STRAIGHT_FLUSH and c.bkey < LAST_STRAIGHT_POS):
+        if c.sfany and (c.btier < TIER_STRAIGHT_FLUSH
+                        or (c.btier == TIER_STRAIGHT_FLUSH and c.bkey < LAST_STRAIGHT_POS)):
             gen_sf(c, True)
         return
     if c.tmask & (1 << T_SINGLE):
@@ -1318,17 +1362,26 @@ cdef int generate_actions(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
     # houses, the three runs, bombs (rank by rank, size by size), straight flushes (window by
     # window, suit by suit), the joker bomb; each move's id beside it.
     # (each block walks the rank mask of the ranks that have one: ranks_with)
+    # A follow that nothing beats (46 % of the decisions of random play) is decided from the
+    # hand's counts alone (follow_possible) and lists PASS only; everything else is built
+    # after that test.
     cdef Ctx c
     cdef int r, m
     cdef bint follow = not (last_lo == 0 and last_hi == 0)
-    ctx_init(&c, lo, hi & HI_CARD_MASK, level, rules)
+    ctx_hand(&c, lo, hi & HI_CARD_MASK, level)
+    set_bounds(&c, last_lo, last_hi)
+    if follow:
+        ids[0] = A_PASS
+        out[0] = 0
+        out[1] = 0
+        if not follow_possible(&c, last_hi, rules):
+            return 1
+    ctx_rest(&c, rules)
     c.out = out
     c.ids = ids
     c.cap = N_ACTIONS
-    set_bounds(&c, last_lo, last_hi)
+    c.n = 1 if follow else 0
     build_sfu(&c)
-    if follow:
-        emit_action(&c, A_PASS, 0, 0)
     if c.tmask & (1 << T_SINGLE):
         m = (ranks_with(c.av, 1) | ((1 << c.lr) if c.W else 0)) & ranks_above(c.minkey, c.lr)
         while m:
@@ -1357,7 +1410,8 @@ cdef int generate_actions(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
         r = __builtin_ctzll(m)
         m &= m - 1
         group_bombs(&c, r, rank_value(r, c.lr))
-    if c.btier < TIER_STRAIGHT_FLUSH or (c.btier == TIER_STRAIGHT_FLUSH and c.bkey < LAST_STRAIGHT_POS):
+    if c.sfany and (c.btier < TIER_STRAIGHT_FLUSH
+                    or (c.btier == TIER_STRAIGHT_FLUSH and c.bkey < LAST_STRAIGHT_POS)):
         gen_sf(&c, True)
     joker_bomb(&c)
     return c.n
@@ -1409,6 +1463,7 @@ cdef int classify_cards(u64 lo, u64 hi, int level, const RulesC* rules, u64* out
     c.bkey = 0
     c.size = n
     build_cols(&c)
+    build_pm(&c)
     gen_moves(&c, False)
     if c.n > CLASSIFY_CAP:
         c.n = CLASSIFY_CAP  # cannot happen: see CLASSIFY_CAP
@@ -1423,32 +1478,27 @@ cdef int classify_cards(u64 lo, u64 hi, int level, const RulesC* rules, u64* out
 
 cdef bint can_follow(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
                      const RulesC* rules) noexcept nogil:
+    cdef Ctx c
+    ctx_hand(&c, lo, hi & HI_CARD_MASK, level)
+    set_bounds(&c, last_lo, last_hi)
+    return follow_possible(&c, last_hi, rules)
+
+
+cdef bint follow_possible(Ctx* c, u64 last_hi, const RulesC* rules) noexcept nogil:
     # Exactly "generate() on this follow lists more than PASS" (either mode: both list a
     # move of every (type, key) that the complete list has), decided from the hand's
-    # per-rank counts with no move listed: a forced pass (46 % of the decisions of random
-    # play) then costs this instead of a follow generation. Each test below is the
-    # feasibility condition of the compact generator's matching part (compact_groups,
-    # compact_full_houses, straight_choice, compact_sequences, gen_sf), on rank masks;
-    # tests/test_fast_movegen.py compares it with generate() on many hands and tops.
-    cdef int lr = level - 2, W, nsb, nhr, tier, key, lt, r, s, n, t2, x, y, wt, p, u
-    cdef int width, last, above, held, m
-    cdef int avail[N_RANKS]
+    # counts (ctx_hand) and the bounds (set_bounds) with no move listed: a forced pass (46 %
+    # of the decisions of random play) then costs this instead of a follow generation. Each
+    # test below is the feasibility condition of the compact generator's matching part
+    # (compact_groups, compact_full_houses, straight_choice, compact_sequences, gen_sf), on
+    # rank masks; tests/test_fast_movegen.py compares it with generate() on many hands and tops.
+    cdef int lr = c.lr, W = c.W, nsb = c.nsb, nhr = c.nhr, tier = c.btier, lt, r, s, n, t2
+    cdef int key = c.bkey if c.btier else c.minkey
+    cdef int x, y, wt, p, u, ax, ay, width, last, above, held, m
     cdef int pm[4]
-    cdef u64 sw[4]
-    cdef u64 av
-    hi &= HI_CARD_MASK
-    W = <int>((lo >> (SUIT_BITS + 2 * lr)) & 3)
-    lo -= (<u64>W) << (SUIT_BITS + 2 * lr)
-    nsb = <int>((hi >> SB_BIT) & 3)
-    nhr = <int>((hi >> HR_BIT) & 3)
-    tier_key(last_lo, last_hi, level, &tier, &key)
+    cdef u64 av = c.av
     if nsb == 2 and nhr == 2 and tier < TIER_JOKERS:
         return True                     # the joker bomb
-    sw[0] = lo & SUIT_MASK
-    sw[1] = (lo >> SUIT_BITS) & SUIT_MASK
-    sw[2] = hi & SUIT_MASK
-    sw[3] = (hi >> SUIT_BITS) & SUIT_MASK
-    av = spread2(sw[0]) + spread2(sw[1]) + spread2(sw[2]) + spread2(sw[3])
     lt = move_type(last_hi)
     # The top's own type first (the common answer); bombs and straight flushes after.
     if tier == 0 and lt <= T_TRIPS:
@@ -1471,7 +1521,7 @@ cdef bint can_follow(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
     while m:
         r = __builtin_ctzll(m)
         m &= m - 1
-        n = <int>((av >> (4 * r)) & 15) + W
+        n = navail(c, r) + W
         if n > MAX_BOMB_SIZE:
             n = MAX_BOMB_SIZE
         t2 = bomb_tier(n)
@@ -1482,31 +1532,29 @@ cdef bint can_follow(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
         # suits with five distinct ranks counting the wilds
         u = 0 if tier < TIER_STRAIGHT_FLUSH else (2 << key) - 1
         for s in range(4):
-            if __builtin_popcountll((sw[s] | (sw[s] >> 1)) & ODD_BITS) + W >= 5:
-                r = nonzero_fields(sw[s])
-                if sf_windows((r << 2) | ((r >> 11) & 2), W) & ~u:
+            if suit_ranks(c.sw[s]) + W >= 5:
+                if sf_windows(suit_positions(c.sw[s]), W) & ~u:
                     return True
     if tier or lt <= T_TRIPS:
         return False
-    for r in range(N_RANKS):
-        avail[r] = <int>((av >> (4 * r)) & 15)
     if lt == T_THREE_WITH_TWO:
         for x in range(N_RANKS):
-            if rank_value(x, lr) <= key or avail[x] + W < 3:
+            ax = navail(c, x)
+            if rank_value(x, lr) <= key or ax + W < 3:
                 continue
-            wt = 3 - avail[x] if avail[x] < 3 else 0
+            wt = 3 - ax if ax < 3 else 0
             if rules.fullhouse_joker_pair and (nsb == 2 or nhr == 2):
                 return True
             if x == lr and wt == 0 and W == 2:
                 return True             # two wilds as the pair (edge case 42)
             for y in range(N_RANKS):
-                if y != x and (avail[y] or y == lr) and (2 - avail[y] if avail[y] < 2 else 0) + wt <= W:
+                ay = navail(c, y)
+                if y != x and (ay or y == lr) and (2 - ay if ay < 2 else 0) + wt <= W:
                     return True
         return False
     if lt == T_STRAIGHT:
         for s in range(4):
-            r = nonzero_fields(sw[s])
-            pm[s] = (r << 2) | ((r >> 11) & 2)
+            pm[s] = suit_positions(c.sw[s])
         m = run_windows(av, 5, 1, W)
         for p in range(max(1, key + 1), LAST_STRAIGHT_POS + 1):
             if not (m >> p) & 1:
