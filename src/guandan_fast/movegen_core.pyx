@@ -282,6 +282,16 @@ cdef inline int run_windows(u64 av, int width, int n, int W) noexcept nogil:
     return ~nibble_bits((sums + (<u64>(7 - W)) * NIBBLES_16) >> 3) & 0xFFFE
 
 
+cdef inline int windows_above(int key, int last) noexcept nogil:
+    """Bits of the sequence positions p with key < p <= last (and p >= 1), in run_windows'
+    layout: the windows a run must start at to beat a run of key."""
+    if key >= last:
+        return 0
+    if key < 0:
+        key = 0
+    return ((2 << last) - 1) & ~((2 << key) - 1)
+
+
 cdef inline bint bomb_ok(Ctx* c, int tier, int key) noexcept nogil:
     return tier > c.btier or (tier == c.btier and key > c.bkey)
 
@@ -1166,9 +1176,11 @@ cdef void compact_sequences(Ctx* c) noexcept nogil:
     cdef u64 lo, hi, l, h
     # (the windows the wilds cannot fill are skipped before any rank is looked at)
     if (c.size == 0 or c.size == 5) and c.tmask & (1 << T_STRAIGHT):
-        wins = run_windows(c.av, 5, 1, c.W)
-        for p in range(max(1, c.minkey + 1), LAST_STRAIGHT_POS + 1):
-            if not (wins >> p) & 1 or not straight_choice(c, p, suit):
+        wins = run_windows(c.av, 5, 1, c.W) & windows_above(c.minkey, LAST_STRAIGHT_POS)
+        while wins:
+            p = __builtin_ctzll(wins)
+            wins &= wins - 1
+            if not straight_choice(c, p, suit):
                 continue
             lo = 0
             hi = 0
@@ -1181,10 +1193,10 @@ cdef void compact_sequences(Ctx* c) noexcept nogil:
                     hi += KW_HI[suit[i]][r]
             emit_action(c, A_STRAIGHT + p - 1, lo, hi | move_tag(T_STRAIGHT, p))
     if (c.size == 0 or c.size == 6) and c.tmask & (1 << T_THREE_PAIR):
-        wins = run_windows(c.av, 3, 2, c.W)
-        for p in range(max(1, c.minkey + 1), LAST_THREE_PAIR_POS + 1):
-            if not (wins >> p) & 1:
-                continue
+        wins = run_windows(c.av, 3, 2, c.W) & windows_above(c.minkey, LAST_THREE_PAIR_POS)
+        while wins:
+            p = __builtin_ctzll(wins)
+            wins &= wins - 1
             lo = 0
             hi = 0
             w = 0
@@ -1201,10 +1213,10 @@ cdef void compact_sequences(Ctx* c) noexcept nogil:
             if ok and w <= c.W:
                 emit_action(c, A_THREE_PAIR + p - 1, lo, hi | move_tag(T_THREE_PAIR, p))
     if (c.size == 0 or c.size == 6) and c.tmask & (1 << T_TWO_TRIPS):
-        wins = run_windows(c.av, 2, 3, c.W)
-        for p in range(max(1, c.minkey + 1), LAST_TWO_TRIPS_POS + 1):
-            if not (wins >> p) & 1:
-                continue
+        wins = run_windows(c.av, 2, 3, c.W) & windows_above(c.minkey, LAST_TWO_TRIPS_POS)
+        while wins:
+            p = __builtin_ctzll(wins)
+            wins &= wins - 1
             lo = 0
             hi = 0
             w = 0
@@ -1494,7 +1506,7 @@ cdef bint follow_possible(Ctx* c, u64 last_hi, const RulesC* rules) noexcept nog
     # rank masks; tests/test_fast_movegen.py compares it with generate() on many hands and tops.
     cdef int lr = c.lr, W = c.W, nsb = c.nsb, nhr = c.nhr, tier = c.btier, lt, r, s, n, t2
     cdef int key = c.bkey if c.btier else c.minkey
-    cdef int x, y, wt, p, u, ax, ay, width, last, above, held, m
+    cdef int x, wt, p, u, ax, width, last, above, held, m
     cdef int pm[4]
     cdef u64 av = c.av
     if nsb == 2 and nhr == 2 and tier < TIER_JOKERS:
@@ -1538,29 +1550,35 @@ cdef bint follow_possible(Ctx* c, u64 last_hi, const RulesC* rules) noexcept nog
     if tier or lt <= T_TRIPS:
         return False
     if lt == T_THREE_WITH_TWO:
-        for x in range(N_RANKS):
+        # a triple above the top's, and a pair of another rank (or of jokers) that the wilds
+        # the triple leaves can complete
+        m = ranks_with(av, 3 - W) & ranks_above(key, lr)
+        if m == 0:
+            return False
+        if rules.fullhouse_joker_pair and (nsb == 2 or nhr == 2):
+            return True
+        held = ranks_with(av, 1) | (1 << lr)
+        while m:
+            x = __builtin_ctzll(m)
+            m &= m - 1
             ax = navail(c, x)
-            if rank_value(x, lr) <= key or ax + W < 3:
-                continue
             wt = 3 - ax if ax < 3 else 0
-            if rules.fullhouse_joker_pair and (nsb == 2 or nhr == 2):
-                return True
             if x == lr and wt == 0 and W == 2:
                 return True             # two wilds as the pair (edge case 42)
-            for y in range(N_RANKS):
-                ay = navail(c, y)
-                if y != x and (ay or y == lr) and (2 - ay if ay < 2 else 0) + wt <= W:
-                    return True
+            if ranks_with(av, 2 - (W - wt)) & held & ~(1 << x):
+                return True
         return False
     if lt == T_STRAIGHT:
+        m = run_windows(av, 5, 1, W) & windows_above(key, LAST_STRAIGHT_POS)
+        if m == 0:
+            return False
+        if rules.sf_as_straight:
+            return True
         for s in range(4):
             pm[s] = suit_positions(c.sw[s])
-        m = run_windows(av, 5, 1, W)
-        for p in range(max(1, key + 1), LAST_STRAIGHT_POS + 1):
-            if not (m >> p) & 1:
-                continue
-            if rules.sf_as_straight:
-                return True
+        while m:
+            p = __builtin_ctzll(m)
+            m &= m - 1
             # natural cards of two suits at least (one suit is a straight flush)
             u = 0
             for s in range(4):
@@ -1575,8 +1593,7 @@ cdef bint follow_possible(Ctx* c, u64 last_hi, const RulesC* rules) noexcept nog
         width = 3 if lt == T_THREE_PAIR else 2
         last = LAST_THREE_PAIR_POS if lt == T_THREE_PAIR else LAST_TWO_TRIPS_POS
         # windows above the top's, up to the type's last
-        m = run_windows(av, width, n, W) & ((2 << last) - 1) & ~((2 << key) - 1)
-        return m != 0
+        return (run_windows(av, width, n, W) & windows_above(key, last)) != 0
     return False
 
 
