@@ -982,10 +982,10 @@ cdef inline void joker_bomb(Ctx* c) noexcept nogil:
         emit_action(c, A_JOKER_BOMB, 0, 2 * SB_HI + 2 * HR_HI | move_tag(T_BOMB, RANK_JOKER))
 
 
-cdef inline int pair_ranks(Ctx* c) noexcept nogil:
+cdef inline int pair_ranks(Ctx* c, int held) noexcept nogil:
     """Rank mask of the ranks with a pair (naturals and wilds; the level rank's may be all
-    wilds): group_pair's condition."""
-    return ranks_with(c.av, 2 - c.W) & (ranks_with(c.av, 1) | (1 << c.lr))
+    wilds): group_pair's condition. held: ranks_with(c.av, 1)."""
+    return ranks_with(c.av, 2 - c.W) & (held | (1 << c.lr))
 
 
 cdef void compact_groups(Ctx* c) noexcept nogil:
@@ -1313,45 +1313,49 @@ cdef int generate(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi, const Rul
     return c.n
 
 
-cdef void action_full_houses(Ctx* c) noexcept nogil:
+cdef struct Groups:
+    # generate_actions' canonical pairs and trips, built once for their own blocks and the
+    # full houses: words and wilds used per rank (pairs: then the two joker pairs)
+    int pairs               # rank mask of the pairs built
+    int trips               # of the trips built
+    int pair_w[N_RANKS]
+    int trip_w[N_RANKS]
+    u64 pair_lo[N_PAIR_SLOTS]
+    u64 pair_hi[N_PAIR_SLOTS]
+    u64 trip_lo[N_RANKS]
+    u64 trip_hi[N_RANKS]
+
+
+cdef void action_full_houses(Ctx* c, Groups* g) noexcept nogil:
     """The full houses of the action space (docs/learning.md): for each triple rank above
     minkey and each pair group (rank, or joker pair when the rules allow it) other than the
     triple's, the canonical trips plus the canonical pair when the hand's wilds cover both;
     ascending ids (triple rank, then pair group). The compact order's key is additive over
-    the two disjoint rank groups, so this union is the group's canonical move."""
-    cdef u64 trip_lo[N_RANKS]
-    cdef u64 trip_hi[N_RANKS]
-    cdef int trip_w[N_RANKS]
-    cdef u64 pair_lo[N_PAIR_SLOTS]
-    cdef u64 pair_hi[N_PAIR_SLOTS]
+    the two disjoint rank groups, so this union is the group's canonical move. g: every
+    pair rank's pair and the trips above minkey (generate_actions)."""
     cdef int pairs_w[3]
-    cdef int r, w, pen, t, q, wt, pairs, trips, base, m
+    cdef int r, t, q, wt, pairs, trips, base, m
     cdef u64 tag
     pairs_w[0] = pairs_w[1] = pairs_w[2] = 0
-    m = pair_ranks(c)
+    m = g.pairs
     while m:
         r = __builtin_ctzll(m)
         m &= m - 1
-        pairs_w[canon_group(c, r, 2, &pair_lo[r], &pair_hi[r], &pen)] |= 1 << r
-    trips = ranks_with(c.av, 3 - c.W) & ranks_above(c.minkey, c.lr)
-    m = trips
-    while m:
-        r = __builtin_ctzll(m)
-        m &= m - 1
-        trip_w[r] = canon_group(c, r, 3, &trip_lo[r], &trip_hi[r], &pen)
+        pairs_w[g.pair_w[r]] |= 1 << r
     if c.fjp:
         if c.nsb == 2:
             pairs_w[0] |= 1 << PAIR_SB
-            pair_lo[PAIR_SB] = 0
-            pair_hi[PAIR_SB] = 2 * SB_HI
+            g.pair_lo[PAIR_SB] = 0
+            g.pair_hi[PAIR_SB] = 2 * SB_HI
         if c.nhr == 2:
             pairs_w[0] |= 1 << PAIR_HR
-            pair_lo[PAIR_HR] = 0
-            pair_hi[PAIR_HR] = 2 * HR_HI
+            g.pair_lo[PAIR_HR] = 0
+            g.pair_hi[PAIR_HR] = 2 * HR_HI
+    trips = g.trips
     while trips:
         t = __builtin_ctzll(trips)
         trips &= trips - 1
-        wt = trip_w[t]
+        wt = g.trip_w[t]
         pairs = pairs_w[0]
         if wt + 1 <= c.W:
             pairs |= pairs_w[1]
@@ -1363,8 +1367,8 @@ cdef void action_full_houses(Ctx* c) noexcept nogil:
         while pairs:
             q = __builtin_ctzll(pairs)
             pairs &= pairs - 1
-            emit_action(c, base + (q if q < t else q - 1), trip_lo[t] + pair_lo[q],
-                        (trip_hi[t] + pair_hi[q]) | tag)
+            emit_action(c, base + (q if q < t else q - 1), g.trip_lo[t] + g.pair_lo[q],
+                        (g.trip_hi[t] + g.pair_hi[q]) | tag)
 
 
 cdef int generate_actions(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
@@ -1378,8 +1382,10 @@ cdef int generate_actions(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
     # hand's counts alone (follow_possible) and lists PASS only; everything else is built
     # after that test.
     cdef Ctx c
-    cdef int r, m
+    cdef Groups g
+    cdef int r, m, pen, above, held
     cdef bint follow = not (last_lo == 0 and last_hi == 0)
+    cdef bint fh
     ctx_hand(&c, lo, hi & HI_CARD_MASK, level)
     set_bounds(&c, last_lo, last_hi)
     if follow:
@@ -1394,28 +1400,43 @@ cdef int generate_actions(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
     c.cap = N_ACTIONS
     c.n = 1 if follow else 0
     build_sfu(&c)
+    above = ranks_above(c.minkey, c.lr)
+    held = ranks_with(c.av, 1)
+    fh = (c.tmask >> T_THREE_WITH_TWO) & 1
     if c.tmask & (1 << T_SINGLE):
-        m = (ranks_with(c.av, 1) | ((1 << c.lr) if c.W else 0)) & ranks_above(c.minkey, c.lr)
+        m = (held | ((1 << c.lr) if c.W else 0)) & above
         while m:
             r = __builtin_ctzll(m)
             m &= m - 1
             group_single(&c, r)
         joker_singles(&c)
-    if c.tmask & (1 << T_PAIR):
-        m = pair_ranks(&c) & ranks_above(c.minkey, c.lr)
+    if c.tmask & ((1 << T_PAIR) | (1 << T_THREE_WITH_TWO)):
+        g.pairs = pair_ranks(&c, held)          # (a full house takes a pair of any rank)
+        if not fh:
+            g.pairs &= above
+        m = g.pairs
         while m:
             r = __builtin_ctzll(m)
             m &= m - 1
-            group_pair(&c, r)
-        joker_pairs(&c)
-    if c.tmask & (1 << T_TRIPS):
-        m = ranks_with(c.av, 3 - c.W) & ranks_above(c.minkey, c.lr)
+            g.pair_w[r] = canon_group(&c, r, 2, &g.pair_lo[r], &g.pair_hi[r], &pen)
+        if c.tmask & (1 << T_PAIR):
+            m = g.pairs & above
+            while m:
+                r = __builtin_ctzll(m)
+                m &= m - 1
+                emit_action(&c, A_PAIR + r, g.pair_lo[r], g.pair_hi[r] | move_tag(T_PAIR, r + 2))
+            joker_pairs(&c)
+    if c.tmask & ((1 << T_TRIPS) | (1 << T_THREE_WITH_TWO)):
+        g.trips = ranks_with(c.av, 3 - c.W) & above
+        m = g.trips
         while m:
             r = __builtin_ctzll(m)
             m &= m - 1
-            group_trips(&c, r)
-    if c.tmask & (1 << T_THREE_WITH_TWO):
-        action_full_houses(&c)
+            g.trip_w[r] = canon_group(&c, r, 3, &g.trip_lo[r], &g.trip_hi[r], &pen)
+            if c.tmask & (1 << T_TRIPS):
+                emit_action(&c, A_TRIPS + r, g.trip_lo[r], g.trip_hi[r] | move_tag(T_TRIPS, r + 2))
+    if fh:
+        action_full_houses(&c, &g)
     compact_sequences(&c)
     m = ranks_with(c.av, 4 - c.W)
     while m:
