@@ -934,6 +934,46 @@ cdef inline void group_single(Ctx* c, int r) noexcept nogil:
         emit_action(c, A_SINGLE + r, lo, hi | move_tag(T_SINGLE, r + 2))
 
 
+cdef inline u64 spread1(u64 x) noexcept nogil:
+    # bit r -> bit 2r (r < 16): a rank mask as the low bits of a suit's 2-bit counts
+    x = (x | (x << 8)) & <u64>0x00FF00FF
+    x = (x | (x << 4)) & <u64>0x0F0F0F0F
+    x = (x | (x << 2)) & <u64>0x33333333
+    return (x | (x << 1)) & <u64>0x55555555
+
+
+cdef void action_singles(Ctx* c, int m) noexcept nogil:
+    """group_single for every rank of m at once (canon_group's one-card choice on masks):
+    per rank, the first suit holding a free copy (one whose use breaks no straight flush:
+    the card no straight flush of the hand can use, or a second copy of it), else the first
+    suit holding it; a level rank held only as wilds plays a wild. Needs build_sfu."""
+    cdef u64 held[4]
+    cdef u64 sel[4]
+    cdef u64 taken = 0, free, bits, sel_lo, sel_hi
+    cdef int s, r
+    for s in range(4):
+        held[s] = (c.sw[s] | (c.sw[s] >> 1)) & ODD_BITS          # bit 2r: a copy held
+        free = held[s]
+        if c.sfu[s]:
+            free &= ~spread1(c.sfu[s]) | ((c.sw[s] >> 1) & ODD_BITS)   # or two copies
+        sel[s] = free & ~taken
+        taken |= free
+    for s in range(4):
+        sel[s] |= held[s] & ~taken
+        taken |= held[s]
+    sel_lo = sel[0] | (sel[1] << SUIT_BITS)
+    sel_hi = sel[2] | (sel[3] << SUIT_BITS)
+    while m:
+        r = __builtin_ctzll(m)
+        m &= m - 1
+        if navail(c, r):
+            bits = ((<u64>1) << (2 * r)) | ((<u64>1) << (SUIT_BITS + 2 * r))
+            emit_action(c, A_SINGLE + r, sel_lo & bits,
+                        (sel_hi & bits) | move_tag(T_SINGLE, r + 2))
+        elif r == c.lr and c.W:
+            emit_action(c, A_SINGLE + r, c.wild_lo, move_tag(T_SINGLE, r + 2))
+
+
 cdef inline void group_pair(Ctx* c, int r) noexcept nogil:
     cdef u64 lo, hi
     cdef int pen
@@ -1405,10 +1445,13 @@ cdef int generate_actions(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
     fh = (c.tmask >> T_THREE_WITH_TWO) & 1
     if c.tmask & (1 << T_SINGLE):
         m = (held | ((1 << c.lr) if c.W else 0)) & above
-        while m:
-            r = __builtin_ctzll(m)
-            m &= m - 1
-            group_single(&c, r)
+        if __builtin_popcountll(m) > 2:
+            action_singles(&c, m)           # (its set-up pays from three ranks on)
+        else:
+            while m:
+                r = __builtin_ctzll(m)
+                m &= m - 1
+                group_single(&c, r)
         joker_singles(&c)
     if c.tmask & ((1 << T_PAIR) | (1 << T_THREE_WITH_TWO)):
         g.pairs = pair_ranks(&c, held)          # (a full house takes a pair of any rank)
