@@ -46,6 +46,7 @@ import os
 import zlib
 
 from .cards import level_char, sort_cards
+from .codec import move as move_of_words
 from .moves import Move
 from .rules import Rules
 from .validate import check_count
@@ -53,7 +54,7 @@ from .validate import check_count
 FORMAT = "guandan-fast"
 VERSION = 1
 
-__all__ = ["FORMAT", "VERSION", "game_to_lines", "write", "read", "replay", "render",
+__all__ = ["FORMAT", "VERSION", "game_to_lines", "log_to_lines", "write", "read", "replay", "render",
            "check_output", "record_game", "RecordWriter"]
 
 
@@ -77,11 +78,26 @@ def game_to_lines(game, agents=None, **extra) -> list[str]:
     """The record of a compiled ``Game`` (its whole match so far) as JSON strings; the header
     names the ``agents`` by seat when given and carries the ``extra`` header fields.
 
-    The match is replayed from its start to recover each hand's deal and exchange.
+    The match is replayed from its start (``log_to_lines``) to recover each hand's deal and
+    exchange.
     """
-    setup = game.origin
-    header = {"format": FORMAT, "version": VERSION, "rules": game.rules.to_dict(),
-              "seed": game.seed, "setup": setup}
+    return log_to_lines(type(game), game.seed, game.rules, game.origin, game.action_log(),
+                        agents, **extra)
+
+
+def log_to_lines(game_cls, seed, rules, setup, log, /, agents=None, **extra) -> list[str]:
+    """The record of a match given by how it started (``seed``, ``rules`` and the ``setup``
+    dict of ``Game.origin``, or None) and its action log (``Game.action_log()``,
+    ``simulate_core.record_match``), as JSON strings. The log is replayed once, in a
+    ``game_cls`` game, which checks every move.
+
+    >>> from guandan_fast.game import Game
+    >>> g = Game(seed=5); g.play_index(0)
+    >>> log_to_lines(Game, 5, g.rules, None, g.action_log()) == g.to_record()
+    True
+    """
+    header = {"format": FORMAT, "version": VERSION, "rules": rules.to_dict(),
+              "seed": seed, "setup": setup}
     if agents is not None:
         header["agents"] = _check_agent_names(agents)
     for key, value in extra.items():
@@ -89,26 +105,33 @@ def game_to_lines(game, agents=None, **extra) -> list[str]:
             raise ValueError(f"{key!r} is a header field of its own, not an extra one")
         header[key] = value
     lines = [json.dumps(header)]
-    replica = _origin_game(type(game), game.seed, game.rules, setup)
-    results = game.results
-    for i, moves in enumerate(game.moves_by_hand()):
-        line = {"hand": i, "level": replica.level, "declarer": replica.declarer,
+    replica = _origin_game(game_cls, seed, rules, setup)
+    rows = log.tolist()
+    i, n, hand = 0, len(rows), 0
+    while True:
+        line = {"hand": hand, "level": replica.level, "declarer": replica.declarer,
                 "levels_before": list(replica.levels),
                 "deal": [list(replica.hand(p)) for p in range(4)]}
         tribute, back, anti = _exchange(replica)
-        for seat, move in moves:
-            exchanging = replica.phase in ("tribute", "back")
-            if replica.current_player != seat:
-                raise ValueError(f"hand {i}: seat {seat} moves out of turn")
-            replica.play_words(*move.words)
-            if exchanging and replica.phase == "play":
+        first = i
+        if replica.phase in ("tribute", "back") and i < n:
+            while replica.phase in ("tribute", "back") and i < n:
+                i = replica.play_log(log, i, i + 1)
+            if replica.phase == "play":
                 tribute, back, anti = _exchange(replica)  # the exchange just completed
-        done = i < len(results)
+        i = replica.play_log(log, i, hand_end=True)
+        results = replica.results
+        done = hand < len(results)
         line.update({"anti_tribute": anti, "tribute": tribute, "back": back,
                      "moves": _MOVES_HERE,
-                     "finish_order": results[i]["finish_order"] if done else None,
-                     "levels_after": list(results[i]["levels"]) if done else None})
-        lines.append(json.dumps(line).replace(_MOVES_HERE_JSON, _moves_json(moves), 1))
+                     "finish_order": results[hand]["finish_order"] if done else None,
+                     "levels_after": list(results[hand]["levels"]) if done else None})
+        lines.append(json.dumps(line).replace(_MOVES_HERE_JSON, _moves_json(rows[first:i]), 1))
+        if replica.hand_number == hand:   # the match is over, or the log ends in this hand
+            break
+        hand += 1                         # (a line for the next hand, even with no moves yet)
+    if i < n:
+        raise ValueError(f"log row {i}: the match is over")
     return lines
 
 
@@ -121,17 +144,16 @@ _MOVE_TEXT: tuple = ({}, {}, {}, {})          # per seat: move words -> '[seat, 
 _MOVE_TEXT_MAX = 1 << 15
 
 
-def _moves_json(moves) -> str:
-    """``json.dumps([[seat, move.to_platform()], ...])``, faster."""
+def _moves_json(rows) -> str:
+    """``json.dumps([[seat, move.to_platform()], ...])`` of ``[seat, lo, hi]`` rows, faster."""
     parts = []
-    for seat, move in moves:
+    for seat, lo, hi in rows:
         texts = _MOVE_TEXT[seat]
-        words = move.words
-        text = texts.get(words)
+        text = texts.get((lo, hi))
         if text is None:
             if len(texts) >= _MOVE_TEXT_MAX:
                 texts.clear()
-            text = texts[words] = json.dumps([seat, move.to_platform()])
+            text = texts[lo, hi] = json.dumps([seat, move_of_words(lo, hi).to_platform()])
         parts.append(text)
     return "[" + ", ".join(parts) + "]"
 

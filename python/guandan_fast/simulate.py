@@ -354,8 +354,8 @@ class MatchBlock:
                                     hand_budget=hand_budget, search=self.search, cancel=cancel)
 
     def recorded(self, start, stop, hand_budget, cancel):
-        """Matches played in compiled code with their actions logged, each replayed into a
-        compiled Game (which checks every move) and turned into record lines."""
+        """Matches played in compiled code with their actions logged, each replayed once into
+        a compiled Game (which checks every move) as it is turned into record lines."""
         from . import records
         from . import simulate_core as core
         from .game import Game
@@ -370,12 +370,7 @@ class MatchBlock:
                 raise KeyboardInterrupt
             ms, actions, stats = core.record_match(self.seed, i, self.kinds, self.rules,
                                                    hand_budget=left, search=self.search)
-            game = Game(seed=ms, rules=self.rules)
-            for seat, lo, hi in actions.tolist():
-                if game.current_player != seat:
-                    raise RuntimeError(f"match {i}: seat {seat} recorded out of turn")
-                game.play_words(lo, hi)
-            lines.extend(records.game_to_lines(game, self.names))
+            lines.extend(records.log_to_lines(Game, ms, self.rules, None, actions, self.names))
             add_counts(total, stats)
             if left is not None:
                 left -= stats["hands"]
