@@ -262,7 +262,7 @@ EVENTS = ("tribute_phase", "back_phase", "anti_tribute_steps", "winners_choose",
 # each part plays its matches in lockstep with the oracle. The coverage test drives the fast
 # engine alone through the same matches: they take the same path (the parts prove it), so
 # what occurs there occurred in the lockstep matches.
-ENDGAME_PARTS = 4
+ENDGAME_PARTS = 5
 
 
 PARTS = FULL_MATCHES + ENDGAME_PARTS   # (parts of similar length, for the parallel workers)
