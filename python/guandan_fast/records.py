@@ -43,6 +43,7 @@ import gzip
 import io
 import json
 import os
+import struct
 import zlib
 
 from .cards import level_char, sort_cards
@@ -106,8 +107,9 @@ def log_to_lines(game_cls, seed, rules, setup, log, /, agents=None, **extra) -> 
         header[key] = value
     lines = [json.dumps(header)]
     replica = _origin_game(game_cls, seed, rules, setup)
-    rows = log.tolist()
-    i, n, hand = 0, len(rows), 0
+    replica.play_log(log, 0, 0)          # checks the log's type and shape (plays nothing)
+    data = memoryview(log).tobytes()
+    i, n, hand = 0, len(log), 0
     while True:
         line = {"hand": hand, "level": replica.level, "declarer": replica.declarer,
                 "levels_before": list(replica.levels),
@@ -126,7 +128,7 @@ def log_to_lines(game_cls, seed, rules, setup, log, /, agents=None, **extra) -> 
                      "moves": _MOVES_HERE,
                      "finish_order": results[hand]["finish_order"] if done else None,
                      "levels_after": list(results[hand]["levels"]) if done else None})
-        lines.append(json.dumps(line).replace(_MOVES_HERE_JSON, _moves_json(rows[first:i]), 1))
+        lines.append(json.dumps(line).replace(_MOVES_HERE_JSON, _moves_json(data, first, i), 1))
         if replica.hand_number == hand:   # the match is over, or the log ends in this hand
             break
         hand += 1                         # (a line for the next hand, even with no moves yet)
@@ -137,24 +139,29 @@ def log_to_lines(game_cls, seed, rules, setup, log, /, agents=None, **extra) -> 
 
 # A hand's moves are most of its line: the JSON text of each (seat, move) is made once per
 # process and joined (as json.dumps would write the list), in place of this marker in the
-# line's JSON.
+# line's JSON. The texts are found by the log row's 24 bytes (making Python ints of the
+# 64-bit words would cost more than the rest of the line).
 _MOVES_HERE = "\x00moves\x00"
 _MOVES_HERE_JSON = json.dumps(_MOVES_HERE)
-_MOVE_TEXT: tuple = ({}, {}, {}, {})          # per seat: move words -> '[seat, [type, ...]]'
-_MOVE_TEXT_MAX = 1 << 15
+_MOVE_TEXT: dict = {}                  # log row bytes -> '[seat, [type, rank, [cards]]]'
+_MOVE_TEXT_MAX = 1 << 17
+_ROW = struct.Struct("=QQQ")           # a log row: seat, lo, hi (native uint64)
 
 
-def _moves_json(rows) -> str:
-    """``json.dumps([[seat, move.to_platform()], ...])`` of ``[seat, lo, hi]`` rows, faster."""
-    parts = []
-    for seat, lo, hi in rows:
-        texts = _MOVE_TEXT[seat]
-        text = texts.get((lo, hi))
-        if text is None:
-            if len(texts) >= _MOVE_TEXT_MAX:
-                texts.clear()
-            text = texts[lo, hi] = json.dumps([seat, move_of_words(lo, hi).to_platform()])
-        parts.append(text)
+def _moves_json(data: bytes, first: int, stop: int) -> str:
+    """``json.dumps([[seat, move.to_platform()], ...])`` of rows ``first .. stop-1`` of a log
+    given as its bytes, faster."""
+    size = _ROW.size
+    keys = [data[k:k + size] for k in range(first * size, stop * size, size)]
+    parts = list(map(_MOVE_TEXT.get, keys))
+    if None in parts:
+        if len(_MOVE_TEXT) >= _MOVE_TEXT_MAX:
+            _MOVE_TEXT.clear()
+        for j, key in enumerate(keys):
+            if parts[j] is None:
+                seat, lo, hi = _ROW.unpack(key)
+                parts[j] = _MOVE_TEXT[key] = json.dumps(
+                    [seat, move_of_words(lo, hi).to_platform()])
     return "[" + ", ".join(parts) + "]"
 
 
