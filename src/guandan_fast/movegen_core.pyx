@@ -296,13 +296,34 @@ cdef inline bint bomb_ok(Ctx* c, int tier, int key) noexcept nogil:
     return tier > c.btier or (tier == c.btier and key > c.bkey)
 
 
-cdef inline u64 spread2(u64 x) noexcept nogil:
-    # 2-bit fields at bits 2r -> 4-bit fields at bits 4r (r < 16)
-    x = (x | (x << 16)) & <u64>0x0000FFFF0000FFFF
-    x = (x | (x << 8)) & <u64>0x00FF00FF00FF00FF
-    x = (x | (x << 4)) & <u64>0x0F0F0F0F0F0F0F0F
-    x = (x | (x << 2)) & <u64>0x3333333333333333
-    return x
+cdef extern from *:
+    """
+    /* Two suits' counts spread at once in the two 64-bit lanes of an SSE2 register (GCC
+       vector extensions; x86-64 always has SSE2, other targets get scalar code): 2-bit
+       fields at bits 2r -> 4-bit fields at bits 4r (r < 16). */
+    #include <stdint.h>
+    typedef uint64_t gf_v2u __attribute__((vector_size(16)));
+    static inline gf_v2u gf_spread2(gf_v2u x) {
+        x = (x | (x << 16)) & 0x0000FFFF0000FFFFULL;
+        x = (x | (x << 8)) & 0x00FF00FF00FF00FFULL;
+        x = (x | (x << 4)) & 0x0F0F0F0F0F0F0F0FULL;
+        return (x | (x << 2)) & 0x3333333333333333ULL;
+    }
+    /* sw[0..3]: the four suits' natural counts (26 bits each) -> av: their sum per rank,
+       4 bits per rank; c01, c23: suits 0 | 1 << 2 and 2 | 3 << 2, 4 bits per rank. */
+    static inline void gf_rank_counts(const uint64_t *sw, uint64_t *av, uint64_t *c01,
+                                      uint64_t *c23) {
+        gf_v2u a = {sw[0], sw[2]}, b = {sw[1], sw[3]}, t;
+        a = gf_spread2(a);
+        b = gf_spread2(b);
+        t = a + b;
+        *av = t[0] + t[1];
+        t = a | (b << 2);
+        *c01 = t[0];
+        *c23 = t[1];
+    }
+    """
+    void rank_counts "gf_rank_counts"(const u64* sw, u64* av, u64* c01, u64* c23) noexcept nogil
 
 
 cdef inline int nonzero_fields(u64 x) noexcept nogil:
@@ -319,7 +340,6 @@ cdef inline int nonzero_fields(u64 x) noexcept nogil:
 cdef void ctx_hand(Ctx* c, u64 lo, u64 hi, int level) noexcept nogil:
     """The hand's counts (what a follow's feasibility test reads, follow_possible): wilds,
     naturals per suit and per rank, jokers. hi: cards only (HI_CARD_MASK)."""
-    cdef u64 n0, n1, n2, n3
     c.level = level
     c.lr = level - 2
     c.wild_lo = (<u64>1) << (SUIT_BITS + 2 * c.lr)   # the heart of the level rank
@@ -329,13 +349,7 @@ cdef void ctx_hand(Ctx* c, u64 lo, u64 hi, int level) noexcept nogil:
     c.sw[1] = (lo >> SUIT_BITS) & SUIT_MASK
     c.sw[2] = hi & SUIT_MASK
     c.sw[3] = (hi >> SUIT_BITS) & SUIT_MASK
-    n0 = spread2(c.sw[0])
-    n1 = spread2(c.sw[1])
-    n2 = spread2(c.sw[2])
-    n3 = spread2(c.sw[3])
-    c.av = n0 + n1 + n2 + n3
-    c.c01 = n0 | (n1 << 2)
-    c.c23 = n2 | (n3 << 2)
+    rank_counts(c.sw, &c.av, &c.c01, &c.c23)
     c.nsb = <int>((hi >> SB_BIT) & 3)
     c.nhr = <int>((hi >> HR_BIT) & 3)
 
