@@ -143,8 +143,7 @@ cdef struct Ctx:
     u64 c23              # the same for suits 2 and 3 (build_unit reads a rank's byte off them)
     int pm[4]            # per suit, "position mask": bit p set when the hand holds a natural
                          # card of that suit at sequence position p (1..14; the ace at 1 and 14);
-                         # built only where needed: build_pm (complete mode), build_sfu (the
-                         # suits that can hold a straight flush)
+                         # built by build_sfu when some suit can hold a straight flush
     int nsb              # small jokers held (0..2)
     int nhr              # big jokers held
     bint sfs             # Rules.sf_as_straight: a one-suit run is also a Straight
@@ -174,10 +173,11 @@ cdef struct Ctx:
     Opt o2[N_RANKS][OPT2_CAP]
     Opt o3[N_RANKS][OPT3_CAP]
     # -- compact mode (docs/design.md "Compact mode") --
-    int sfw[4]           # per suit, the straight-flush windows of the hand (sf_windows)
+    int sfw[4]           # per suit, the straight-flush windows of the hand (sf_suits)
     int sfu[4]           # per suit, "straight-flush usable": rank mask of the naturals that some
                          # straight-flush window of the hand (with its wilds) could use
     int sfany            # some sfw[s] is not zero (else every sfu is zero too)
+    int sfdone           # pm, sfw, sfu, sfany are built (build_sfu, once per Ctx)
     int bu               # rank mask of the ranks whose preference split below is built
     int fcol[N_RANKS]    # rank r's natural copies that break no straight flush, and the
     int rcol[N_RANKS]    # last copies of straight-flush cards (bytes of SUB_* form: 2 bits
@@ -326,15 +326,48 @@ cdef extern from *:
     void rank_counts "gf_rank_counts"(const u64* sw, u64* av, u64* c01, u64* c23) noexcept nogil
 
 
-cdef inline int nonzero_fields(u64 x) noexcept nogil:
-    # bit r set when the 2-bit field r of x is not zero
-    x = (x | (x >> 1)) & <u64>0x5555555555555555
-    x = (x | (x >> 1)) & <u64>0x3333333333333333
-    x = (x | (x >> 2)) & <u64>0x0F0F0F0F0F0F0F0F
-    x = (x | (x >> 4)) & <u64>0x00FF00FF00FF00FF
-    x = (x | (x >> 8)) & <u64>0x0000FFFF0000FFFF
-    x = (x | (x >> 16)) & <u64>0x00000000FFFFFFFF
-    return <int>x
+cdef extern from *:
+    """
+    #include <stdint.h>
+    #include <string.h>
+    typedef uint32_t gf_v4u __attribute__((vector_size(16)));
+    /* The four suits at once, one per 32-bit lane. sw: their natural counts (26 bits);
+       W: the wilds held. Writes, per suit:
+       pm:  the position mask, bit p set when the suit holds a card at sequence position p
+            (1..14): rank index r at r + 2, and the ace (r = 12) also at 1, the low end of
+            A2345 (the "ace fold"), so a window p..p+4 is bits p..p+4;
+       sfw: bit p (1..10) set when the window p..p+4 misses at most W cards. Bit-sliced
+            counters: every bit p is its own window; one, two, three are the bits "at least
+            1 / 2 / 3 positions missing" of all ten windows at once; step i looks at
+            position p + i of each (the mask shifted right by i) and a missing card promotes
+            the count (saturating at three, all that W = 2 needs);
+       sfu: the ranks (mask) of the suit's cards that some window of sfw covers. */
+    static inline void gf_sf_suits(const uint64_t *sw, int W, int *pm, int *sfw, int *sfu) {
+        gf_v4u x = {(uint32_t)sw[0], (uint32_t)sw[1], (uint32_t)sw[2], (uint32_t)sw[3]};
+        gf_v4u p, m, w, cover, one = {0, 0, 0, 0}, two = one, three = one;
+        int i;
+        x = (x | (x >> 1)) & 0x55555555u;          /* bit 2r: rank r held */
+        x = (x | (x >> 1)) & 0x33333333u;          /* ... packed to bit r */
+        x = (x | (x >> 2)) & 0x0F0F0F0Fu;
+        x = (x | (x >> 4)) & 0x00FF00FFu;
+        x = (x | (x >> 8)) & 0x0000FFFFu;
+        p = (x << 2) | ((x >> 11) & 2u);
+        for (i = 0; i < 5; i++) {
+            m = ~(p >> i);
+            three |= two & m;
+            two |= one & m;
+            one |= m;
+        }
+        w = (W == 0 ? ~one : W == 1 ? ~two : ~three) & 0x7FEu;
+        cover = (w | (w << 1) | (w << 2) | (w << 3) | (w << 4)) & p;
+        /* back from positions to ranks: positions 2..14 are ranks 0..12, position 1 the ace */
+        cover = ((cover >> 2) | (cover << 11)) & 0x1FFFu;
+        memcpy(pm, &p, sizeof p);
+        memcpy(sfw, &w, sizeof w);
+        memcpy(sfu, &cover, sizeof cover);
+    }
+    """
+    void sf_suits "gf_sf_suits"(const u64* sw, int W, int* pm, int* sfw, int* sfu) noexcept nogil
 
 
 cdef void ctx_hand(Ctx* c, u64 lo, u64 hi, int level) noexcept nogil:
@@ -352,6 +385,7 @@ cdef void ctx_hand(Ctx* c, u64 lo, u64 hi, int level) noexcept nogil:
     rank_counts(c.sw, &c.av, &c.c01, &c.c23)
     c.nsb = <int>((hi >> SB_BIT) & 3)
     c.nhr = <int>((hi >> HR_BIT) & 3)
+    c.sfdone = 0
 
 
 cdef inline void ctx_rest(Ctx* c, const RulesC* rules) noexcept nogil:
@@ -362,30 +396,13 @@ cdef inline void ctx_rest(Ctx* c, const RulesC* rules) noexcept nogil:
     c.b2 = 0
     c.b3 = 0
     c.bu = 0
-    c.sfany = 0
     c.n = 0
     c.ids = NULL
-
-
-cdef inline int suit_positions(u64 sw) noexcept nogil:
-    """The position mask (Ctx.pm) of one suit's counts. The ace fold: rank index r sits at
-    sequence position r + 2 (2 -> 2 .. A -> 14), and the ace (r = 12, bit 12 of rm) also at
-    position 1, the low end of A2345: so one mask holds positions 1..14 and a window
-    p..p+4 is just bits p..p+4 of it."""
-    cdef int rm = nonzero_fields(sw)
-    return (rm << 2) | ((rm >> 11) & 2)
 
 
 cdef inline int suit_ranks(u64 sw) noexcept nogil:
     """Distinct ranks held in one suit (the set bits of its position mask at 2..14)."""
     return __builtin_popcountll((sw | (sw >> 1)) & ODD_BITS)
-
-
-cdef void build_pm(Ctx* c) noexcept nogil:
-    """pm of every suit (the complete mode's straight flushes read them all)."""
-    cdef int s
-    for s in range(4):
-        c.pm[s] = suit_positions(c.sw[s])
 
 
 cdef void ctx_init(Ctx* c, u64 lo, u64 hi, int level, const RulesC* rules) noexcept nogil:
@@ -586,30 +603,6 @@ cdef void gen_bombs(Ctx* c) noexcept nogil:
         emit(c, 0, 2 * SB_HI + 2 * HR_HI | move_tag(T_BOMB, RANK_JOKER))
 
 
-cdef inline int sf_windows(int pm, int W) noexcept nogil:
-    """Bit p set (p = 1..10) when the window of positions p..p+4 misses at most W cards.
-
-    Bit-sliced counters: every bit position p is its own window, and one, two, three are the
-    bits "at least 1 / 2 / 3 positions missing" of all ten windows at once. Step i looks at
-    position p + i of every window (the mask shifted right by i); a missing card there
-    promotes the window's count by one (saturating at three, which is all W = 2 needs). Five
-    steps of a few word operations replace ten windows x five positions of tests.
-    """
-    cdef int m, i, one = 0, two = 0, three = 0
-    for i in range(5):
-        m = ~(pm >> i)
-        three |= two & m
-        two |= one & m
-        one |= m
-    if W == 0:
-        m = ~one
-    elif W == 1:
-        m = ~two
-    else:
-        m = ~three
-    return m & 0x7FE
-
-
 cdef void gen_sf(Ctx* c, bint compact) noexcept nogil:
     cdef int s, p, i, nat, missing, extra, sub, r
     cdef u64 blo, bhi, lo, hi, t
@@ -620,7 +613,7 @@ cdef void gen_sf(Ctx* c, bint compact) noexcept nogil:
     cdef int wins[4]
     cdef int any_ = 0
     for s in range(4):
-        wins[s] = c.sfw[s] if compact else sf_windows(c.pm[s], c.W)   # (build_sfu's)
+        wins[s] = c.sfw[s]          # (build_sfu)
         any_ |= wins[s]
     if any_ == 0:
         return
@@ -879,27 +872,23 @@ cdef void gen_two_trips(Ctx* c) noexcept nogil:
 # lowest suits.
 
 cdef void build_sfu(Ctx* c) noexcept nogil:
-    """sfw and sfu of every suit (gen_sf in compact mode reads sfw)."""
-    cdef int s, p, wins, cover, i
-    c.sfany = 0
+    """pm, sfw, sfu of every suit and sfany (sf_suits), once per Ctx: the canonical choices
+    (build_unit), gen_sf and the follow test read them."""
+    cdef int s
+    if c.sfdone:
+        return
+    c.sfdone = 1
     for s in range(4):
-        # a window needs five distinct ranks counting the wilds (pm is built only past this
-        # test: gen_sf reads it only in the suits with windows)
-        if suit_ranks(c.sw[s]) + c.W < 5:
-            c.sfw[s] = 0
-            c.sfu[s] = 0
-            continue
-        c.pm[s] = suit_positions(c.sw[s])
-        wins = sf_windows(c.pm[s], c.W)
-        c.sfw[s] = wins
-        c.sfany |= wins
-        cover = 0
-        for i in range(5):
-            cover |= wins << i
-        cover &= c.pm[s]
-        # Back from positions to ranks, the ace fold undone: positions 2..14 are ranks 0..12
-        # (shift right by 2) and position 1 is the ace too (bit 1 -> bit 12: shift left by 11).
-        c.sfu[s] = ((cover >> 2) | (cover << 11)) & ALL_RANKS
+        # a window needs five distinct ranks of its suit counting the wilds
+        if suit_ranks(c.sw[s]) + c.W >= 5:
+            sf_suits(c.sw, c.W, c.pm, c.sfw, c.sfu)
+            c.sfany = c.sfw[0] | c.sfw[1] | c.sfw[2] | c.sfw[3]
+            return
+    # No window in any suit (pm is not built: gen_sf reads it only in suits with windows).
+    for s in range(4):
+        c.sfw[s] = 0
+        c.sfu[s] = 0
+    c.sfany = 0
 
 
 cdef void build_unit(Ctx* c, int r) noexcept nogil:
@@ -1295,7 +1284,7 @@ cdef int run(Ctx* c, u64 last_lo, u64 last_hi, bint compact) noexcept nogil:
     set_bounds(c, last_lo, last_hi)
     if not compact:
         build_cols(c)
-        build_pm(c)
+        build_sfu(c)
     gen_moves(c, compact)
     if not (last_lo == 0 and last_hi == 0):
         emit(c, 0, 0)
@@ -1553,7 +1542,7 @@ cdef int classify_cards(u64 lo, u64 hi, int level, const RulesC* rules, u64* out
     c.bkey = 0
     c.size = n
     build_cols(&c)
-    build_pm(&c)
+    build_sfu(&c)
     gen_moves(&c, False)
     if c.n > CLASSIFY_CAP:
         c.n = CLASSIFY_CAP  # cannot happen: see CLASSIFY_CAP
@@ -1586,6 +1575,8 @@ cdef bint follow_possible(Ctx* c, u64 last_hi, const RulesC* rules) noexcept nog
     cdef int key = c.bkey if c.btier else c.minkey
     cdef int x, wt, p, u, ax, width, last, above, held, m
     cdef int pm[4]
+    cdef int sfw[4]
+    cdef int sfu[4]
     cdef u64 av = c.av
     if nsb == 2 and nhr == 2 and tier < TIER_JOKERS:
         return True                     # the joker bomb
@@ -1621,10 +1612,9 @@ cdef bint follow_possible(Ctx* c, u64 last_hi, const RulesC* rules) noexcept nog
         # straight flushes at windows above the top's (any window over a lower tier), in the
         # suits with five distinct ranks counting the wilds
         u = 0 if tier < TIER_STRAIGHT_FLUSH else (2 << key) - 1
-        for s in range(4):
-            if suit_ranks(c.sw[s]) + W >= 5:
-                if sf_windows(suit_positions(c.sw[s]), W) & ~u:
-                    return True
+        build_sfu(c)
+        if (c.sfw[0] | c.sfw[1] | c.sfw[2] | c.sfw[3]) & ~u:
+            return True
     if tier or lt <= T_TRIPS:
         return False
     if lt == T_THREE_WITH_TWO:
@@ -1652,8 +1642,7 @@ cdef bint follow_possible(Ctx* c, u64 last_hi, const RulesC* rules) noexcept nog
             return False
         if rules.sf_as_straight:
             return True
-        for s in range(4):
-            pm[s] = suit_positions(c.sw[s])
+        sf_suits(c.sw, W, pm, sfw, sfu)
         while m:
             p = __builtin_ctzll(m)
             m &= m - 1
