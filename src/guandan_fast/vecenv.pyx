@@ -908,7 +908,8 @@ cdef inline cnp.ndarray _empty(int nd, Py_ssize_t m, Py_ssize_t w, int typenum):
 # env times the compiled part of each step and now and then probes the other count:
 #
 # * A probe alternates the counts, current - other - current - ... - current, in blocks of
-#   2 units (~1 ms; the first and last 1 unit), until the other count has run CH_OTHER_US:
+#   2 units (~1 ms; the first and last 1 unit), until the other count has run CH_OTHER_US
+#   (half of it when it is 1.3x slower by then):
 #   a drift of the work per step (256 tables pass through deals, tributes and long hands
 #   together: 2-fold over tens of steps) cancels, and the probe spans many scheduler slices,
 #   so a stall counts as often as it happens. It compares mean times per step (stalls
@@ -1074,13 +1075,17 @@ cdef void chooser_record(Chooser* ch, int nt, double dt) noexcept nogil:
         ch.at_n = 0
         ch.blen = ch.unit if ch.sum_other >= CH_OTHER_US * 1e-6 else 2 * ch.unit
         return
-    if ch.sum_other >= CH_OTHER_US * 1e-6 and ch.n_mode > 0 and ch.n_other > 0:
+    if ch.sum_other >= CH_OTHER_US * 0.5e-6 and ch.n_mode > 0 and ch.n_other > 0:
         a_mean = ch.sum_mode / ch.n_mode
         o_mean = ch.sum_other / ch.n_other
         r = o_mean / a_mean
-        chooser_end(ch, r < (0.8 if other > ch.mode else 1.0), r < 0.6 or r > 1.6,
-                    a_mean, o_mean)
-        return
+        if ch.sum_other >= CH_OTHER_US * 1e-6:
+            chooser_end(ch, r < (0.8 if other > ch.mode else 1.0), r < 0.6 or r > 1.6,
+                        a_mean, o_mean)
+            return
+        if r > 1.3:                     # halfway and clearly slower: stop here
+            chooser_end(ch, False, r > 1.6, a_mean, o_mean)
+            return
     ch.on_other = 1
     ch.blen = 2 * ch.unit
 
