@@ -369,8 +369,8 @@ cdef enum:
     CH_FIRST_US = 20000       # the first probe, after this long on `threads`
     CH_SWITCH_US = 50000      # after a switch, the next probe this soon (a wrong switch is
                               # undone fast)
-    CH_GAP_MAX_US = 500000    # most time between probes (gaps double after a probe that
-                              # keeps the count, grow 4-fold after a clear one)
+    CH_GAP_MAX_US = 250000    # most time between probes (gaps double after a probe that
+                              # keeps the count)
     CH_BLOCK_US = 8000        # the steps between probes are timed in blocks this long
     CH_UNIT_US = 500          # a probe alternates the counts every 2 units (this long) ...
     CH_UNIT_MIN = 4           # ... of at least this many steps
@@ -924,7 +924,7 @@ cdef inline cnp.ndarray _empty(int nd, Py_ssize_t m, Py_ssize_t w, int typenum):
 #   stalls included: an idle machine) stops there: an idle machine pays ~8 one-thread
 #   steps per probe.
 # * Probes come CH_FIRST_US after the start, then twice as late after each one that keeps
-#   the count (4-fold after a clear result: 1.6x apart or more) up to CH_GAP_MAX_US, and
+#   the count up to CH_GAP_MAX_US, and
 #   CH_SWITCH_US after a switch; two blocks of CH_BLOCK_US in a row whose mean step (each
 #   step capped as in a probe) is 1.6x off that of the last probe (the machine changed)
 #   probe at once.
@@ -966,8 +966,7 @@ cdef double _median(const double* xs, int n) noexcept nogil:
     return buf[n // 2]
 
 
-cdef void chooser_end(Chooser* ch, bint won, bint clear, double mode_mean,
-                      double other_mean) noexcept nogil:
+cdef void chooser_end(Chooser* ch, bint won, double mode_mean, double other_mean) noexcept nogil:
     ch.probes += 1
     if won:
         ch.mode = chooser_other(ch)
@@ -978,7 +977,7 @@ cdef void chooser_end(Chooser* ch, bint won, bint clear, double mode_mean,
         ch.run_cap = 0
     else:
         ch.ref_mean = mode_mean
-        ch.gap = min(ch.gap * (4 if clear else 2), CH_GAP_MAX_US * 1e-6)
+        ch.gap = min(ch.gap * 2, CH_GAP_MAX_US * 1e-6)
     ch.until = ch.gap
     ch.run_mean = ch.ref_mean
     ch.run_sum = 0
@@ -1069,7 +1068,7 @@ cdef void chooser_record(Chooser* ch, int nt, double dt) noexcept nogil:
             o_mean = ch.sum_other / ch.n_other
             if (o_mean > 1.15 * ring_mean and
                     _median(ch.ot, ch.ot_n) > 1.4 * _median(ch.at, ch.at_n)):
-                chooser_end(ch, False, True, ring_mean, o_mean)     # clearly slower: stop
+                chooser_end(ch, False, ring_mean, o_mean)     # clearly slower: stop
                 return
         ch.on_other = 0
         ch.at_n = 0
@@ -1080,11 +1079,10 @@ cdef void chooser_record(Chooser* ch, int nt, double dt) noexcept nogil:
         o_mean = ch.sum_other / ch.n_other
         r = o_mean / a_mean
         if ch.sum_other >= CH_OTHER_US * 1e-6:
-            chooser_end(ch, r < (0.8 if other > ch.mode else 1.0), r < 0.6 or r > 1.6,
-                        a_mean, o_mean)
+            chooser_end(ch, r < (0.8 if other > ch.mode else 1.0), a_mean, o_mean)
             return
         if r > 1.3:                     # halfway and clearly slower: stop here
-            chooser_end(ch, False, r > 1.6, a_mean, o_mean)
+            chooser_end(ch, False, a_mean, o_mean)
             return
     ch.on_other = 1
     ch.blen = 2 * ch.unit
