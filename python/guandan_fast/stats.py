@@ -105,7 +105,7 @@ def t_quantile(p: float, df: int) -> float:
 def mean_interval(values: Sequence[float], level: float = 0.95) -> tuple[float, float] | None:
     """Student's t interval for the mean of i.i.d. ``values`` (None with fewer than 2).
 
-    >>> mean_interval([1.0, 2.0, 3.0])          # 2 +- t(0.975, 2) / sqrt(3), t = 0.95 sqrt(2 / 0.0975)
+    >>> mean_interval([1.0, 2.0, 3.0])           # 2 +- t(0.975, 2) / sqrt(3), t = 4.3027
     (-0.48413771175033116, 4.484137711750331)
     """
     n = len(values)
