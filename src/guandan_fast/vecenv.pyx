@@ -918,7 +918,7 @@ cdef inline cnp.ndarray _empty(int nd, Py_ssize_t m, Py_ssize_t w, int typenum):
 #   noise that one such step would make of a whole probe). The first step after each change
 #   is not counted.
 # * Fewer threads win when they are no slower (under load two threads burn more CPU for the
-#   same work); more threads win when they are 1.25x faster.
+#   same work); more threads win when they are 1.15x faster.
 # * A probe of fewer threads that is clearly slower after its first or second block (median
 #   1.4x that of the block before, mean 1.15x that of the last 64 steps before the probe,
 #   stalls included: an idle machine) stops there: an idle machine pays ~8 one-thread
@@ -1079,7 +1079,7 @@ cdef void chooser_record(Chooser* ch, int nt, double dt) noexcept nogil:
         o_mean = ch.sum_other / ch.n_other
         r = o_mean / a_mean
         if ch.sum_other >= CH_OTHER_US * 1e-6:
-            chooser_end(ch, r < (0.8 if other > ch.mode else 1.0), a_mean, o_mean)
+            chooser_end(ch, r < (0.87 if other > ch.mode else 1.0), a_mean, o_mean)
             return
         if r > 1.3:                     # halfway and clearly slower: stop here
             chooser_end(ch, False, a_mean, o_mean)
