@@ -22,7 +22,7 @@ from libc.string cimport memset, memcpy
 from libc.stdint cimport int8_t, uint8_t
 
 from guandan_fast.types cimport (u64, N_RANKS, N_KINDS, LO_KINDS, KIND_SB, KIND_HR, LO_CARD_MASK,
-                                 HI_CARD_MASK, SUIT_MASK, SUIT_BITS, SB_BIT, HR_BIT, move_type,
+                                 HI_CARD_MASK, ODD_BITS, SUIT_MASK, SUIT_BITS, SB_BIT, HR_BIT, move_type,
                                  move_rank, card_count, kind_count, __builtin_ctzll,
                                  __builtin_popcountll)
 from guandan_fast.game_core cimport GameState
@@ -224,37 +224,44 @@ cdef inline void set_cards_dz(u64 lo, u64 hi, float* out) noexcept nogil:
     out[KIND_HR] = <float>((hi >> HR_BIT) & 3)
 
 
+cdef inline u64 nonzero_pairs(u64 w) noexcept nogil:
+    """Bit 2k of the result set when count k of w (bits 2k, 2k + 1) is not zero: the loops
+    below visit one bit per kind held (ctz, then clear the lowest bit)."""
+    return (w | (w >> 1)) & ODD_BITS
+
+
 cdef inline void add_cards_dz(u64 lo, u64 hi, float* out) noexcept nogil:
     cdef int b
-    cdef u64 x = lo
+    cdef u64 x = nonzero_pairs(lo & LO_CARD_MASK)
     hi &= HI_CARD_MASK
     while x:
-        b = __builtin_ctzll(x) & ~1
+        b = __builtin_ctzll(x)
         out[_DZ_POS[b >> 1]] += <float>((lo >> b) & 3)
-        x &= ~((<u64>3) << b)
-    x = hi
+        x &= x - 1
+    x = nonzero_pairs(hi)
     while x:
-        b = __builtin_ctzll(x) & ~1
+        b = __builtin_ctzll(x)
         out[_DZ_POS[LO_KINDS + (b >> 1)]] += <float>((hi >> b) & 3)
-        x &= ~((<u64>3) << b)
+        x &= x - 1
 
 
 cdef inline void cards_u8_at(u64 lo, u64 hi, uint8_t* out, const int* pos) noexcept nogil:
     # Per card held, not per kind: a candidate has a few cards of the 54 kinds (VecEnv writes
     # one row per candidate). ``pos``: the column of each kind (_KIND_POS or _DZ_POS).
     cdef int b
-    cdef u64 x = lo & LO_CARD_MASK
+    cdef u64 x = nonzero_pairs(lo & LO_CARD_MASK)
     hi &= HI_CARD_MASK
     memset(out, 0, N_KINDS)
     while x:
-        b = __builtin_ctzll(x) & ~1
+        b = __builtin_ctzll(x)
         out[pos[b >> 1]] = <uint8_t>((lo >> b) & 3)
-        x &= ~((<u64>3) << b)
-    x = hi
+        x &= x - 1
+    x = nonzero_pairs(hi)
+    pos += LO_KINDS
     while x:
-        b = __builtin_ctzll(x) & ~1
-        out[pos[LO_KINDS + (b >> 1)]] = <uint8_t>((hi >> b) & 3)
-        x &= ~((<u64>3) << b)
+        b = __builtin_ctzll(x)
+        out[pos[b >> 1]] = <uint8_t>((hi >> b) & 3)
+        x &= x - 1
 
 
 cdef void cards_u8(u64 lo, u64 hi, uint8_t* out) noexcept nogil:
@@ -274,16 +281,16 @@ cdef inline void add_cards_rows(u64 lo, u64 hi, float* a, float* b, float* c,
     cdef u64 word, x
     for half in range(2):          # the lo word's kinds, then the hi word's
         word = (lo & LO_CARD_MASK) if half == 0 else (hi & HI_CARD_MASK)
-        x = word
+        x = nonzero_pairs(word)
         while x:
-            k = __builtin_ctzll(x) & ~1
+            k = __builtin_ctzll(x)
             col = pos[(LO_KINDS if half else 0) + (k >> 1)]
             n = <float>((word >> k) & 3)
             a[col] += n
             b[col] += n
             if c != NULL:
                 c[col] += n
-            x &= ~((<u64>3) << k)
+            x &= x - 1
 
 
 cdef void cards_u8_rows(const u64* words, int n, uint8_t* out, bint dz) noexcept nogil:
@@ -369,76 +376,74 @@ cdef void encode_info(const GameState* s, const Track* t, int p, float* out) noe
 # DanZero
 # ------------------------------------------------------------------------------------------
 
+cdef inline u64 held_ranks(u64 w) noexcept nogil:
+    """The kinds held of a word's 26 counts (two suits of 13 ranks: bits 0..51) as 26 bits:
+    the low suit's ranks at bits 0..12, the high suit's at 13..25. A nonzero count's 2-bit
+    field becomes one bit, then every other bit is squeezed out (5 shift-and-mask steps)."""
+    w = (w | (w >> 1)) & 0x0005555555555555ULL
+    w = (w | (w >> 1)) & 0x3333333333333333ULL
+    w = (w | (w >> 2)) & 0x0F0F0F0F0F0F0F0FULL
+    w = (w | (w >> 4)) & 0x00FF00FF00FF00FFULL
+    w = (w | (w >> 8)) & 0x0000FFFF0000FFFFULL
+    return (w | (w >> 16)) & 0xFFFFFFFFULL
+
+
 cdef void wild_flags(u64 lo, u64 hi, int level, float* res) noexcept nogil:
     """DanZero's 12 wild-card flags of a hand (its actor's ``proc_universal``), kept quirk
     for quirk: straight-flush windows are those starting at 2..9, rank "counts" are numbers
-    of suits held, the run test looks only at the run that ends at A. Read from the hand's
-    words: per suit, the ranks of its natural cards (the wild, the heart of the level rank,
-    left out)."""
+    of suits held, the run test looks only at the run that ends at A. Computed on rank
+    bit sets (bit j: rank j) instead of rank loops: per suit, the ranks of its natural cards
+    (the wild, the heart of the level rank, left out); from the four suits, the ranks held
+    in at least 1, 2, 3, 4 suits. res must be zeros."""
     cdef int wild = N_RANKS + level - 2          # its kind (hearts are kinds 13..25)
-    cdef int s, start, j, i, nmax, run, ks
-    cdef int nc[13]
-    cdef unsigned held[4]          # per DanZero suit (H S C D), bit j: a card of rank j held
-    cdef u64 w
-    cdef bint rock = False
-    if kind_count(lo, hi, wild) == 0:
+    cdef u64 a, b, h0, h1, h2, h3, ge1, ge2, ge3, eq1, eq2, m, two, lanes
+    cdef int n_wild = kind_count(lo, hi, wild), start, j
+    if n_wild == 0:
         return
     res[0] = 1.0
-    lo -= (<u64>kind_count(lo, hi, wild)) << (2 * wild)
-    for s in range(4):
-        ks = s ^ 1 if s < 2 else s             # the kind order's suit (S H C D)
-        w = (lo >> (2 * N_RANKS * ks)) if ks < 2 else (hi >> (2 * N_RANKS * (ks - 2)))
-        held[s] = 0
-        for j in range(N_RANKS):
-            if (w >> (2 * j)) & 3:
-                held[s] |= 1u << j
-    nmax = 0
-    for j in range(13):
-        nc[j] = (((held[0] >> j) & 1) + ((held[1] >> j) & 1) + ((held[2] >> j) & 1)
-                 + ((held[3] >> j) & 1))
-        if nc[j] > nmax:
-            nmax = nc[j]
-    # a window of 5 ranks (starting at 2..9) missing at most one card of the suit
-    for s in range(4):
-        for start in range(8):
-            if __builtin_popcountll((held[s] >> start) & 31) >= 4:
-                rock = True
-                break
-        if rock:
-            break
-    res[1] = 1.0 if rock else 0.0
-    if nmax >= 6:
-        start = 2
-    elif nmax == 5:
-        start = 3
-    elif nmax == 4:
+    lo -= (<u64>n_wild) << (2 * wild)
+    a = held_ranks(lo & LO_CARD_MASK)            # spades, hearts
+    b = held_ranks(hi & 0x000FFFFFFFFFFFFFULL)   # clubs, diamonds (not the jokers)
+    h0 = a & 0x1FFF
+    h1 = a >> 13
+    h2 = b & 0x1FFF
+    h3 = b >> 13
+    ge1 = h0 | h1 | h2 | h3
+    ge2 = (h0 & h1) | (h2 & h3) | ((h0 | h1) & (h2 | h3))
+    ge3 = (h0 & h1 & (h2 | h3)) | (h2 & h3 & (h0 | h1))
+    eq1 = ge1 & ~ge2
+    eq2 = ge2 & ~ge3
+    # A straight-flush window (5 ranks from 2..9, i.e. starting at rank bit 0..7) missing
+    # at most one card of its suit: the four suits in 16-bit lanes, and a window fails when
+    # two of its five places are missing (bits 12..15 of a lane are never looked at).
+    lanes = h0 | (h1 << 16) | (h2 << 32) | (h3 << 48)
+    m = ~lanes
+    two = ((m & ((m >> 1) | (m >> 2) | (m >> 3) | (m >> 4)))
+           | ((m >> 1) & ((m >> 2) | (m >> 3) | (m >> 4)))
+           | ((m >> 2) & ((m >> 3) | (m >> 4)))
+           | ((m >> 3) & (m >> 4)))
+    if ~two & 0x00FF00FF00FF00FFULL:
+        res[1] = 1.0
+    # most suits held of one rank (at most 4): 4 -> flags 4..7, 3 -> 5..7, 2 -> 6..7, else 7
+    if h0 & h1 & h2 & h3:
         start = 4
-    elif nmax == 3:
+    elif ge3:
         start = 5
-    elif nmax == 2:
+    elif ge2:
         start = 6
     else:
         start = 7
     for j in range(start, 8):
         res[j] = 1.0
-    run = 0
-    for i in range(13):
-        if nc[i] != 0:
-            run += 1
-            if i >= 1:
-                if (nc[i] == 2 and nc[i - 1] >= 3) or (nc[i] >= 3 and nc[i - 1] == 2):
-                    res[9] = 1.0
-                elif nc[i] == 2 and nc[i - 1] == 2:
-                    res[11] = 1.0
-            if i >= 2:
-                if ((nc[i - 2] == 1 and nc[i - 1] >= 2 and nc[i] >= 2)
-                        or (nc[i - 2] >= 2 and nc[i - 1] == 1 and nc[i] >= 2)
-                        or (nc[i - 2] >= 2 and nc[i - 1] >= 2 and nc[i] == 1)):
-                    res[10] = 1.0
-        else:
-            run = 0
-    if run >= 4:
+    if ((ge1 >> 9) & 15) == 15:                  # the run that ends at A: 4 ranks or more
         res[8] = 1.0
+    if (eq2 & (ge3 << 1)) | (ge3 & (eq2 << 1)):  # a pair next to a triple (either side)
+        res[9] = 1.0
+    if ((eq1 << 2) & (ge2 << 1) & ge2) | ((ge2 << 2) & (eq1 << 1) & ge2) \
+            | ((ge2 << 2) & (ge2 << 1) & eq1):    # three ranks: one single, two pairs+
+        res[10] = 1.0
+    if eq2 & (eq2 << 1):                         # two pairs side by side
+        res[11] = 1.0
 
 
 cdef inline void fill(float* out, int n, float v) noexcept nogil:
