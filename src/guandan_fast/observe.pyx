@@ -89,21 +89,34 @@ def span(name, layout=None):
 # Track
 # ------------------------------------------------------------------------------------------
 
+cdef extern from *:
+    """
+    #define GF_NO_ROW (~0ULL)
+    """
+    const u64 NO_ROW "GF_NO_ROW"      # a key no hand or unseen set has (the top bits set)
+
+
+cdef inline void track_clear(Track* t, int dz) noexcept nogil:
+    cdef int q
+    # everything but the cached rows, which their keys make unused
+    memset(t, 0, <size_t>(<char*>&t.hand_f[0][0] - <char*>t))
+    t.dz = <int8_t>dz
+    for q in range(4):
+        t.hand_key[q][0] = NO_ROW
+        t.unseen_key[q][0] = NO_ROW
+
+
 cdef void track_reset(Track* t) noexcept nogil:
-    cdef int8_t dz = t.dz
-    memset(t, 0, sizeof(Track))
-    t.dz = dz
+    track_clear(t, t.dz)
 
 
 cdef void track_init(Track* t, int dz) noexcept nogil:
-    memset(t, 0, sizeof(Track))
-    t.dz = <int8_t>dz
+    track_clear(t, dz)
 
 
 cdef void track_play(Track* t, int seat, u64 lo, u64 hi) noexcept nogil:
-    cdef int j = t.n_moves % HIST_LEN
-    t.played_lo[seat] += lo
-    t.played_hi[seat] += hi & HI_CARD_MASK
+    cdef int j = <unsigned>t.n_moves % HIST_LEN
+    cdef u64 clo = lo & LO_CARD_MASK, chi = hi & HI_CARD_MASK      # the cards alone
     t.last_lo[seat] = lo
     t.last_hi[seat] = hi
     t.has_last[seat] = 1
@@ -113,9 +126,81 @@ cdef void track_play(Track* t, int seat, u64 lo, u64 hi) noexcept nogil:
     t.n_moves += 1
     if t.dz:
         zero_f(t.last_f[seat], 54)
-        add_cards_rows(lo, hi, t.played_f[seat], t.played_f[seat + 4], t.last_f[seat], _DZ_POS)
+    if clo == 0 and chi == 0:       # a PASS: no cards move
+        return
+    t.played_lo[seat] += lo
+    t.played_hi[seat] += chi
+    # The cached rows' keys: the mover's hand and (DanZero) the others' unseen cards lose
+    # the move (see Track: the same words off a key that did not match keep it unmatched).
+    t.hand_key[seat][0] -= clo
+    t.hand_key[seat][1] -= chi
+    if t.dz:
+        track_cards_dz(t, seat, clo, chi)
     else:
-        add_cards_rows(lo, hi, t.played_f[seat], t.played_f[seat + 4], NULL, _KIND_POS)
+        track_cards_kinds(t, seat, clo, chi)
+
+
+cdef inline void track_cards_kinds(Track* t, int seat, u64 lo, u64 hi) noexcept nogil:
+    """A move's cards (kind order) onto the mover's played rows and off its hand row."""
+    cdef float* pa = t.played_f[seat]
+    cdef float* pb = t.played_f[seat + 4]
+    cdef float* hand = t.hand_f[seat]
+    cdef int k, col
+    cdef float n
+    cdef u64 x = nonzero_pairs(lo)
+    while x:                        # per kind held (a move has a few)
+        k = __builtin_ctzll(x)
+        col = k >> 1
+        n = <float>((lo >> k) & 3)
+        pa[col] += n
+        pb[col] += n
+        hand[col] -= n
+        x &= x - 1
+    x = nonzero_pairs(hi)
+    pa += LO_KINDS
+    pb += LO_KINDS
+    hand += LO_KINDS
+    while x:
+        k = __builtin_ctzll(x)
+        col = k >> 1
+        n = <float>((hi >> k) & 3)
+        pa[col] += n
+        pb[col] += n
+        hand[col] -= n
+        x &= x - 1
+
+
+cdef inline void track_cards_dz(Track* t, int seat, u64 lo, u64 hi) noexcept nogil:
+    """The same in DanZero's order, and onto the mover's last-move row (cleared before),
+    and off the other seats' unseen rows and keys."""
+    cdef float* pa = t.played_f[seat]
+    cdef float* pb = t.played_f[seat + 4]
+    cdef float* hand = t.hand_f[seat]
+    cdef float* last = t.last_f[seat]
+    cdef float* u1 = t.unseen_f[(seat + 1) & 3]
+    cdef float* u2 = t.unseen_f[(seat + 2) & 3]
+    cdef float* u3 = t.unseen_f[(seat + 3) & 3]
+    cdef int k, col, q, half
+    cdef float n
+    cdef u64 word, x
+    for q in range(1, 4):
+        t.unseen_key[(seat + q) & 3][0] -= lo
+        t.unseen_key[(seat + q) & 3][1] -= hi
+    for half in range(2):
+        word = lo if half == 0 else hi
+        x = nonzero_pairs(word)
+        while x:
+            k = __builtin_ctzll(x)
+            col = _DZ_POS[(LO_KINDS if half else 0) + (k >> 1)]
+            n = <float>((word >> k) & 3)
+            pa[col] += n
+            pb[col] += n
+            hand[col] -= n
+            last[col] = n
+            u1[col] -= n
+            u2[col] -= n
+            u3[col] -= n
+            x &= x - 1
 
 
 # ------------------------------------------------------------------------------------------
@@ -272,27 +357,6 @@ cdef void cards_u8_danzero(u64 lo, u64 hi, uint8_t* out) noexcept nogil:
     cards_u8_at(lo, hi, out, _DZ_POS)
 
 
-cdef inline void add_cards_rows(u64 lo, u64 hi, float* a, float* b, float* c,
-                                const int* pos) noexcept nogil:
-    """Add a multiset's counts to rows a, b and c (unless NULL); kind k in column pos[k]. Per
-    card held (a move has a few)."""
-    cdef int k, col, half
-    cdef float n
-    cdef u64 word, x
-    for half in range(2):          # the lo word's kinds, then the hi word's
-        word = (lo & LO_CARD_MASK) if half == 0 else (hi & HI_CARD_MASK)
-        x = nonzero_pairs(word)
-        while x:
-            k = __builtin_ctzll(x)
-            col = pos[(LO_KINDS if half else 0) + (k >> 1)]
-            n = <float>((word >> k) & 3)
-            a[col] += n
-            b[col] += n
-            if c != NULL:
-                c[col] += n
-            x &= x - 1
-
-
 cdef void cards_u8_rows(const u64* words, int n, uint8_t* out, bint dz) noexcept nogil:
     cdef int k
     cdef const int* pos = &_DZ_POS[0] if dz else &_KIND_POS[0]
@@ -304,16 +368,31 @@ cdef void cards_u8_rows(const u64* words, int n, uint8_t* out, bint dz) noexcept
 # The default observation and the information state
 # ------------------------------------------------------------------------------------------
 
-cdef void encode_obs(const GameState* s, const Track* t, int p, float* out) noexcept nogil:
+cdef inline const float* hand_row(const GameState* s, Track* t, int p) noexcept nogil:
+    """Seat p's hand as a row in the Track's card order: the cached one, rebuilt from the
+    words when its key does not match (a new hand, the exchange; see Track)."""
+    cdef u64 lo = s.hand_lo[p] & LO_CARD_MASK, hi = s.hand_hi[p] & HI_CARD_MASK
+    if t.hand_key[p][0] != lo or t.hand_key[p][1] != hi:
+        if t.dz:
+            set_cards_dz(lo, hi, t.hand_f[p])
+        else:
+            set_cards_f(lo, hi, t.hand_f[p])
+        t.hand_key[p][0] = lo
+        t.hand_key[p][1] = hi
+    return t.hand_f[p]
+
+
+cdef void encode_obs(const GameState* s, Track* t, int p, float* out) noexcept nogil:
     cdef int r, q, i, ty, team = p & 1
     # hand, played, cards_left and (when there is a top) top_cards are written whole below
     zero_f(out + O_TOP_TYPE, OBS_SIZE - O_TOP_TYPE)
-    set_cards_f(s.hand_lo[p], s.hand_hi[p], out + O_HAND)
     if t.dz:                        # a Track kept in DanZero's order: expand the words
+        set_cards_f(s.hand_lo[p], s.hand_hi[p], out + O_HAND)
         for r in range(4):
             q = (p + r) & 3
             set_cards_f(t.played_lo[q], t.played_hi[q], out + O_PLAYED + 54 * r)
     else:                           # seats p .. p + 3 are rows p .. p + 3 of played_f
+        copy_f(out + O_HAND, hand_row(s, t, p), 54)
         copy_f(out + O_PLAYED, &t.played_f[p][0], 4 * 54)
     for r in range(4):
         out[O_LEFT + r] = <float>card_count(s.hand_lo[(p + r) & 3], s.hand_hi[(p + r) & 3])
@@ -356,7 +435,7 @@ cdef void encode_obs(const GameState* s, const Track* t, int p, float* out) noex
     out[O_EXCH_ROLE + 2] = <float>s.anti_tribute
 
 
-cdef void encode_info(const GameState* s, const Track* t, int p, float* out) noexcept nogil:
+cdef void encode_info(const GameState* s, Track* t, int p, float* out) noexcept nogil:
     cdef int i, j, n
     cdef float* tok
     encode_obs(s, t, p, out)
@@ -452,13 +531,16 @@ cdef inline void fill(float* out, int n, float v) noexcept nogil:
         out[i] = v
 
 
-cdef void encode_danzero(const GameState* s, const Track* t, int p, float* out) noexcept nogil:
+cdef void encode_danzero(const GameState* s, Track* t, int p, float* out) noexcept nogil:
     # Every card row is written whole from words (set_cards_dz), so only the flags, the
     # one-hot counts and the levels need zeros first.
     cdef int i, q, r, j, team = p & 1, partner = p ^ 2
     cdef bint out_partner = False
     cdef u64 un_lo = FULL_LO - s.hand_lo[p], un_hi = FULL_HI - (s.hand_hi[p] & HI_CARD_MASK)
-    set_cards_dz(s.hand_lo[p], s.hand_hi[p], out)
+    if t.dz:                        # the Track's cached row (see Track)
+        copy_f(out, hand_row(s, t, p), 54)
+    else:
+        set_cards_dz(s.hand_lo[p], s.hand_hi[p], out)
     memset(out + 54, 0, 12 * sizeof(float))
     wild_flags(s.hand_lo[p], s.hand_hi[p], s.level, out + 54)
     # Unseen: two of each card, less p's hand and every card played this hand (counts never
@@ -466,7 +548,14 @@ cdef void encode_danzero(const GameState* s, const Track* t, int p, float* out) 
     for q in range(4):
         un_lo -= t.played_lo[q]
         un_hi -= t.played_hi[q]
-    set_cards_dz(un_lo, un_hi, out + 66)
+    if t.dz:
+        if t.unseen_key[p][0] != un_lo or t.unseen_key[p][1] != un_hi:
+            set_cards_dz(un_lo, un_hi, t.unseen_f[p])
+            t.unseen_key[p][0] = un_lo
+            t.unseen_key[p][1] = un_hi
+        copy_f(out + 66, t.unseen_f[p], 54)
+    else:
+        set_cards_dz(un_lo, un_hi, out + 66)
     # The last move of the hand; "no move" is a row of -1.
     if t.n_moves > 0:
         j = (t.n_moves - 1) % HIST_LEN
