@@ -358,10 +358,26 @@ cdef void cards_u8_danzero(u64 lo, u64 hi, uint8_t* out) noexcept nogil:
 
 
 cdef void cards_u8_rows(const u64* words, int n, uint8_t* out, bint dz) noexcept nogil:
-    cdef int k
+    # Each row: cleared (4 stores), then its kinds held written.
+    cdef int k, b
     cdef const int* pos = &_DZ_POS[0] if dz else &_KIND_POS[0]
+    cdef u64 lo, hi, x
+    cdef uint8_t* row
     for k in range(n):
-        cards_u8_at(words[2 * k], words[2 * k + 1], out + N_KINDS * k, pos)
+        lo = words[2 * k] & LO_CARD_MASK
+        hi = words[2 * k + 1] & HI_CARD_MASK
+        row = out + N_KINDS * k
+        memset(row, 0, N_KINDS)
+        x = nonzero_pairs(lo)
+        while x:
+            b = __builtin_ctzll(x)
+            row[pos[b >> 1]] = <uint8_t>((lo >> b) & 3)
+            x &= x - 1
+        x = nonzero_pairs(hi)
+        while x:
+            b = __builtin_ctzll(x)
+            row[pos[LO_KINDS + (b >> 1)]] = <uint8_t>((hi >> b) & 3)
+            x &= x - 1
 
 
 # ------------------------------------------------------------------------------------------
