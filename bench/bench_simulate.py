@@ -74,3 +74,26 @@ def test_reference_hands_per_second(benchmark):
         rate = res.hands / stats.stats.median
         benchmark.extra_info["hands_per_second"] = round(rate, 1)
         print(f"\n reference random: {rate:,.1f} hands/s (median of 3 one-match runs)")
+
+
+def test_recorded_speedup(benchmark, tmp_path):
+    """``record=``: greedy hands per second without a record, and with one on 1 and 2 threads
+    (each match's log replayed once, checked, into record lines by the thread that played it),
+    measured alternately; ``GF_BENCH_HANDS // 4`` hands a run."""
+    hands = max(1, HANDS // 4)
+    times = {"no record, 1 thread": [], "record, 1 thread": [], "record, 2 threads": []}
+
+    def all_three():
+        for (name, out), (threads, record) in zip(times.items(),
+                                                 ((1, None), (1, "r1.jsonl"), (2, "r2.jsonl"))):
+            t0 = time.perf_counter()
+            simulate(hands=hands, agents=MIXES["greedy"], threads=threads, seed=3,
+                     record=None if record is None else tmp_path / record)
+            out.append(time.perf_counter() - t0)
+
+    benchmark.pedantic(all_three, rounds=ROUNDS, iterations=1)
+    assert (tmp_path / "r1.jsonl").read_bytes() == (tmp_path / "r2.jsonl").read_bytes()
+    for name, out in times.items():
+        rate = hands / statistics.median(out)
+        benchmark.extra_info[name] = round(rate)
+        print(f"\n{name:>20}: {rate:,.0f} hands/s (median of {len(out)})")

@@ -257,6 +257,25 @@ def test_record_in_hands_mode_ends_mid_match(tmp_path):
     assert finished == 12
 
 
+def test_a_record_is_the_same_file_at_any_thread_count(tmp_path):
+    # Records are made by the thread that played each block and written in match order; in
+    # hands mode the block that reaches the target (past the first 16 matches here) is replayed
+    # with the hands left, so the file ends on the same cut match.
+    from guandan_fast import records
+
+    texts = []
+    for threads in (1, 2, 3):
+        path = tmp_path / f"sim{threads}.jsonl"
+        res = simulate(hands=200, seed=5, agents=("greedy", "random") * 2, threads=threads,
+                       record=path)
+        assert res == simulate(hands=200, seed=5, agents=("greedy", "random") * 2)
+        texts.append(path.read_bytes())
+    assert texts[0] == texts[1] == texts[2]
+    matches = records.read(tmp_path / "sim2.jsonl")
+    assert len(matches) == res.matches + res.truncated > 16
+    assert sum(1 for _, lines in matches for _, h in lines if h["finish_order"]) == 200
+
+
 @pytest.mark.parametrize("kwargs, message", [
     ({"matches": 0}, "matches must be >= 1"),
     ({"matches": -3}, "matches must be >= 1"),

@@ -43,9 +43,11 @@ import gzip
 import io
 import json
 import os
+import struct
 import zlib
 
 from .cards import level_char, sort_cards
+from .codec import move as move_of_words
 from .moves import Move
 from .rules import Rules
 from .validate import check_count
@@ -53,7 +55,7 @@ from .validate import check_count
 FORMAT = "guandan-fast"
 VERSION = 1
 
-__all__ = ["FORMAT", "VERSION", "game_to_lines", "write", "read", "replay", "render",
+__all__ = ["FORMAT", "VERSION", "game_to_lines", "log_to_lines", "write", "read", "replay", "render",
            "check_output", "record_game", "RecordWriter"]
 
 
@@ -77,11 +79,26 @@ def game_to_lines(game, agents=None, **extra) -> list[str]:
     """The record of a compiled ``Game`` (its whole match so far) as JSON strings; the header
     names the ``agents`` by seat when given and carries the ``extra`` header fields.
 
-    The match is replayed from its start to recover each hand's deal and exchange.
+    The match is replayed from its start (``log_to_lines``) to recover each hand's deal and
+    exchange.
     """
-    setup = game.origin
-    header = {"format": FORMAT, "version": VERSION, "rules": game.rules.to_dict(),
-              "seed": game.seed, "setup": setup}
+    return log_to_lines(type(game), game.seed, game.rules, game.origin, game.action_log(),
+                        agents, **extra)
+
+
+def log_to_lines(game_cls, seed, rules, setup, log, /, agents=None, **extra) -> list[str]:
+    """The record of a match given by how it started (``seed``, ``rules`` and the ``setup``
+    dict of ``Game.origin``, or None) and its action log (``Game.action_log()``,
+    ``simulate_core.record_match``), as JSON strings. The log is replayed once, in a
+    ``game_cls`` game, which checks every move.
+
+    >>> from guandan_fast.game import Game
+    >>> g = Game(seed=5); g.play_index(0)
+    >>> log_to_lines(Game, 5, g.rules, None, g.action_log()) == g.to_record()
+    True
+    """
+    header = {"format": FORMAT, "version": VERSION, "rules": rules.to_dict(),
+              "seed": seed, "setup": setup}
     if agents is not None:
         header["agents"] = _check_agent_names(agents)
     for key, value in extra.items():
@@ -89,50 +106,62 @@ def game_to_lines(game, agents=None, **extra) -> list[str]:
             raise ValueError(f"{key!r} is a header field of its own, not an extra one")
         header[key] = value
     lines = [json.dumps(header)]
-    replica = _origin_game(type(game), game.seed, game.rules, setup)
-    results = game.results
-    for i, moves in enumerate(game.moves_by_hand()):
-        line = {"hand": i, "level": replica.level, "declarer": replica.declarer,
+    replica = _origin_game(game_cls, seed, rules, setup)
+    replica.play_log(log, 0, 0)          # checks the log's type and shape (plays nothing)
+    data = memoryview(log).tobytes()
+    i, n, hand = 0, len(log), 0
+    while True:
+        line = {"hand": hand, "level": replica.level, "declarer": replica.declarer,
                 "levels_before": list(replica.levels),
                 "deal": [list(replica.hand(p)) for p in range(4)]}
         tribute, back, anti = _exchange(replica)
-        for seat, move in moves:
-            exchanging = replica.phase in ("tribute", "back")
-            if replica.current_player != seat:
-                raise ValueError(f"hand {i}: seat {seat} moves out of turn")
-            replica.play_words(*move.words)
-            if exchanging and replica.phase == "play":
+        first = i
+        if replica.phase in ("tribute", "back") and i < n:
+            while replica.phase in ("tribute", "back") and i < n:
+                i = replica.play_log(log, i, i + 1)
+            if replica.phase == "play":
                 tribute, back, anti = _exchange(replica)  # the exchange just completed
-        done = i < len(results)
+        i = replica.play_log(log, i, hand_end=True)
+        results = replica.results
+        done = hand < len(results)
         line.update({"anti_tribute": anti, "tribute": tribute, "back": back,
                      "moves": _MOVES_HERE,
-                     "finish_order": results[i]["finish_order"] if done else None,
-                     "levels_after": list(results[i]["levels"]) if done else None})
-        lines.append(json.dumps(line).replace(_MOVES_HERE_JSON, _moves_json(moves), 1))
+                     "finish_order": results[hand]["finish_order"] if done else None,
+                     "levels_after": list(results[hand]["levels"]) if done else None})
+        lines.append(json.dumps(line).replace(_MOVES_HERE_JSON, _moves_json(data, first, i), 1))
+        if replica.hand_number == hand:   # the match is over, or the log ends in this hand
+            break
+        hand += 1                         # (a line for the next hand, even with no moves yet)
+    if i < n:
+        raise ValueError(f"log row {i}: the match is over")
     return lines
 
 
 # A hand's moves are most of its line: the JSON text of each (seat, move) is made once per
 # process and joined (as json.dumps would write the list), in place of this marker in the
-# line's JSON.
+# line's JSON. The texts are found by the log row's 24 bytes (making Python ints of the
+# 64-bit words would cost more than the rest of the line).
 _MOVES_HERE = "\x00moves\x00"
 _MOVES_HERE_JSON = json.dumps(_MOVES_HERE)
-_MOVE_TEXT: tuple = ({}, {}, {}, {})          # per seat: move words -> '[seat, [type, ...]]'
-_MOVE_TEXT_MAX = 1 << 15
+_MOVE_TEXT: dict = {}                  # log row bytes -> '[seat, [type, rank, [cards]]]'
+_MOVE_TEXT_MAX = 1 << 17
+_ROW = struct.Struct("=QQQ")           # a log row: seat, lo, hi (native uint64)
 
 
-def _moves_json(moves) -> str:
-    """``json.dumps([[seat, move.to_platform()], ...])``, faster."""
-    parts = []
-    for seat, move in moves:
-        texts = _MOVE_TEXT[seat]
-        words = move.words
-        text = texts.get(words)
-        if text is None:
-            if len(texts) >= _MOVE_TEXT_MAX:
-                texts.clear()
-            text = texts[words] = json.dumps([seat, move.to_platform()])
-        parts.append(text)
+def _moves_json(data: bytes, first: int, stop: int) -> str:
+    """``json.dumps([[seat, move.to_platform()], ...])`` of rows ``first .. stop-1`` of a log
+    given as its bytes, faster."""
+    size = _ROW.size
+    keys = [data[k:k + size] for k in range(first * size, stop * size, size)]
+    parts = list(map(_MOVE_TEXT.get, keys))
+    if None in parts:
+        if len(_MOVE_TEXT) >= _MOVE_TEXT_MAX:
+            _MOVE_TEXT.clear()
+        for j, key in enumerate(keys):
+            if parts[j] is None:
+                seat, lo, hi = _ROW.unpack(key)
+                parts[j] = _MOVE_TEXT[key] = json.dumps(
+                    [seat, move_of_words(lo, hi).to_platform()])
     return "[" + ", ".join(parts) + "]"
 
 

@@ -223,8 +223,8 @@ def simulate(matches: int | None = None, hands: int | None = None,
     called after each chunk with the matches done (hands done in hands mode), one call at a
     time. ``record``: a path (``str``/``os.PathLike``; gzip-compressed when it ends in ``.gz``)
     or a file object (written to, not closed); every match is also written there as JSON Lines
-    game records (python/guandan_fast/records.py), in match order — the recording itself runs
-    in the calling thread. A record takes about 5 KB per hand (docs/records.md).
+    game records (python/guandan_fast/records.py), in match order, each match's lines made by
+    the thread that played it. A record takes about 5 KB per hand (docs/records.md).
 
     ``cluster='ray'`` runs the work as Ray tasks of ``task_matches`` consecutive matches (each
     task runs ``threads`` threads and asks Ray for as many CPUs) on the cluster at ``address``
@@ -314,8 +314,9 @@ class MatchBlock:
     matches ``start .. stop-1`` (at most ``hand_budget`` hands in all) and returns
     ``(record lines or None, counters)``, in ``threads`` threads in chunks of ``per_chunk``
     matches (``MATCHES_PER_CHUNK``, or ``SEARCH_MATCHES_PER_CHUNK`` when a search agent
-    plays; ``record``: one match at a time, each checked and written by
-    ``records``). Picklable: the unit of every executor (threads here, Ray tasks).
+    plays); with ``record``, each chunk's matches are also replayed (checked) into record
+    lines by ``records`` in the thread that played them, and the lines joined in match order.
+    Picklable: the unit of every executor (threads here, Ray tasks).
     Setting ``cancel[0]`` stops it: KeyboardInterrupt."""
 
     def __init__(self, seed, kinds, rules, search, threads, record, names=None) -> None:
@@ -326,12 +327,11 @@ class MatchBlock:
                           else SEARCH_MATCHES_PER_CHUNK)
 
     def __call__(self, start, stop, hand_budget=None, cancel=None):
-        if self.record:
-            return self.recorded(start, stop, hand_budget, cancel)
         size = self.per_chunk
         if hand_budget is not None or self.threads == 1 and stop - start <= size:
             return self.chunk(start, stop, hand_budget, cancel)
         total = empty_counts()
+        lines = [] if self.record else None
 
         def bounds(i):
             a = start + i * size
@@ -339,23 +339,28 @@ class MatchBlock:
 
         def merge(i, result):
             add_counts(total, result[1])
+            if lines is not None:
+                lines.extend(result[0])
             return False
 
         order = Ordered(-(-(stop - start) // size), merge, cancel=cancel)
         run_threads(order, self.threads, lambda i, c: self.chunk(*bounds(i), cancel=c),
                     name="guandan-sim")
-        return None, total
+        return lines, total
 
     def chunk(self, start, stop, hand_budget=None, cancel=None):
-        """Matches ``start .. stop-1`` in compiled code in this thread: ``(None, counters)``."""
+        """Matches ``start .. stop-1`` in compiled code in this thread: ``(None, counters)``,
+        or with ``record`` ``(record lines, counters)``."""
+        if self.record:
+            return self.recorded(start, stop, hand_budget, cancel)
         from . import simulate_core as core
 
         return None, core.run_chunk(start, stop, self.seed, self.kinds, self.rules,
                                     hand_budget=hand_budget, search=self.search, cancel=cancel)
 
     def recorded(self, start, stop, hand_budget, cancel):
-        """Matches played in compiled code with their actions logged, each replayed into a
-        compiled Game (which checks every move) and turned into record lines."""
+        """Matches played in compiled code with their actions logged, each replayed once into
+        a compiled Game (which checks every move) as it is turned into record lines."""
         from . import records
         from . import simulate_core as core
         from .game import Game
@@ -370,12 +375,7 @@ class MatchBlock:
                 raise KeyboardInterrupt
             ms, actions, stats = core.record_match(self.seed, i, self.kinds, self.rules,
                                                    hand_budget=left, search=self.search)
-            game = Game(seed=ms, rules=self.rules)
-            for seat, lo, hi in actions.tolist():
-                if game.current_player != seat:
-                    raise RuntimeError(f"match {i}: seat {seat} recorded out of turn")
-                game.play_words(lo, hi)
-            lines.extend(records.game_to_lines(game, self.names))
+            lines.extend(records.log_to_lines(Game, ms, self.rules, None, actions, self.names))
             add_counts(total, stats)
             if left is not None:
                 left -= stats["hands"]
@@ -386,11 +386,10 @@ class Tally:
     """The merge side of a run (``runner.Ordered``): counters of the blocks ``0, 1, 2, ...``
     (each ``(lines, counters)``) summed in block order, their record lines written in that
     order to ``out`` (a ``records`` writer, or None); in hands mode, the block that reaches
-    the target stops the run and is kept in ``last`` as ``(block, hands still to play)``
-    (unless it was itself played with that budget: ``budgeted``)."""
+    the target stops the run and is kept in ``last`` as ``(block, hands still to play)``."""
 
-    def __init__(self, hands, out=None, progress=None, budgeted=False) -> None:
-        self.hands, self.out, self.progress, self.budgeted = hands, out, progress, budgeted
+    def __init__(self, hands, out=None, progress=None) -> None:
+        self.hands, self.out, self.progress = hands, out, progress
         self.total = empty_counts()
         self.last = None
         self.arrived_matches = 0
@@ -402,10 +401,7 @@ class Tally:
     def merge(self, k, result) -> bool:
         lines, stats = result
         if self.hands is not None and self.total["hands"] + stats["hands"] >= self.hands:
-            if not self.budgeted:
-                self.last = (k, self.hands - self.total["hands"])
-                return True
-            self.add(lines, stats)
+            self.last = (k, self.hands - self.total["hands"])
             return True
         self.add(lines, stats)
         return False
@@ -428,21 +424,16 @@ class Tally:
 
 
 def _run_local(block, matches, hands, record, progress) -> dict:
-    """The run on this machine. Without records: blocks of ``block.per_chunk`` matches over
-    the threads (in hands mode, until the one that reaches the target, which is then replayed
-    with the remaining hand budget: its matches are deterministic, so this is exact). With
-    records: one match at a time in the calling thread, each with the remaining budget."""
+    """The run on this machine: blocks of ``block.per_chunk`` matches over the threads (each
+    block's record lines, when recording, made by the thread that played it and written in
+    block order); in hands mode, until the block that reaches the target, which is then
+    replayed with the remaining hand budget: its matches are deterministic, so this is exact."""
     from .records import RecordWriter
 
     out = None if record is None else RecordWriter(record, "record")
     tally = None
     try:
-        if record is not None:
-            tally = Tally(hands, out, progress, budgeted=True)
-            order = Ordered(matches, tally.merge, tally.after)
-            run_threads(order, 1, lambda i, c: block(i, i + 1, tally.left(), c))
-            return tally.total
-        tally = Tally(hands, None, progress)
+        tally = Tally(hands, out, progress)
         size = block.per_chunk
         order = Ordered(None if matches is None else -(-matches // size),
                         tally.merge, tally.after)

@@ -486,8 +486,7 @@ def _run_recorded(order, work, path) -> None:
                                                           rules,
                                                           search=[a.search_spec for a in seats])
                             game = Game(seed=ms, rules=rules)
-                            for seat, lo, hi in actions.tolist():
-                                game.play_words(lo, hi)
+                            game.play_log(actions)
                         else:
                             game = _play_python(_deal_seed(seed, d), seats, rules)
                         out.write(game, [a.name for a in seats],

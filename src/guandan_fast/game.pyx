@@ -451,6 +451,97 @@ cdef class Game:
             raise IllegalMoveError(f"{m} is not a legal move now")
         self._apply(wlo, whi)
 
+    def play_log(self, log, start=0, stop=None, hand_end=False):
+        """Make the moves of an action log from row ``start`` up to row ``stop`` (the end by
+        default), or only to the end of the current hand with ``hand_end``; returns the index
+        of the next row. ``log`` is a C-contiguous ``(n, 3)`` uint64 array of ``(seat, lo, hi)``
+        rows, as ``action_log()`` and ``simulate_core.record_match`` give. Every row is checked
+        like ``play_words`` and against the seat to move; on a bad row nothing is changed (the
+        rows before it are undone too) and the error names the row.
+
+        >>> g = Game(seed=0); g.play_index(0); g.play_index(0); log = g.action_log()
+        >>> h = Game(seed=0); h.play_log(log), h == g
+        (2, True)
+        >>> h = Game(seed=0); h.play_log(log[::-1].copy())
+        Traceback (most recent call last):
+        ...
+        guandan_fast.moves.IllegalMoveError: log row 0: seat 1 moves out of turn (seat 0 is to move)
+        >>> h.history
+        []
+        """
+        cdef const u64[:, ::1] rows
+        cdef Py_ssize_t i, end, n
+        cdef u64 seat
+        cdef GameState saved
+        cdef _Step saved_hist = self._hist
+        cdef tuple saved_results = self._results
+        cdef Py_ssize_t results = len(self._results)
+        try:
+            rows = log
+        except (TypeError, ValueError, BufferError):
+            raise TypeError("log must be a C-contiguous (n, 3) uint64 array of (seat, lo, hi) rows"
+                            f" (Game.action_log(), simulate_core.record_match); got "
+                            f"{type(log).__name__}") from None
+        if rows.shape[1] != 3:
+            raise ValueError(f"log rows are (seat, lo, hi): 3 columns, not {rows.shape[1]}")
+        n = rows.shape[0]
+        i = _as_int(start, "start")
+        if not 0 <= i <= n:
+            raise ValueError(f"start must be in 0..{n} (the log's rows), got {start}")
+        end = n if stop is None else _as_int(stop, "stop")
+        if not i <= end <= n:
+            raise ValueError(f"stop must be in {i}..{n}, got {stop}")
+        memcpy(&saved, &self.st, sizeof(GameState))
+        try:
+            while i < end:
+                seat = rows[i, 0]
+                if self.st.phase == PH_OVER:
+                    raise IllegalMoveError(f"log row {i}: the match is over")
+                if seat != <u64>self.st.current:
+                    raise IllegalMoveError(f"log row {i}: seat {seat} moves out of turn "
+                                           f"(seat {self.st.current} is to move)")
+                if not game_is_legal(&self.st, rows[i, 1], rows[i, 2]):
+                    try:
+                        self.play_words(rows[i, 1], rows[i, 2])   # raises the specific error
+                    except (ValueError, IllegalMoveError) as exc:
+                        raise type(exc)(f"log row {i}: {exc}") from None
+                self._apply(rows[i, 1], rows[i, 2])
+                i += 1
+                if hand_end and len(self._results) != results:
+                    break
+        except BaseException:
+            # Undo every row of this call: the state is a plain struct, the history and
+            # results immutable objects.
+            memcpy(&self.st, &saved, sizeof(GameState))
+            self._hist = saved_hist
+            self._results = saved_results
+            self._cache = None
+            self._ccache = None
+            raise
+        return i
+
+    def action_log(self):
+        """Every move of the match so far as an ``(n, 3)`` uint64 array of ``(seat, lo, hi)``
+        rows (tribute and back moves and passes included), for ``play_log``.
+
+        >>> g = Game(seed=2); g.play_index(0); g.action_log().shape
+        (1, 3)
+        """
+        cdef Py_ssize_t n = 0 if self._hist is None else self._hist.length
+        cdef u64[:, ::1] rows
+        cdef _Step node = self._hist
+        import numpy as np
+
+        out = np.empty((n, 3), dtype=np.uint64)
+        rows = out
+        while node is not None:
+            n -= 1
+            rows[n, 0] = <u64>node.seat
+            rows[n, 1] = node.lo
+            rows[n, 2] = node.hi
+            node = node.prev
+        return out
+
     def play(self, move, seat=None):
         """Make the current player's move: a ``Move`` (``PASS`` to pass) or a platform list.
 
