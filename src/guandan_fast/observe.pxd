@@ -30,15 +30,26 @@ cdef struct Track:
     int32_t n_moves           # play-phase moves this hand
     int8_t has_last[4]
     int8_t hist_seat[HIST_LEN]
-    int8_t dz                 # card order of played_f (kept by track_reset)
+    int8_t dz                 # card order of the float rows (kept by track_reset)
+    # Rows an encoder would otherwise expand from words at every decision: seat s's hand
+    # (hand_f[s]) and, DanZero's order only, the cards s has not seen (unseen_f[s]), each
+    # valid while its key (the words it shows) equals the state's. track_play takes a move's
+    # cards off the row and the key alike (the mover's hand; the others' unseen cards), so a
+    # row stays valid through the play phase; a key that does not match (a new hand, the
+    # exchange, a seat never encoded) makes the encoder rebuild the row. A key that did not
+    # match never matches by the subtractions (same words off both), and NO_ROW never does.
+    u64 hand_key[4][2]
+    u64 unseen_key[4][2]
+    float hand_f[4][54]
+    float unseen_f[4][54]
 
 cdef void track_reset(Track* t) noexcept nogil      # a new hand (keeps the card order)
 cdef void track_init(Track* t, int dz) noexcept nogil  # empty, played_f in that order
 cdef void track_play(Track* t, int seat, u64 lo, u64 hi) noexcept nogil
 
-cdef void encode_obs(const GameState* s, const Track* t, int p, float* out) noexcept nogil
-cdef void encode_info(const GameState* s, const Track* t, int p, float* out) noexcept nogil
-cdef void encode_danzero(const GameState* s, const Track* t, int p, float* out) noexcept nogil
+cdef void encode_obs(const GameState* s, Track* t, int p, float* out) noexcept nogil
+cdef void encode_info(const GameState* s, Track* t, int p, float* out) noexcept nogil
+cdef void encode_danzero(const GameState* s, Track* t, int p, float* out) noexcept nogil
 
 # 54 card counts of a multiset: kind order, or DanZero's order (rank * 4 + suit H S C D).
 cdef void cards_u8(u64 lo, u64 hi, uint8_t* out) noexcept nogil

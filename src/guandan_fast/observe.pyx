@@ -22,7 +22,7 @@ from libc.string cimport memset, memcpy
 from libc.stdint cimport int8_t, uint8_t
 
 from guandan_fast.types cimport (u64, N_RANKS, N_KINDS, LO_KINDS, KIND_SB, KIND_HR, LO_CARD_MASK,
-                                 HI_CARD_MASK, SUIT_MASK, SUIT_BITS, SB_BIT, HR_BIT, move_type,
+                                 HI_CARD_MASK, ODD_BITS, SUIT_MASK, SUIT_BITS, SB_BIT, HR_BIT, move_type,
                                  move_rank, card_count, kind_count, __builtin_ctzll,
                                  __builtin_popcountll)
 from guandan_fast.game_core cimport GameState
@@ -89,21 +89,34 @@ def span(name, layout=None):
 # Track
 # ------------------------------------------------------------------------------------------
 
+cdef extern from *:
+    """
+    #define GF_NO_ROW (~0ULL)
+    """
+    const u64 NO_ROW "GF_NO_ROW"      # a key no hand or unseen set has (the top bits set)
+
+
+cdef inline void track_clear(Track* t, int dz) noexcept nogil:
+    cdef int q
+    # everything but the cached rows, which their keys make unused
+    memset(t, 0, <size_t>(<char*>&t.hand_f[0][0] - <char*>t))
+    t.dz = <int8_t>dz
+    for q in range(4):
+        t.hand_key[q][0] = NO_ROW
+        t.unseen_key[q][0] = NO_ROW
+
+
 cdef void track_reset(Track* t) noexcept nogil:
-    cdef int8_t dz = t.dz
-    memset(t, 0, sizeof(Track))
-    t.dz = dz
+    track_clear(t, t.dz)
 
 
 cdef void track_init(Track* t, int dz) noexcept nogil:
-    memset(t, 0, sizeof(Track))
-    t.dz = <int8_t>dz
+    track_clear(t, dz)
 
 
 cdef void track_play(Track* t, int seat, u64 lo, u64 hi) noexcept nogil:
-    cdef int j = t.n_moves % HIST_LEN
-    t.played_lo[seat] += lo
-    t.played_hi[seat] += hi & HI_CARD_MASK
+    cdef int j = <unsigned>t.n_moves % HIST_LEN
+    cdef u64 clo = lo & LO_CARD_MASK, chi = hi & HI_CARD_MASK      # the cards alone
     t.last_lo[seat] = lo
     t.last_hi[seat] = hi
     t.has_last[seat] = 1
@@ -113,9 +126,81 @@ cdef void track_play(Track* t, int seat, u64 lo, u64 hi) noexcept nogil:
     t.n_moves += 1
     if t.dz:
         zero_f(t.last_f[seat], 54)
-        add_cards_rows(lo, hi, t.played_f[seat], t.played_f[seat + 4], t.last_f[seat], _DZ_POS)
+    if clo == 0 and chi == 0:       # a PASS: no cards move
+        return
+    t.played_lo[seat] += lo
+    t.played_hi[seat] += chi
+    # The cached rows' keys: the mover's hand and (DanZero) the others' unseen cards lose
+    # the move (see Track: the same words off a key that did not match keep it unmatched).
+    t.hand_key[seat][0] -= clo
+    t.hand_key[seat][1] -= chi
+    if t.dz:
+        track_cards_dz(t, seat, clo, chi)
     else:
-        add_cards_rows(lo, hi, t.played_f[seat], t.played_f[seat + 4], NULL, _KIND_POS)
+        track_cards_kinds(t, seat, clo, chi)
+
+
+cdef inline void track_cards_kinds(Track* t, int seat, u64 lo, u64 hi) noexcept nogil:
+    """A move's cards (kind order) onto the mover's played rows and off its hand row."""
+    cdef float* pa = t.played_f[seat]
+    cdef float* pb = t.played_f[seat + 4]
+    cdef float* hand = t.hand_f[seat]
+    cdef int k, col
+    cdef float n
+    cdef u64 x = nonzero_pairs(lo)
+    while x:                        # per kind held (a move has a few)
+        k = __builtin_ctzll(x)
+        col = k >> 1
+        n = <float>((lo >> k) & 3)
+        pa[col] += n
+        pb[col] += n
+        hand[col] -= n
+        x &= x - 1
+    x = nonzero_pairs(hi)
+    pa += LO_KINDS
+    pb += LO_KINDS
+    hand += LO_KINDS
+    while x:
+        k = __builtin_ctzll(x)
+        col = k >> 1
+        n = <float>((hi >> k) & 3)
+        pa[col] += n
+        pb[col] += n
+        hand[col] -= n
+        x &= x - 1
+
+
+cdef inline void track_cards_dz(Track* t, int seat, u64 lo, u64 hi) noexcept nogil:
+    """The same in DanZero's order, and onto the mover's last-move row (cleared before),
+    and off the other seats' unseen rows and keys."""
+    cdef float* pa = t.played_f[seat]
+    cdef float* pb = t.played_f[seat + 4]
+    cdef float* hand = t.hand_f[seat]
+    cdef float* last = t.last_f[seat]
+    cdef float* u1 = t.unseen_f[(seat + 1) & 3]
+    cdef float* u2 = t.unseen_f[(seat + 2) & 3]
+    cdef float* u3 = t.unseen_f[(seat + 3) & 3]
+    cdef int k, col, q, half
+    cdef float n
+    cdef u64 word, x
+    for q in range(1, 4):
+        t.unseen_key[(seat + q) & 3][0] -= lo
+        t.unseen_key[(seat + q) & 3][1] -= hi
+    for half in range(2):
+        word = lo if half == 0 else hi
+        x = nonzero_pairs(word)
+        while x:
+            k = __builtin_ctzll(x)
+            col = _DZ_POS[(LO_KINDS if half else 0) + (k >> 1)]
+            n = <float>((word >> k) & 3)
+            pa[col] += n
+            pb[col] += n
+            hand[col] -= n
+            last[col] = n
+            u1[col] -= n
+            u2[col] -= n
+            u3[col] -= n
+            x &= x - 1
 
 
 # ------------------------------------------------------------------------------------------
@@ -198,6 +283,57 @@ cdef extern from *:
     void copy_f "gf_copy_f"(float* d, const float* s, int n) noexcept nogil
 
 
+# The long pieces (the played rows, the one-hot tail) with 32-byte moves where the CPU has
+# AVX (checked once at import; the module is built for any x86-64): half the stores. A
+# function of its own (gcc inlines no AVX code into the rest), so only for long rows.
+cdef extern from *:
+    """
+    #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+    #include <immintrin.h>
+    #define GF_AVX_PATH 1
+    __attribute__((target("avx"))) static void gf_copy_f_avx(float *d, const float *s, int n) {
+        int i = 0;
+        #pragma GCC unroll 32
+        for (; i + 8 <= n; i += 8) _mm256_storeu_ps(d + i, _mm256_loadu_ps(s + i));
+        if (i + 4 <= n) { _mm_storeu_ps(d + i, _mm_loadu_ps(s + i)); i += 4; }
+        for (; i < n; i++) d[i] = s[i];
+    }
+    __attribute__((target("avx"))) static void gf_zero_f_avx(float *d, int n) {
+        int i = 0;
+        __m256 z = _mm256_setzero_ps();
+        #pragma GCC unroll 32
+        for (; i + 8 <= n; i += 8) _mm256_storeu_ps(d + i, z);
+        if (i + 4 <= n) { _mm_storeu_ps(d + i, _mm_setzero_ps()); i += 4; }
+        for (; i < n; i++) d[i] = 0.0f;
+    }
+    static int gf_avx = 0;
+    static void gf_check_avx(void) {
+        __builtin_cpu_init();
+        gf_avx = __builtin_cpu_supports("avx") ? 1 : 0;
+    }
+    #else
+    static void gf_check_avx(void) {}
+    #endif
+    static inline void gf_copy_f_long(float *d, const float *s, int n) {
+    #ifdef GF_AVX_PATH
+        if (gf_avx) { gf_copy_f_avx(d, s, n); return; }
+    #endif
+        gf_copy_f(d, s, n);
+    }
+    static inline void gf_zero_f_long(float *d, int n) {
+    #ifdef GF_AVX_PATH
+        if (gf_avx) { gf_zero_f_avx(d, n); return; }
+    #endif
+        gf_zero_f(d, n);
+    }
+    """
+    void check_avx "gf_check_avx"() noexcept nogil
+    void zero_f_long "gf_zero_f_long"(float* d, int n) noexcept nogil
+    void copy_f_long "gf_copy_f_long"(float* d, const float* s, int n) noexcept nogil
+
+check_avx()
+
+
 # Every card twice (the unseen row is this less the hand and the plays).
 cdef extern from *:
     """
@@ -224,37 +360,44 @@ cdef inline void set_cards_dz(u64 lo, u64 hi, float* out) noexcept nogil:
     out[KIND_HR] = <float>((hi >> HR_BIT) & 3)
 
 
+cdef inline u64 nonzero_pairs(u64 w) noexcept nogil:
+    """Bit 2k of the result set when count k of w (bits 2k, 2k + 1) is not zero: the loops
+    below visit one bit per kind held (ctz, then clear the lowest bit)."""
+    return (w | (w >> 1)) & ODD_BITS
+
+
 cdef inline void add_cards_dz(u64 lo, u64 hi, float* out) noexcept nogil:
     cdef int b
-    cdef u64 x = lo
+    cdef u64 x = nonzero_pairs(lo & LO_CARD_MASK)
     hi &= HI_CARD_MASK
     while x:
-        b = __builtin_ctzll(x) & ~1
+        b = __builtin_ctzll(x)
         out[_DZ_POS[b >> 1]] += <float>((lo >> b) & 3)
-        x &= ~((<u64>3) << b)
-    x = hi
+        x &= x - 1
+    x = nonzero_pairs(hi)
     while x:
-        b = __builtin_ctzll(x) & ~1
+        b = __builtin_ctzll(x)
         out[_DZ_POS[LO_KINDS + (b >> 1)]] += <float>((hi >> b) & 3)
-        x &= ~((<u64>3) << b)
+        x &= x - 1
 
 
 cdef inline void cards_u8_at(u64 lo, u64 hi, uint8_t* out, const int* pos) noexcept nogil:
     # Per card held, not per kind: a candidate has a few cards of the 54 kinds (VecEnv writes
     # one row per candidate). ``pos``: the column of each kind (_KIND_POS or _DZ_POS).
     cdef int b
-    cdef u64 x = lo & LO_CARD_MASK
+    cdef u64 x = nonzero_pairs(lo & LO_CARD_MASK)
     hi &= HI_CARD_MASK
     memset(out, 0, N_KINDS)
     while x:
-        b = __builtin_ctzll(x) & ~1
+        b = __builtin_ctzll(x)
         out[pos[b >> 1]] = <uint8_t>((lo >> b) & 3)
-        x &= ~((<u64>3) << b)
-    x = hi
+        x &= x - 1
+    x = nonzero_pairs(hi)
+    pos += LO_KINDS
     while x:
-        b = __builtin_ctzll(x) & ~1
-        out[pos[LO_KINDS + (b >> 1)]] = <uint8_t>((hi >> b) & 3)
-        x &= ~((<u64>3) << b)
+        b = __builtin_ctzll(x)
+        out[pos[b >> 1]] = <uint8_t>((hi >> b) & 3)
+        x &= x - 1
 
 
 cdef void cards_u8(u64 lo, u64 hi, uint8_t* out) noexcept nogil:
@@ -265,49 +408,59 @@ cdef void cards_u8_danzero(u64 lo, u64 hi, uint8_t* out) noexcept nogil:
     cards_u8_at(lo, hi, out, _DZ_POS)
 
 
-cdef inline void add_cards_rows(u64 lo, u64 hi, float* a, float* b, float* c,
-                                const int* pos) noexcept nogil:
-    """Add a multiset's counts to rows a, b and c (unless NULL); kind k in column pos[k]. Per
-    card held (a move has a few)."""
-    cdef int k, col, half
-    cdef float n
-    cdef u64 word, x
-    for half in range(2):          # the lo word's kinds, then the hi word's
-        word = (lo & LO_CARD_MASK) if half == 0 else (hi & HI_CARD_MASK)
-        x = word
-        while x:
-            k = __builtin_ctzll(x) & ~1
-            col = pos[(LO_KINDS if half else 0) + (k >> 1)]
-            n = <float>((word >> k) & 3)
-            a[col] += n
-            b[col] += n
-            if c != NULL:
-                c[col] += n
-            x &= ~((<u64>3) << k)
-
-
 cdef void cards_u8_rows(const u64* words, int n, uint8_t* out, bint dz) noexcept nogil:
-    cdef int k
+    # Each row: cleared (4 stores), then its kinds held written.
+    cdef int k, b
     cdef const int* pos = &_DZ_POS[0] if dz else &_KIND_POS[0]
+    cdef u64 lo, hi, x
+    cdef uint8_t* row
     for k in range(n):
-        cards_u8_at(words[2 * k], words[2 * k + 1], out + N_KINDS * k, pos)
+        lo = words[2 * k] & LO_CARD_MASK
+        hi = words[2 * k + 1] & HI_CARD_MASK
+        row = out + N_KINDS * k
+        memset(row, 0, N_KINDS)
+        x = nonzero_pairs(lo)
+        while x:
+            b = __builtin_ctzll(x)
+            row[pos[b >> 1]] = <uint8_t>((lo >> b) & 3)
+            x &= x - 1
+        x = nonzero_pairs(hi)
+        while x:
+            b = __builtin_ctzll(x)
+            row[pos[LO_KINDS + (b >> 1)]] = <uint8_t>((hi >> b) & 3)
+            x &= x - 1
 
 
 # ------------------------------------------------------------------------------------------
 # The default observation and the information state
 # ------------------------------------------------------------------------------------------
 
-cdef void encode_obs(const GameState* s, const Track* t, int p, float* out) noexcept nogil:
+cdef inline const float* hand_row(const GameState* s, Track* t, int p) noexcept nogil:
+    """Seat p's hand as a row in the Track's card order: the cached one, rebuilt from the
+    words when its key does not match (a new hand, the exchange; see Track)."""
+    cdef u64 lo = s.hand_lo[p] & LO_CARD_MASK, hi = s.hand_hi[p] & HI_CARD_MASK
+    if t.hand_key[p][0] != lo or t.hand_key[p][1] != hi:
+        if t.dz:
+            set_cards_dz(lo, hi, t.hand_f[p])
+        else:
+            set_cards_f(lo, hi, t.hand_f[p])
+        t.hand_key[p][0] = lo
+        t.hand_key[p][1] = hi
+    return t.hand_f[p]
+
+
+cdef void encode_obs(const GameState* s, Track* t, int p, float* out) noexcept nogil:
     cdef int r, q, i, ty, team = p & 1
     # hand, played, cards_left and (when there is a top) top_cards are written whole below
-    zero_f(out + O_TOP_TYPE, OBS_SIZE - O_TOP_TYPE)
-    set_cards_f(s.hand_lo[p], s.hand_hi[p], out + O_HAND)
+    zero_f_long(out + O_TOP_TYPE, OBS_SIZE - O_TOP_TYPE)
     if t.dz:                        # a Track kept in DanZero's order: expand the words
+        set_cards_f(s.hand_lo[p], s.hand_hi[p], out + O_HAND)
         for r in range(4):
             q = (p + r) & 3
             set_cards_f(t.played_lo[q], t.played_hi[q], out + O_PLAYED + 54 * r)
     else:                           # seats p .. p + 3 are rows p .. p + 3 of played_f
-        copy_f(out + O_PLAYED, &t.played_f[p][0], 4 * 54)
+        copy_f(out + O_HAND, hand_row(s, t, p), 54)
+        copy_f_long(out + O_PLAYED, &t.played_f[p][0], 4 * 54)
     for r in range(4):
         out[O_LEFT + r] = <float>card_count(s.hand_lo[(p + r) & 3], s.hand_hi[(p + r) & 3])
     if s.top_seat >= 0:
@@ -349,11 +502,11 @@ cdef void encode_obs(const GameState* s, const Track* t, int p, float* out) noex
     out[O_EXCH_ROLE + 2] = <float>s.anti_tribute
 
 
-cdef void encode_info(const GameState* s, const Track* t, int p, float* out) noexcept nogil:
+cdef void encode_info(const GameState* s, Track* t, int p, float* out) noexcept nogil:
     cdef int i, j, n
     cdef float* tok
     encode_obs(s, t, p, out)
-    zero_f(out + OBS_SIZE, HIST_LEN * HIST_TOKEN)
+    zero_f_long(out + OBS_SIZE, HIST_LEN * HIST_TOKEN)
     n = t.n_moves if t.n_moves < HIST_LEN else HIST_LEN
     for i in range(n):
         j = (t.n_moves - 1 - i) % HIST_LEN
@@ -369,76 +522,74 @@ cdef void encode_info(const GameState* s, const Track* t, int p, float* out) noe
 # DanZero
 # ------------------------------------------------------------------------------------------
 
+cdef inline u64 held_ranks(u64 w) noexcept nogil:
+    """The kinds held of a word's 26 counts (two suits of 13 ranks: bits 0..51) as 26 bits:
+    the low suit's ranks at bits 0..12, the high suit's at 13..25. A nonzero count's 2-bit
+    field becomes one bit, then every other bit is squeezed out (5 shift-and-mask steps)."""
+    w = (w | (w >> 1)) & 0x0005555555555555ULL
+    w = (w | (w >> 1)) & 0x3333333333333333ULL
+    w = (w | (w >> 2)) & 0x0F0F0F0F0F0F0F0FULL
+    w = (w | (w >> 4)) & 0x00FF00FF00FF00FFULL
+    w = (w | (w >> 8)) & 0x0000FFFF0000FFFFULL
+    return (w | (w >> 16)) & 0xFFFFFFFFULL
+
+
 cdef void wild_flags(u64 lo, u64 hi, int level, float* res) noexcept nogil:
     """DanZero's 12 wild-card flags of a hand (its actor's ``proc_universal``), kept quirk
     for quirk: straight-flush windows are those starting at 2..9, rank "counts" are numbers
-    of suits held, the run test looks only at the run that ends at A. Read from the hand's
-    words: per suit, the ranks of its natural cards (the wild, the heart of the level rank,
-    left out)."""
+    of suits held, the run test looks only at the run that ends at A. Computed on rank
+    bit sets (bit j: rank j) instead of rank loops: per suit, the ranks of its natural cards
+    (the wild, the heart of the level rank, left out); from the four suits, the ranks held
+    in at least 1, 2, 3, 4 suits. res must be zeros."""
     cdef int wild = N_RANKS + level - 2          # its kind (hearts are kinds 13..25)
-    cdef int s, start, j, i, nmax, run, ks
-    cdef int nc[13]
-    cdef unsigned held[4]          # per DanZero suit (H S C D), bit j: a card of rank j held
-    cdef u64 w
-    cdef bint rock = False
-    if kind_count(lo, hi, wild) == 0:
+    cdef u64 a, b, h0, h1, h2, h3, ge1, ge2, ge3, eq1, eq2, m, two, lanes
+    cdef int n_wild = kind_count(lo, hi, wild), start, j
+    if n_wild == 0:
         return
     res[0] = 1.0
-    lo -= (<u64>kind_count(lo, hi, wild)) << (2 * wild)
-    for s in range(4):
-        ks = s ^ 1 if s < 2 else s             # the kind order's suit (S H C D)
-        w = (lo >> (2 * N_RANKS * ks)) if ks < 2 else (hi >> (2 * N_RANKS * (ks - 2)))
-        held[s] = 0
-        for j in range(N_RANKS):
-            if (w >> (2 * j)) & 3:
-                held[s] |= 1u << j
-    nmax = 0
-    for j in range(13):
-        nc[j] = (((held[0] >> j) & 1) + ((held[1] >> j) & 1) + ((held[2] >> j) & 1)
-                 + ((held[3] >> j) & 1))
-        if nc[j] > nmax:
-            nmax = nc[j]
-    # a window of 5 ranks (starting at 2..9) missing at most one card of the suit
-    for s in range(4):
-        for start in range(8):
-            if __builtin_popcountll((held[s] >> start) & 31) >= 4:
-                rock = True
-                break
-        if rock:
-            break
-    res[1] = 1.0 if rock else 0.0
-    if nmax >= 6:
-        start = 2
-    elif nmax == 5:
-        start = 3
-    elif nmax == 4:
+    lo -= (<u64>n_wild) << (2 * wild)
+    a = held_ranks(lo & LO_CARD_MASK)            # spades, hearts
+    b = held_ranks(hi & 0x000FFFFFFFFFFFFFULL)   # clubs, diamonds (not the jokers)
+    h0 = a & 0x1FFF
+    h1 = a >> 13
+    h2 = b & 0x1FFF
+    h3 = b >> 13
+    ge1 = h0 | h1 | h2 | h3
+    ge2 = (h0 & h1) | (h2 & h3) | ((h0 | h1) & (h2 | h3))
+    ge3 = (h0 & h1 & (h2 | h3)) | (h2 & h3 & (h0 | h1))
+    eq1 = ge1 & ~ge2
+    eq2 = ge2 & ~ge3
+    # A straight-flush window (5 ranks from 2..9, i.e. starting at rank bit 0..7) missing
+    # at most one card of its suit: the four suits in 16-bit lanes, and a window fails when
+    # two of its five places are missing (bits 12..15 of a lane are never looked at).
+    lanes = h0 | (h1 << 16) | (h2 << 32) | (h3 << 48)
+    m = ~lanes
+    two = ((m & ((m >> 1) | (m >> 2) | (m >> 3) | (m >> 4)))
+           | ((m >> 1) & ((m >> 2) | (m >> 3) | (m >> 4)))
+           | ((m >> 2) & ((m >> 3) | (m >> 4)))
+           | ((m >> 3) & (m >> 4)))
+    if ~two & 0x00FF00FF00FF00FFULL:
+        res[1] = 1.0
+    # most suits held of one rank (at most 4): 4 -> flags 4..7, 3 -> 5..7, 2 -> 6..7, else 7
+    if h0 & h1 & h2 & h3:
         start = 4
-    elif nmax == 3:
+    elif ge3:
         start = 5
-    elif nmax == 2:
+    elif ge2:
         start = 6
     else:
         start = 7
     for j in range(start, 8):
         res[j] = 1.0
-    run = 0
-    for i in range(13):
-        if nc[i] != 0:
-            run += 1
-            if i >= 1:
-                if (nc[i] == 2 and nc[i - 1] >= 3) or (nc[i] >= 3 and nc[i - 1] == 2):
-                    res[9] = 1.0
-                elif nc[i] == 2 and nc[i - 1] == 2:
-                    res[11] = 1.0
-            if i >= 2:
-                if ((nc[i - 2] == 1 and nc[i - 1] >= 2 and nc[i] >= 2)
-                        or (nc[i - 2] >= 2 and nc[i - 1] == 1 and nc[i] >= 2)
-                        or (nc[i - 2] >= 2 and nc[i - 1] >= 2 and nc[i] == 1)):
-                    res[10] = 1.0
-        else:
-            run = 0
-    if run >= 4:
+    if ((ge1 >> 9) & 15) == 15:                  # the run that ends at A: 4 ranks or more
         res[8] = 1.0
+    if (eq2 & (ge3 << 1)) | (ge3 & (eq2 << 1)):  # a pair next to a triple (either side)
+        res[9] = 1.0
+    if ((eq1 << 2) & (ge2 << 1) & ge2) | ((ge2 << 2) & (eq1 << 1) & ge2) \
+            | ((ge2 << 2) & (ge2 << 1) & eq1):    # three ranks: one single, two pairs+
+        res[10] = 1.0
+    if eq2 & (eq2 << 1):                         # two pairs side by side
+        res[11] = 1.0
 
 
 cdef inline void fill(float* out, int n, float v) noexcept nogil:
@@ -447,13 +598,16 @@ cdef inline void fill(float* out, int n, float v) noexcept nogil:
         out[i] = v
 
 
-cdef void encode_danzero(const GameState* s, const Track* t, int p, float* out) noexcept nogil:
+cdef void encode_danzero(const GameState* s, Track* t, int p, float* out) noexcept nogil:
     # Every card row is written whole from words (set_cards_dz), so only the flags, the
     # one-hot counts and the levels need zeros first.
     cdef int i, q, r, j, team = p & 1, partner = p ^ 2
     cdef bint out_partner = False
     cdef u64 un_lo = FULL_LO - s.hand_lo[p], un_hi = FULL_HI - (s.hand_hi[p] & HI_CARD_MASK)
-    set_cards_dz(s.hand_lo[p], s.hand_hi[p], out)
+    if t.dz:                        # the Track's cached row (see Track)
+        copy_f(out, hand_row(s, t, p), 54)
+    else:
+        set_cards_dz(s.hand_lo[p], s.hand_hi[p], out)
     memset(out + 54, 0, 12 * sizeof(float))
     wild_flags(s.hand_lo[p], s.hand_hi[p], s.level, out + 54)
     # Unseen: two of each card, less p's hand and every card played this hand (counts never
@@ -461,7 +615,14 @@ cdef void encode_danzero(const GameState* s, const Track* t, int p, float* out) 
     for q in range(4):
         un_lo -= t.played_lo[q]
         un_hi -= t.played_hi[q]
-    set_cards_dz(un_lo, un_hi, out + 66)
+    if t.dz:
+        if t.unseen_key[p][0] != un_lo or t.unseen_key[p][1] != un_hi:
+            set_cards_dz(un_lo, un_hi, t.unseen_f[p])
+            t.unseen_key[p][0] = un_lo
+            t.unseen_key[p][1] = un_hi
+        copy_f(out + 66, t.unseen_f[p], 54)
+    else:
+        set_cards_dz(un_lo, un_hi, out + 66)
     # The last move of the hand; "no move" is a row of -1.
     if t.n_moves > 0:
         j = (t.n_moves - 1) % HIST_LEN
@@ -481,9 +642,9 @@ cdef void encode_danzero(const GameState* s, const Track* t, int p, float* out) 
             set_cards_dz(t.last_lo[partner], t.last_hi[partner], out + 174)
     else:
         fill(out + 174, 54, -1.0)
-    zero_f(out + 390, DZ_STATE_SIZE - 390)
+    zero_f_long(out + 390, DZ_STATE_SIZE - 390)
     if t.dz:                        # next, partner, previous: rows p + 1 .. p + 3
-        copy_f(out + 228, &t.played_f[p + 1][0], 3 * 54)
+        copy_f_long(out + 228, &t.played_f[p + 1][0], 3 * 54)
     else:                           # a Track kept in kind order: expand the words
         for r in range(1, 4):
             q = (p + r) & 3

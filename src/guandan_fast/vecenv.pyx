@@ -613,7 +613,7 @@ cdef void table_step(Table* tb, const Config* cfg, int choice, u64* scratch, flo
 # One step over all tables (nogil): check, step, write the batch
 # ------------------------------------------------------------------------------------------
 
-cdef int check_action(Job* j, int i) noexcept nogil:
+cdef inline int check_action(Job* j, int i) noexcept nogil:
     """Validate table i's action into j.choice[i]: 0, or 1 (out of range), 2 (not legal)."""
     cdef const Table* tb = &j.tabs[i]
     cdef int64_t a = j.act64[i] if j.act64 != NULL else j.act32[i]
@@ -625,6 +625,11 @@ cdef int check_action(Job* j, int i) noexcept nogil:
         return 0
     if not 0 <= a < N_ACTIONS:
         return 1
+    if tb.n_legal == 1:           # a forced move (most often a forced pass)
+        if tb.ids[0] != a:
+            return 2
+        j.choice[i] = 0
+        return 0
     lo_k = 0                      # ids are ascending: binary search
     hi_k = tb.n_legal
     while lo_k < hi_k:
@@ -839,6 +844,7 @@ Batch.__doc__ = """The learner decisions of every table (docs/learning.md, secti
 
 Zero-copy views of the env's buffers: valid until the env's next ``step``/``reset``."""
 
+_tuple_new = tuple.__new__
 _ENCODERS = {None: ENC_NONE, "default": ENC_DEFAULT, "info": ENC_INFO, "danzero": ENC_DANZERO}
 _MODES = {"abstract": MODE_ABSTRACT, "candidates": MODE_CANDIDATES}
 _RESULT_FIELDS = ("env_id", "match", "hand_number", "level", "declarer", "finish", "levels",
@@ -1302,9 +1308,10 @@ cdef class VecEnv:
             raise RuntimeError("call reset() first")
         self._pending = True
         c = self._off_p[self.num_envs]
-        return Batch(self._obs, self._mask, self._offsets, self._ids[:c], self._words[:c],
-                     None if self._cards is None else self._cards[:c], self._env_id,
-                     self._seat, self._phase)
+        # tuple.__new__: the namedtuple's own __new__ is a Python function (a frame per call)
+        return _tuple_new(Batch, (self._obs, self._mask, self._offsets, self._ids[:c],
+                                  self._words[:c], None if self._cards is None else self._cards[:c],
+                                  self._env_id, self._seat, self._phase))
 
     def step(self, actions):
         """Apply one decision per table: ids (abstract mode) or candidate indices, an integer
