@@ -50,6 +50,18 @@ def test_idle_machine_stays_on_two_threads(seed):
     assert total <= 1.02 * both.sum()
 
 
+def test_long_steps_on_an_idle_machine_are_probed_seldom():
+    # 4 ms steps (a VecEnv of thousands of tables): a probe of one thread costs ~8 of them,
+    # so probes come at most every 40 times that cost
+    rng = np.random.default_rng(1)
+    one = 4e-3 * rng.lognormal(0, 0.1, 3000)
+    both = 0.52 * one
+    ch = ThreadChooser(2)
+    total, on_two = run(ch, one, both)
+    assert ch.count == 2 and 2 <= ch.probes <= 12
+    assert total <= 1.03 * both.sum()
+
+
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_two_threads_that_stall_lose_to_one(seed):
     # Two threads fast while both run (median 0.52x) but stalled 2 ms at 8 % of the steps:

@@ -370,7 +370,8 @@ cdef enum:
     CH_SWITCH_US = 50000      # after a switch, the next probe this soon (a wrong switch is
                               # undone fast)
     CH_GAP_MAX_US = 250000    # most time between probes (gaps double after a probe that
-                              # keeps the count)
+                              # keeps the count) ...
+    CH_COST = 40              # ... unless the probe cost more than 1/CH_COST of that
     CH_BLOCK_US = 8000        # the steps between probes are timed in blocks this long
     CH_UNIT_US = 500          # a probe alternates the counts every 2 units (this long) ...
     CH_UNIT_MIN = 4           # ... of at least this many steps
@@ -924,13 +925,13 @@ cdef inline cnp.ndarray _empty(int nd, Py_ssize_t m, Py_ssize_t w, int typenum):
 #   noise that one such step would make of a whole probe). The first step after each change
 #   is not counted.
 # * Fewer threads win when they are no slower (under load two threads burn more CPU for the
-#   same work); more threads win when they are 1.25x faster.
+#   same work); more threads win when they are 1.15x faster.
 # * A probe of fewer threads that is clearly slower after its first or second block (median
 #   1.4x that of the block before, mean 1.15x that of the last 64 steps before the probe,
 #   stalls included: an idle machine) stops there: an idle machine pays ~8 one-thread
 #   steps per probe.
 # * Probes come CH_FIRST_US after the start, then twice as late after each one that keeps
-#   the count up to CH_GAP_MAX_US, and
+#   the count up to CH_GAP_MAX_US (or later: a probe costs at most 1/CH_COST of the time), and
 #   CH_SWITCH_US after a switch; two blocks of CH_BLOCK_US in a row whose mean step (each
 #   step capped as in a probe) is 1.6x off that of the last probe (the machine changed)
 #   probe at once.
@@ -983,7 +984,10 @@ cdef void chooser_end(Chooser* ch, bint won, double mode_mean, double other_mean
         ch.run_cap = 0
     else:
         ch.ref_mean = mode_mean
-        ch.gap = min(ch.gap * 2, CH_GAP_MAX_US * 1e-6)
+        # twice as late, up to CH_GAP_MAX_US, but at least CH_COST times what the probe cost
+        # (steps of seconds each: 8 one-thread steps on an idle machine are 30 ms and more)
+        ch.gap = max(min(ch.gap * 2, CH_GAP_MAX_US * 1e-6),
+                     CH_COST * max(other_mean - mode_mean, 0.0) * ch.n_other)
     ch.until = ch.gap
     ch.run_mean = ch.ref_mean
     ch.run_sum = 0
@@ -1085,7 +1089,7 @@ cdef void chooser_record(Chooser* ch, int nt, double dt) noexcept nogil:
         o_mean = ch.sum_other / ch.n_other
         r = o_mean / a_mean
         if ch.sum_other >= CH_OTHER_US * 1e-6:
-            chooser_end(ch, r < (0.8 if other > ch.mode else 1.0), a_mean, o_mean)
+            chooser_end(ch, r < (0.87 if other > ch.mode else 1.0), a_mean, o_mean)
             return
         if r > 1.3:                     # halfway and clearly slower: stop here
             chooser_end(ch, False, a_mean, o_mean)
