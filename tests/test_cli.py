@@ -79,11 +79,29 @@ BAD_FILES = [
 ]
 
 
+def gf_main(capsys, *argv):
+    """The command run in this process (``main``; argparse's errors exit): what ``gf_run``
+    gives, without starting Python (the real process is checked on a few of each list)."""
+    try:
+        code = main(list(argv))
+    except SystemExit as exc:
+        code = exc.code
+    out, err = capsys.readouterr()
+    return subprocess.CompletedProcess(list(argv), code, out, err)
+
+
 @pytest.mark.parametrize("name, fragment", BAD_FILES, ids=[b[0] for b in BAD_FILES])
-def test_replay_of_bad_files_is_one_line_and_status_2(files, name, fragment):
-    proc = gf_run("replay", str(files / name))
+def test_replay_of_bad_files_is_one_line_and_status_2(files, name, fragment, capsys):
+    proc = gf_main(capsys, "replay", str(files / name))
     assert_clean_error(proc, fragment)
     assert proc.stdout == ""  # a bad record prints nothing
+
+
+@pytest.mark.parametrize("name", ["binary.dat", "broken.gz"])
+def test_replay_of_bad_files_in_a_real_process(files, name):
+    proc = gf_run("replay", str(files / name))
+    assert_clean_error(proc, dict(BAD_FILES)[name])
+    assert proc.stdout == ""
 
 
 BAD_ARGS = [
@@ -121,7 +139,13 @@ BAD_ARGS = [
 
 
 @pytest.mark.parametrize("argv, fragment", BAD_ARGS)
-def test_bad_arguments_are_one_line_and_status_2(argv, fragment):
+def test_bad_arguments_are_one_line_and_status_2(argv, fragment, capsys):
+    assert_clean_error(gf_main(capsys, *argv), fragment)
+
+
+@pytest.mark.parametrize("k", [1, 5, 13, 27])
+def test_bad_arguments_in_a_real_process(k):
+    argv, fragment = BAD_ARGS[k]
     assert_clean_error(gf_run(*argv), fragment)
 
 
