@@ -79,23 +79,34 @@ def t_quantile(p: float, df: int) -> float:
     target = 2 * p - 1
     lo, hi = 0.0, 1.0
     while _t_two_sided_mass(hi, df) < target:
-        hi *= 2
+        lo, hi = hi, 2 * hi
+    # Newton's method from the normal quantile (each step evaluates the O(df) distribution
+    # function once: ~4 steps where bisection took ~40, 15 ms at df = 899, which a
+    # tournament's closing statistics paid on one thread), bisecting the bracket [lo, hi]
+    # whenever a step would leave it.
+    log_c = math.lgamma((df + 1) / 2) - math.lgamma(df / 2) - 0.5 * math.log(df * math.pi)
+    t = min(max(z, lo), hi)
     for _ in range(200):
-        mid = (lo + hi) / 2
-        if _t_two_sided_mass(mid, df) < target:
-            lo = mid
+        g = _t_two_sided_mass(t, df) - target
+        if g < 0:
+            lo = t
         else:
-            hi = mid
-        if hi - lo < 1e-12 * hi:
-            break
-    return (lo + hi) / 2
+            hi = t
+        density = math.exp(log_c - (df + 1) / 2 * math.log1p(t * t / df))
+        new = t - g / (2 * density)
+        if not lo < new < hi:
+            new = (lo + hi) / 2
+        if abs(new - t) <= 1e-13 * new or hi - lo < 1e-12 * hi:
+            return new
+        t = new
+    return t
 
 
 def mean_interval(values: Sequence[float], level: float = 0.95) -> tuple[float, float] | None:
     """Student's t interval for the mean of i.i.d. ``values`` (None with fewer than 2).
 
-    >>> mean_interval([1.0, 2.0, 3.0])                        # 2 +- t(0.975, 2) / sqrt(3)
-    (-0.4841377117504977, 4.484137711750497)
+    >>> mean_interval([1.0, 2.0, 3.0])           # 2 +- t(0.975, 2) / sqrt(3), t = 4.3027
+    (-0.48413771175033116, 4.484137711750331)
     """
     n = len(values)
     if n < 2:

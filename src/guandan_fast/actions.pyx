@@ -25,7 +25,7 @@ from guandan_fast.types cimport (u64, N_RANKS, N_SUITS, KIND_SB, KIND_HR, HI_CAR
                                  move_rank, move_tag, wild_kind, single_kind, card_count,
                                  NONBOMB_TYPES, __builtin_ctzll, rank_value, play_key)
 from guandan_fast.codec cimport move_of
-from guandan_fast.movegen_core cimport generate_actions, classify_cards, can_follow
+from guandan_fast.movegen_core cimport generate_actions, classify_cards
 from guandan_fast.game_core cimport GameState, PH_PLAY, PH_OVER, game_legal
 from guandan_fast.game cimport game_state_ptr
 
@@ -138,13 +138,8 @@ cdef int fill_legal_actions(const GameState* s, u64* scratch, int32_t* ids, u64*
     if s.phase != PH_PLAY:
         n = game_legal(s, True, scratch, ACT_SCRATCH)
         return sort_actions(scratch, n, s.level, ids, words)
-    if s.top_seat >= 0 and not can_follow(s.hand_lo[p], s.hand_hi[p], s.level, s.top_lo,
-                                          s.top_hi, &s.rules.gen):
-        ids[0] = A_PASS                 # a forced pass: nothing to list
-        words[0] = 0
-        words[1] = 0
-        return 1
-    # The compact generator lists the canonical moves with their ids, in id order.
+    # The compact generator lists the canonical moves with their ids, in id order (a forced
+    # pass, decided from the hand's counts, costs no listing).
     return generate_actions(s.hand_lo[p], s.hand_hi[p], s.level, s.top_lo, s.top_hi,
                             &s.rules.gen, ids, words)
 

@@ -12,6 +12,8 @@ from libc.stdint cimport uint8_t
 
 from guandan_fast.types cimport (u64, N_CARDS, HAND_SIZE, MAX_LEVEL, ACE_RANK, SUIT_BITS, N_KINDS,
                                  N_RANKS, KIND_SB, KIND_HR, KIND_H2, LO_CARD_MASK, HI_CARD_MASK,
+                                 LO_KINDS, SUIT_MASK, ODD_BITS, SB_BIT, HR_BIT,
+                                 __builtin_popcountll, __builtin_ctzll, __builtin_clzll,
                                  T_PASS, T_STRAIGHT_FLUSH, T_TRIBUTE, T_BACK,
                                  kind_count, kind_words, words_remove_kind, single_kind,
                                  wild_kind, single_value, contains, move_type, move_tag)
@@ -406,67 +408,115 @@ cdef int game_apply(GameState* s, u64 lo, u64 hi) noexcept nogil:
     return STEP_CONTINUE
 
 
+cdef inline u64 rank_bits(int r) noexcept nogil:
+    """The low bit of rank r's count in both suits of a word (a `held` mask below)."""
+    return ((<u64>1) << (2 * r)) | ((<u64>1) << (SUIT_BITS + 2 * r))
+
+
+cdef inline int top_rank(u64 x) noexcept nogil:
+    """Highest rank index with a bit in the `held` mask x (of either word's suits), or -1."""
+    x = (x | (x >> SUIT_BITS)) & SUIT_MASK
+    return -1 if x == 0 else (63 - __builtin_clzll(x)) >> 1
+
+
+cdef inline int low_rank(u64 x) noexcept nogil:
+    """Lowest rank index with a bit in the `held` mask x, or -1."""
+    x = (x | (x >> SUIT_BITS)) & SUIT_MASK
+    return -1 if x == 0 else __builtin_ctzll(x) >> 1
+
+
 cdef int exchange_moves(const GameState* s, u64* out, int cap) noexcept nogil:
-    """Legal tribute/back moves (one card each, distinct codes) into out."""
-    cdef int n = 0, k, best, v, p, i, lowest
-    cdef u64 lo, hi
-    cdef bint ok[N_KINDS]
-    for k in range(N_KINDS):
-        ok[k] = False
+    """Legal tribute/back moves (one card each, distinct codes) into out, in kind order.
+    Worked on `held` masks: the low bit of every count the hand holds, per word (kinds 0..25
+    in lo, 26..53 in hi), so a rank or a set of kinds is a mask, not a loop over 54 kinds."""
+    cdef int n = 0, p, i, r, lr = s.level - 2, t
+    cdef u64 ok_lo = 0, ok_hi = 0, hl, hh, x, tag, b
+    cdef u64 wild = (<u64>1) << (SUIT_BITS + 2 * lr)      # the heart of the level rank (lo)
+    cdef u64 sb = (<u64>1) << SB_BIT, hr = (<u64>1) << HR_BIT
     if s.phase == PH_TRIBUTE:
         if s.choosing:
-            ok[s.trib_kind[0]] = True
-            ok[s.trib_kind[1]] = True
+            add_kind_bit(s.trib_kind[0], &ok_lo, &ok_hi)
+            add_kind_bit(s.trib_kind[1], &ok_lo, &ok_hi)
         else:
-            # The payer's highest card by single order, wilds excluded.
+            # The payer's highest card by single order, wilds excluded: HR, SB, the level
+            # rank's other cards, then the highest natural rank.
             p = s.payer[s.step]
-            best = -1
-            for k in range(N_KINDS):
-                if kind_count(s.hand_lo[p], s.hand_hi[p], k) and k != wild_kind(s.level):
-                    v = single_value(k, s.level)
-                    if v > best:
-                        best = v
-            if best < 0:
-                # A constructed hand of nothing but wilds pays one of them.
-                ok[wild_kind(s.level)] = True
-            for k in range(N_KINDS):
-                if (kind_count(s.hand_lo[p], s.hand_hi[p], k) and k != wild_kind(s.level)
-                        and single_value(k, s.level) == best):
-                    ok[k] = True
+            hl = held_bits(s.hand_lo[p]) & ~wild
+            hh = held_bits(s.hand_hi[p] & HI_CARD_MASK)
+            if hh & hr:
+                ok_hi = hr
+            elif hh & sb:
+                ok_hi = sb
+            elif (hl | hh) & rank_bits(lr):
+                ok_lo = hl & rank_bits(lr)
+                ok_hi = hh & rank_bits(lr)
+            else:
+                r = top_rank(hl | hh)
+                if r < 0:
+                    ok_lo = wild        # a constructed hand of nothing but wilds pays one
+                else:
+                    ok_lo = hl & rank_bits(r)
+                    ok_hi = hh & rank_bits(r)
     else:
         i = back_index(s)
         p = s.receiver[i]
-        for k in range(N_KINDS):
-            if not kind_count(s.hand_lo[p], s.hand_hi[p], k):
-                continue
-            if s.rules.return_rule == 0:
-                ok[k] = k < KIND_SB and k % N_RANKS + 2 <= 10 and k % N_RANKS + 2 != s.level
-            elif s.rules.return_rule == 1:
-                ok[k] = True
-            else:
-                ok[k] = k != s.trib_kind[i]
+        hl = held_bits(s.hand_lo[p])
+        hh = held_bits(s.hand_hi[p] & HI_CARD_MASK)
         if s.rules.return_rule == 0:
-            n = 0
-            for k in range(N_KINDS):
-                n += ok[k]
-            if n == 0:
-                lowest = 99
-                for k in range(N_KINDS):
-                    if kind_count(s.hand_lo[p], s.hand_hi[p], k) and single_value(k, s.level) < lowest:
-                        lowest = single_value(k, s.level)
-                for k in range(N_KINDS):
-                    if kind_count(s.hand_lo[p], s.hand_hi[p], k) and single_value(k, s.level) == lowest:
-                        ok[k] = True
-            n = 0
-    for k in range(N_KINDS):
-        if ok[k]:
-            if n >= cap:
-                return -1
-            exchange_words(k, T_TRIBUTE if s.phase == PH_TRIBUTE else T_BACK, &lo, &hi)
-            out[2 * n] = lo
-            out[2 * n + 1] = hi
-            n += 1
+            # natural 2..10 but the level rank; else the lowest cards by single order
+            x = 0
+            for r in range(9):
+                if r != lr:
+                    x |= rank_bits(r)
+            ok_lo = hl & x
+            ok_hi = hh & x
+            if ok_lo == 0 and ok_hi == 0:
+                r = low_rank((hl | hh) & ~rank_bits(lr))
+                if r >= 0:
+                    ok_lo = hl & rank_bits(r)
+                    ok_hi = hh & rank_bits(r)
+                elif (hl | hh) & rank_bits(lr):
+                    ok_lo = hl & rank_bits(lr)
+                    ok_hi = hh & rank_bits(lr)
+                else:
+                    ok_hi = hh & (sb if hh & sb else hr)
+        else:
+            ok_lo = hl
+            ok_hi = hh
+            if s.rules.return_rule == 2:
+                b = 0
+                t = s.trib_kind[i]
+                x = 0
+                add_kind_bit(t, &b, &x)
+                ok_lo &= ~b
+                ok_hi &= ~x
+    if __builtin_popcountll(ok_lo) + __builtin_popcountll(ok_hi) > cap:
+        return -1
+    tag = move_tag(T_TRIBUTE if s.phase == PH_TRIBUTE else T_BACK, 0)
+    while ok_lo:
+        out[2 * n] = ok_lo & (~ok_lo + 1)
+        out[2 * n + 1] = tag
+        ok_lo &= ok_lo - 1
+        n += 1
+    while ok_hi:
+        out[2 * n] = 0
+        out[2 * n + 1] = (ok_hi & (~ok_hi + 1)) | tag
+        ok_hi &= ok_hi - 1
+        n += 1
     return n
+
+
+cdef inline u64 held_bits(u64 w) noexcept nogil:
+    """The low bit of every nonzero 2-bit count of a word."""
+    return (w | (w >> 1)) & ODD_BITS
+
+
+cdef inline void add_kind_bit(int k, u64* lo, u64* hi) noexcept nogil:
+    """Set kind k's low count bit in a pair of `held` masks."""
+    if k < LO_KINDS:
+        lo[0] |= (<u64>1) << (2 * k)
+    else:
+        hi[0] |= (<u64>1) << (2 * (k - LO_KINDS))
 
 
 cdef int game_legal(const GameState* s, bint compact, u64* out, int cap) noexcept nogil:

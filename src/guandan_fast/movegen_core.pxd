@@ -25,7 +25,7 @@ cdef int generate(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi, const Rul
 # The compact moves as abstract actions (action_space.pxd; actions.fill_legal_actions), in ascending id order: ids[i] and the canonical move out[2*i], out[2*i+1]
 # (PASS first on a follow), the full houses made by (triple rank, pair group) as the action
 # space defines them. ids and out hold N_ACTIONS entries (one move per id at most). Returns
-# the count.
+# the count. A follow that nothing in the hand beats costs can_follow's test, no listing.
 cdef int generate_actions(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
                           const RulesC* rules, int32_t* ids, u64* out) noexcept nogil
 

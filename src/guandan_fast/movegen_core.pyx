@@ -137,10 +137,13 @@ cdef struct Ctx:
     u64 sw[4]            # natural (non-wild) copies per suit, 2 bits per rank index (cnt())
     int col[N_RANKS]     # the same, one byte per rank: 2 bits per suit (indexes SUB_* tables;
                          # complete mode only: build_cols)
-    int avail[N_RANKS]   # natural copies per rank, all suits
-    u64 av               # the same, 4 bits per rank (run_windows, the rank masks)
+    u64 av               # natural copies per rank, all suits, 4 bits per rank (navail(),
+                         # run_windows, the rank masks)
+    u64 c01              # 4 bits per rank: the copies of suit 0, and of suit 1 shifted by 2
+    u64 c23              # the same for suits 2 and 3 (build_unit reads a rank's byte off them)
     int pm[4]            # per suit, "position mask": bit p set when the hand holds a natural
-                         # card of that suit at sequence position p (1..14; the ace at 1 and 14)
+                         # card of that suit at sequence position p (1..14; the ace at 1 and 14);
+                         # built by build_sfu when some suit can hold a straight flush
     int nsb              # small jokers held (0..2)
     int nhr              # big jokers held
     bint sfs             # Rules.sf_as_straight: a one-suit run is also a Straight
@@ -170,9 +173,11 @@ cdef struct Ctx:
     Opt o2[N_RANKS][OPT2_CAP]
     Opt o3[N_RANKS][OPT3_CAP]
     # -- compact mode (docs/design.md "Compact mode") --
-    int sfw[4]           # per suit, the straight-flush windows of the hand (sf_windows)
+    int sfw[4]           # per suit, the straight-flush windows of the hand (sf_suits)
     int sfu[4]           # per suit, "straight-flush usable": rank mask of the naturals that some
                          # straight-flush window of the hand (with its wilds) could use
+    int sfany            # some sfw[s] is not zero (else every sfu is zero too)
+    int sfdone           # pm, sfw, sfu, sfany are built (build_sfu, once per Ctx)
     int bu               # rank mask of the ranks whose preference split below is built
     int fcol[N_RANKS]    # rank r's natural copies that break no straight flush, and the
     int rcol[N_RANKS]    # last copies of straight-flush cards (bytes of SUB_* form: 2 bits
@@ -182,6 +187,11 @@ cdef struct Ctx:
 cdef inline int cnt(const Ctx* c, int r, int s) noexcept nogil:
     """Natural copies (0..2) of rank index r in suit s."""
     return <int>((c.sw[s] >> (2 * r)) & 3)
+
+
+cdef inline int navail(const Ctx* c, int r) noexcept nogil:
+    """Natural copies (0..8) of rank index r, all suits."""
+    return <int>((c.av >> (4 * r)) & 15)
 
 
 cdef inline void emit(Ctx* c, u64 lo, u64 hi) noexcept nogil:
@@ -272,57 +282,114 @@ cdef inline int run_windows(u64 av, int width, int n, int W) noexcept nogil:
     return ~nibble_bits((sums + (<u64>(7 - W)) * NIBBLES_16) >> 3) & 0xFFFE
 
 
+cdef inline int windows_above(int key, int last) noexcept nogil:
+    """Bits of the sequence positions p with key < p <= last (and p >= 1), in run_windows'
+    layout: the windows a run must start at to beat a run of key."""
+    if key >= last:
+        return 0
+    if key < 0:
+        key = 0
+    return ((2 << last) - 1) & ~((2 << key) - 1)
+
+
 cdef inline bint bomb_ok(Ctx* c, int tier, int key) noexcept nogil:
     return tier > c.btier or (tier == c.btier and key > c.bkey)
 
 
-cdef inline u64 spread2(u64 x) noexcept nogil:
-    # 2-bit fields at bits 2r -> 4-bit fields at bits 4r (r < 16)
-    x = (x | (x << 16)) & <u64>0x0000FFFF0000FFFF
-    x = (x | (x << 8)) & <u64>0x00FF00FF00FF00FF
-    x = (x | (x << 4)) & <u64>0x0F0F0F0F0F0F0F0F
-    x = (x | (x << 2)) & <u64>0x3333333333333333
-    return x
+cdef extern from *:
+    """
+    /* Two suits' counts spread at once in the two 64-bit lanes of an SSE2 register (GCC
+       vector extensions; x86-64 always has SSE2, other targets get scalar code): 2-bit
+       fields at bits 2r -> 4-bit fields at bits 4r (r < 16). */
+    #include <stdint.h>
+    typedef uint64_t gf_v2u __attribute__((vector_size(16)));
+    static inline gf_v2u gf_spread2(gf_v2u x) {
+        x = (x | (x << 16)) & 0x0000FFFF0000FFFFULL;
+        x = (x | (x << 8)) & 0x00FF00FF00FF00FFULL;
+        x = (x | (x << 4)) & 0x0F0F0F0F0F0F0F0FULL;
+        return (x | (x << 2)) & 0x3333333333333333ULL;
+    }
+    /* sw[0..3]: the four suits' natural counts (26 bits each) -> av: their sum per rank,
+       4 bits per rank; c01, c23: suits 0 | 1 << 2 and 2 | 3 << 2, 4 bits per rank. */
+    static inline void gf_rank_counts(const uint64_t *sw, uint64_t *av, uint64_t *c01,
+                                      uint64_t *c23) {
+        gf_v2u a = {sw[0], sw[2]}, b = {sw[1], sw[3]}, t;
+        a = gf_spread2(a);
+        b = gf_spread2(b);
+        t = a + b;
+        *av = t[0] + t[1];
+        t = a | (b << 2);
+        *c01 = t[0];
+        *c23 = t[1];
+    }
+    """
+    void rank_counts "gf_rank_counts"(const u64* sw, u64* av, u64* c01, u64* c23) noexcept nogil
 
 
-cdef inline int nonzero_fields(u64 x) noexcept nogil:
-    # bit r set when the 2-bit field r of x is not zero
-    x = (x | (x >> 1)) & <u64>0x5555555555555555
-    x = (x | (x >> 1)) & <u64>0x3333333333333333
-    x = (x | (x >> 2)) & <u64>0x0F0F0F0F0F0F0F0F
-    x = (x | (x >> 4)) & <u64>0x00FF00FF00FF00FF
-    x = (x | (x >> 8)) & <u64>0x0000FFFF0000FFFF
-    x = (x | (x >> 16)) & <u64>0x00000000FFFFFFFF
-    return <int>x
+cdef extern from *:
+    """
+    #include <stdint.h>
+    #include <string.h>
+    typedef uint32_t gf_v4u __attribute__((vector_size(16)));
+    /* The four suits at once, one per 32-bit lane. sw: their natural counts (26 bits);
+       W: the wilds held. Writes, per suit:
+       pm:  the position mask, bit p set when the suit holds a card at sequence position p
+            (1..14): rank index r at r + 2, and the ace (r = 12) also at 1, the low end of
+            A2345 (the "ace fold"), so a window p..p+4 is bits p..p+4;
+       sfw: bit p (1..10) set when the window p..p+4 misses at most W cards. Bit-sliced
+            counters: every bit p is its own window; one, two, three are the bits "at least
+            1 / 2 / 3 positions missing" of all ten windows at once; step i looks at
+            position p + i of each (the mask shifted right by i) and a missing card promotes
+            the count (saturating at three, all that W = 2 needs);
+       sfu: the ranks (mask) of the suit's cards that some window of sfw covers. */
+    static inline void gf_sf_suits(const uint64_t *sw, int W, int *pm, int *sfw, int *sfu) {
+        gf_v4u x = {(uint32_t)sw[0], (uint32_t)sw[1], (uint32_t)sw[2], (uint32_t)sw[3]};
+        gf_v4u p, m, w, cover, one = {0, 0, 0, 0}, two = one, three = one;
+        int i;
+        x = (x | (x >> 1)) & 0x55555555u;          /* bit 2r: rank r held */
+        x = (x | (x >> 1)) & 0x33333333u;          /* ... packed to bit r */
+        x = (x | (x >> 2)) & 0x0F0F0F0Fu;
+        x = (x | (x >> 4)) & 0x00FF00FFu;
+        x = (x | (x >> 8)) & 0x0000FFFFu;
+        p = (x << 2) | ((x >> 11) & 2u);
+        for (i = 0; i < 5; i++) {
+            m = ~(p >> i);
+            three |= two & m;
+            two |= one & m;
+            one |= m;
+        }
+        w = (W == 0 ? ~one : W == 1 ? ~two : ~three) & 0x7FEu;
+        cover = (w | (w << 1) | (w << 2) | (w << 3) | (w << 4)) & p;
+        /* back from positions to ranks: positions 2..14 are ranks 0..12, position 1 the ace */
+        cover = ((cover >> 2) | (cover << 11)) & 0x1FFFu;
+        memcpy(pm, &p, sizeof p);
+        memcpy(sfw, &w, sizeof w);
+        memcpy(sfu, &cover, sizeof cover);
+    }
+    """
+    void sf_suits "gf_sf_suits"(const u64* sw, int W, int* pm, int* sfw, int* sfu) noexcept nogil
 
 
-cdef void ctx_init(Ctx* c, u64 lo, u64 hi, int level, const RulesC* rules) noexcept nogil:
-    cdef int r, s, rm
-    cdef u64 sw[4]
-    cdef u64 av
+cdef void ctx_hand(Ctx* c, u64 lo, u64 hi, int level) noexcept nogil:
+    """The hand's counts (what a follow's feasibility test reads, follow_possible): wilds,
+    naturals per suit and per rank, jokers. hi: cards only (HI_CARD_MASK)."""
     c.level = level
     c.lr = level - 2
     c.wild_lo = (<u64>1) << (SUIT_BITS + 2 * c.lr)   # the heart of the level rank
     c.W = <int>((lo >> (SUIT_BITS + 2 * c.lr)) & 3)
     lo -= (<u64>c.W) << (SUIT_BITS + 2 * c.lr)
-    sw[0] = lo & SUIT_MASK
-    sw[1] = (lo >> SUIT_BITS) & SUIT_MASK
-    sw[2] = hi & SUIT_MASK
-    sw[3] = (hi >> SUIT_BITS) & SUIT_MASK
-    av = spread2(sw[0]) + spread2(sw[1]) + spread2(sw[2]) + spread2(sw[3])
-    for s in range(4):
-        # The ace fold: rank index r sits at sequence position r + 2 (2 -> 2 .. A -> 14), and
-        # the ace (r = 12, bit 12 of rm) also at position 1, the low end of A2345: so one mask
-        # holds positions 1..14 and a window p..p+4 is just bits p..p+4 of it.
-        rm = nonzero_fields(sw[s])
-        c.pm[s] = (rm << 2) | ((rm >> 11) & 2)
-    c.av = av
-    for s in range(4):
-        c.sw[s] = sw[s]
-    for r in range(N_RANKS):
-        c.avail[r] = <int>((av >> (4 * r)) & 15)
+    c.sw[0] = lo & SUIT_MASK
+    c.sw[1] = (lo >> SUIT_BITS) & SUIT_MASK
+    c.sw[2] = hi & SUIT_MASK
+    c.sw[3] = (hi >> SUIT_BITS) & SUIT_MASK
+    rank_counts(c.sw, &c.av, &c.c01, &c.c23)
     c.nsb = <int>((hi >> SB_BIT) & 3)
     c.nhr = <int>((hi >> HR_BIT) & 3)
+    c.sfdone = 0
+
+
+cdef inline void ctx_rest(Ctx* c, const RulesC* rules) noexcept nogil:
+    """The rest of a generator's state after ctx_hand: switches, nothing built yet."""
     c.sfs = rules.sf_as_straight
     c.fjp = rules.fullhouse_joker_pair
     c.b1 = 0
@@ -331,6 +398,16 @@ cdef void ctx_init(Ctx* c, u64 lo, u64 hi, int level, const RulesC* rules) noexc
     c.bu = 0
     c.n = 0
     c.ids = NULL
+
+
+cdef inline int suit_ranks(u64 sw) noexcept nogil:
+    """Distinct ranks held in one suit (the set bits of its position mask at 2..14)."""
+    return __builtin_popcountll((sw | (sw >> 1)) & ODD_BITS)
+
+
+cdef void ctx_init(Ctx* c, u64 lo, u64 hi, int level, const RulesC* rules) noexcept nogil:
+    ctx_hand(c, lo, hi, level)
+    ctx_rest(c, rules)
 
 
 cdef void build_cols(Ctx* c) noexcept nogil:
@@ -357,7 +434,7 @@ cdef int fill_opts(Ctx* c, int r, int n, Opt* dst, int* nn) noexcept nogil:
     """Groups of n cards of rank r: k naturals + (n - k) wilds, fewest wilds first."""
     cdef int k, i, b, m, st, idx = 0, w
     cdef int col = c.col[r], sh = 2 * r
-    cdef int kmax = min(n, c.avail[r])
+    cdef int kmax = min(n, navail(c, r))
     cdef int kmin = n - c.W
     cdef u64 wl
     if kmin < 0:
@@ -502,7 +579,7 @@ cdef void gen_bombs(Ctx* c) noexcept nogil:
     cdef int r, n, k, i, m, key, kmin, nmax
     cdef u64 t, wl
     for r in range(N_RANKS):
-        nmax = c.avail[r] + c.W
+        nmax = navail(c, r) + c.W
         if nmax > MAX_BOMB_SIZE:
             nmax = MAX_BOMB_SIZE
         if nmax < 4:
@@ -515,7 +592,7 @@ cdef void gen_bombs(Ctx* c) noexcept nogil:
                 continue
             t = move_tag(T_BOMB, r + 2)
             kmin = n - c.W
-            k = min(n, c.avail[r])
+            k = min(n, navail(c, r))
             while k >= kmin:
                 wl = c.wild_lo * (n - k)
                 m = subsets(c, r, k, los, his, sm)
@@ -524,30 +601,6 @@ cdef void gen_bombs(Ctx* c) noexcept nogil:
                 k -= 1
     if c.nsb == 2 and c.nhr == 2 and (c.size == 0 or c.size == 4) and bomb_ok(c, TIER_JOKERS, 0):
         emit(c, 0, 2 * SB_HI + 2 * HR_HI | move_tag(T_BOMB, RANK_JOKER))
-
-
-cdef inline int sf_windows(int pm, int W) noexcept nogil:
-    """Bit p set (p = 1..10) when the window of positions p..p+4 misses at most W cards.
-
-    Bit-sliced counters: every bit position p is its own window, and one, two, three are the
-    bits "at least 1 / 2 / 3 positions missing" of all ten windows at once. Step i looks at
-    position p + i of every window (the mask shifted right by i); a missing card there
-    promotes the window's count by one (saturating at three, which is all W = 2 needs). Five
-    steps of a few word operations replace ten windows x five positions of tests.
-    """
-    cdef int m, i, one = 0, two = 0, three = 0
-    for i in range(5):
-        m = ~(pm >> i)
-        three |= two & m
-        two |= one & m
-        one |= m
-    if W == 0:
-        m = ~one
-    elif W == 1:
-        m = ~two
-    else:
-        m = ~three
-    return m & 0x7FE
 
 
 cdef void gen_sf(Ctx* c, bint compact) noexcept nogil:
@@ -560,7 +613,7 @@ cdef void gen_sf(Ctx* c, bint compact) noexcept nogil:
     cdef int wins[4]
     cdef int any_ = 0
     for s in range(4):
-        wins[s] = c.sfw[s] if compact else sf_windows(c.pm[s], c.W)   # (build_sfu's)
+        wins[s] = c.sfw[s]          # (build_sfu)
         any_ |= wins[s]
     if any_ == 0:
         return
@@ -703,8 +756,8 @@ cdef void gen_straights(Ctx* c) noexcept nogil:
         r2 = p
         r3 = p + 1
         r4 = p + 2
-        gaps = ((c.avail[r0] == 0) + (c.avail[r1] == 0) + (c.avail[r2] == 0)
-                + (c.avail[r3] == 0) + (c.avail[r4] == 0))
+        gaps = ((navail(c, r0) == 0) + (navail(c, r1) == 0) + (navail(c, r2) == 0)
+                + (navail(c, r3) == 0) + (navail(c, r4) == 0))
         if gaps > W:
             continue
         t = move_tag(T_STRAIGHT, p)
@@ -819,23 +872,23 @@ cdef void gen_two_trips(Ctx* c) noexcept nogil:
 # lowest suits.
 
 cdef void build_sfu(Ctx* c) noexcept nogil:
-    """sfw and sfu of every suit (gen_sf in compact mode reads sfw)."""
-    cdef int s, p, wins, cover, i
+    """pm, sfw, sfu of every suit and sfany (sf_suits), once per Ctx: the canonical choices
+    (build_unit), gen_sf and the follow test read them."""
+    cdef int s
+    if c.sfdone:
+        return
+    c.sfdone = 1
     for s in range(4):
-        # a window needs five distinct ranks counting the wilds
-        if __builtin_popcountll(c.pm[s] & 0x7FFC) + c.W < 5:
-            c.sfw[s] = 0
-            c.sfu[s] = 0
-            continue
-        wins = sf_windows(c.pm[s], c.W)
-        c.sfw[s] = wins
-        cover = 0
-        for i in range(5):
-            cover |= wins << i
-        cover &= c.pm[s]
-        # Back from positions to ranks, the ace fold undone: positions 2..14 are ranks 0..12
-        # (shift right by 2) and position 1 is the ace too (bit 1 -> bit 12: shift left by 11).
-        c.sfu[s] = ((cover >> 2) | (cover << 11)) & ALL_RANKS
+        # a window needs five distinct ranks of its suit counting the wilds
+        if suit_ranks(c.sw[s]) + c.W >= 5:
+            sf_suits(c.sw, c.W, c.pm, c.sfw, c.sfu)
+            c.sfany = c.sfw[0] | c.sfw[1] | c.sfw[2] | c.sfw[3]
+            return
+    # No window in any suit (pm is not built: gen_sf reads it only in suits with windows).
+    for s in range(4):
+        c.sfw[s] = 0
+        c.sfu[s] = 0
+    c.sfany = 0
 
 
 cdef void build_unit(Ctx* c, int r) noexcept nogil:
@@ -844,10 +897,12 @@ cdef void build_unit(Ctx* c, int r) noexcept nogil:
     # the others), then the last copies of cards a straight flush can use (rcol); each part
     # in suit order. The canonical choice of k naturals is the first k of this order
     # (canon_group, through PREFIX).
-    cdef int col = cnt(c, r, 0) | (cnt(c, r, 1) << 2) | (cnt(c, r, 2) << 4) | (cnt(c, r, 3) << 6)
-    cdef int res = (((c.sfu[0] >> r) & 1) | (((c.sfu[1] >> r) & 1) << 2)
-                    | (((c.sfu[2] >> r) & 1) << 4) | (((c.sfu[3] >> r) & 1) << 6))
-    col -= res                  # (sfu holds only cards the hand holds)
+    cdef int col = <int>(((c.c01 >> (4 * r)) & 15) | (((c.c23 >> (4 * r)) & 15) << 4))
+    cdef int res = 0
+    if c.sfany:
+        res = (((c.sfu[0] >> r) & 1) | (((c.sfu[1] >> r) & 1) << 2)
+               | (((c.sfu[2] >> r) & 1) << 4) | (((c.sfu[3] >> r) & 1) << 6))
+        col -= res              # (sfu holds only cards the hand holds)
     c.fcol[r] = col
     c.rcol[r] = res
     c.nfree[r] = __builtin_popcountll(col) + __builtin_popcountll(col & 0xAA)
@@ -856,7 +911,7 @@ cdef void build_unit(Ctx* c, int r) noexcept nogil:
 
 cdef inline int canon_group(Ctx* c, int r, int n, u64* lo, u64* hi, int* pen) noexcept nogil:
     """The canonical n cards of rank r: wilds used, or -1 when the hand cannot."""
-    cdef int k = min(n, c.avail[r])
+    cdef int k = min(n, navail(c, r))
     cdef int w = n - k, nf, b
     if w > c.W:
         return -1
@@ -877,15 +932,55 @@ cdef inline int canon_group(Ctx* c, int r, int n, u64* lo, u64* hi, int* pen) no
 cdef inline void group_single(Ctx* c, int r) noexcept nogil:
     cdef u64 lo, hi
     cdef int pen
-    if c.avail[r] or (r == c.lr and c.W):
+    if navail(c, r) or (r == c.lr and c.W):
         canon_group(c, r, 1, &lo, &hi, &pen)
         emit_action(c, A_SINGLE + r, lo, hi | move_tag(T_SINGLE, r + 2))
+
+
+cdef inline u64 spread1(u64 x) noexcept nogil:
+    # bit r -> bit 2r (r < 16): a rank mask as the low bits of a suit's 2-bit counts
+    x = (x | (x << 8)) & <u64>0x00FF00FF
+    x = (x | (x << 4)) & <u64>0x0F0F0F0F
+    x = (x | (x << 2)) & <u64>0x33333333
+    return (x | (x << 1)) & <u64>0x55555555
+
+
+cdef void action_singles(Ctx* c, int m) noexcept nogil:
+    """group_single for every rank of m at once (canon_group's one-card choice on masks):
+    per rank, the first suit holding a free copy (one whose use breaks no straight flush:
+    the card no straight flush of the hand can use, or a second copy of it), else the first
+    suit holding it; a level rank held only as wilds plays a wild. Needs build_sfu."""
+    cdef u64 held[4]
+    cdef u64 sel[4]
+    cdef u64 taken = 0, free, bits, sel_lo, sel_hi
+    cdef int s, r
+    for s in range(4):
+        held[s] = (c.sw[s] | (c.sw[s] >> 1)) & ODD_BITS          # bit 2r: a copy held
+        free = held[s]
+        if c.sfu[s]:
+            free &= ~spread1(c.sfu[s]) | ((c.sw[s] >> 1) & ODD_BITS)   # or two copies
+        sel[s] = free & ~taken
+        taken |= free
+    for s in range(4):
+        sel[s] |= held[s] & ~taken
+        taken |= held[s]
+    sel_lo = sel[0] | (sel[1] << SUIT_BITS)
+    sel_hi = sel[2] | (sel[3] << SUIT_BITS)
+    while m:
+        r = __builtin_ctzll(m)
+        m &= m - 1
+        if navail(c, r):
+            bits = ((<u64>1) << (2 * r)) | ((<u64>1) << (SUIT_BITS + 2 * r))
+            emit_action(c, A_SINGLE + r, sel_lo & bits,
+                        (sel_hi & bits) | move_tag(T_SINGLE, r + 2))
+        elif r == c.lr and c.W:
+            emit_action(c, A_SINGLE + r, c.wild_lo, move_tag(T_SINGLE, r + 2))
 
 
 cdef inline void group_pair(Ctx* c, int r) noexcept nogil:
     cdef u64 lo, hi
     cdef int pen
-    if c.avail[r] or r == c.lr:
+    if navail(c, r) or r == c.lr:
         if canon_group(c, r, 2, &lo, &hi, &pen) >= 0:
             emit_action(c, A_PAIR + r, lo, hi | move_tag(T_PAIR, r + 2))
 
@@ -900,7 +995,7 @@ cdef inline void group_trips(Ctx* c, int r) noexcept nogil:
 cdef inline void group_bombs(Ctx* c, int r, int key) noexcept nogil:
     """Rank r's same-rank bombs above the bound, smallest first."""
     cdef u64 lo, hi
-    cdef int n, pen, nmax = c.avail[r] + c.W
+    cdef int n, pen, nmax = navail(c, r) + c.W
     if nmax > MAX_BOMB_SIZE:
         nmax = MAX_BOMB_SIZE
     for n in range(4, nmax + 1):
@@ -930,10 +1025,10 @@ cdef inline void joker_bomb(Ctx* c) noexcept nogil:
         emit_action(c, A_JOKER_BOMB, 0, 2 * SB_HI + 2 * HR_HI | move_tag(T_BOMB, RANK_JOKER))
 
 
-cdef inline int pair_ranks(Ctx* c) noexcept nogil:
+cdef inline int pair_ranks(Ctx* c, int held) noexcept nogil:
     """Rank mask of the ranks with a pair (naturals and wilds; the level rank's may be all
-    wilds): group_pair's condition."""
-    return ranks_with(c.av, 2 - c.W) & (ranks_with(c.av, 1) | (1 << c.lr))
+    wilds): group_pair's condition. held: ranks_with(c.av, 1)."""
+    return ranks_with(c.av, 2 - c.W) & (held | (1 << c.lr))
 
 
 cdef void compact_groups(Ctx* c) noexcept nogil:
@@ -974,7 +1069,7 @@ cdef void compact_full_houses(Ctx* c) noexcept nogil:
         return
     for y in range(N_RANKS):
         pw[y] = -1
-        if c.avail[y] or y == c.lr:
+        if navail(c, y) or y == c.lr:
             pw[y] = canon_group(c, y, 2, &plo[y], &phi[y], &ppen[y])
         pv[y] = rank_value(y, c.lr)
     pw[PAIR_SB] = -1
@@ -1054,7 +1149,7 @@ cdef bint straight_choice(Ctx* c, int p, int* suit) noexcept nogil:
     for i in range(5):
         r = pos_rank(p + i)
         suit[i] = -1
-        if c.avail[r] == 0:
+        if navail(c, r) == 0:
             gaps += 1
             continue
         if not (c.bu >> r) & 1:
@@ -1124,9 +1219,11 @@ cdef void compact_sequences(Ctx* c) noexcept nogil:
     cdef u64 lo, hi, l, h
     # (the windows the wilds cannot fill are skipped before any rank is looked at)
     if (c.size == 0 or c.size == 5) and c.tmask & (1 << T_STRAIGHT):
-        wins = run_windows(c.av, 5, 1, c.W)
-        for p in range(max(1, c.minkey + 1), LAST_STRAIGHT_POS + 1):
-            if not (wins >> p) & 1 or not straight_choice(c, p, suit):
+        wins = run_windows(c.av, 5, 1, c.W) & windows_above(c.minkey, LAST_STRAIGHT_POS)
+        while wins:
+            p = __builtin_ctzll(wins)
+            wins &= wins - 1
+            if not straight_choice(c, p, suit):
                 continue
             lo = 0
             hi = 0
@@ -1139,10 +1236,10 @@ cdef void compact_sequences(Ctx* c) noexcept nogil:
                     hi += KW_HI[suit[i]][r]
             emit_action(c, A_STRAIGHT + p - 1, lo, hi | move_tag(T_STRAIGHT, p))
     if (c.size == 0 or c.size == 6) and c.tmask & (1 << T_THREE_PAIR):
-        wins = run_windows(c.av, 3, 2, c.W)
-        for p in range(max(1, c.minkey + 1), LAST_THREE_PAIR_POS + 1):
-            if not (wins >> p) & 1:
-                continue
+        wins = run_windows(c.av, 3, 2, c.W) & windows_above(c.minkey, LAST_THREE_PAIR_POS)
+        while wins:
+            p = __builtin_ctzll(wins)
+            wins &= wins - 1
             lo = 0
             hi = 0
             w = 0
@@ -1159,10 +1256,10 @@ cdef void compact_sequences(Ctx* c) noexcept nogil:
             if ok and w <= c.W:
                 emit_action(c, A_THREE_PAIR + p - 1, lo, hi | move_tag(T_THREE_PAIR, p))
     if (c.size == 0 or c.size == 6) and c.tmask & (1 << T_TWO_TRIPS):
-        wins = run_windows(c.av, 2, 3, c.W)
-        for p in range(max(1, c.minkey + 1), LAST_TWO_TRIPS_POS + 1):
-            if not (wins >> p) & 1:
-                continue
+        wins = run_windows(c.av, 2, 3, c.W) & windows_above(c.minkey, LAST_TWO_TRIPS_POS)
+        while wins:
+            p = __builtin_ctzll(wins)
+            wins &= wins - 1
             lo = 0
             hi = 0
             w = 0
@@ -1187,6 +1284,7 @@ cdef int run(Ctx* c, u64 last_lo, u64 last_hi, bint compact) noexcept nogil:
     set_bounds(c, last_lo, last_hi)
     if not compact:
         build_cols(c)
+        build_sfu(c)
     gen_moves(c, compact)
     if not (last_lo == 0 and last_hi == 0):
         emit(c, 0, 0)
@@ -1223,7 +1321,8 @@ cdef void gen_moves(Ctx* c, bint compact) noexcept nogil:
         if c.tmask & (1 << T_THREE_WITH_TWO):
             compact_full_houses(c)
         compact_sequences(c)
-        if c.btier < TIER_STRAIGHT_FLUSH or (c.btier == TIER_STRAIGHT_FLUSH and c.bkey < LAST_STRAIGHT_POS):
+        if c.sfany and (c.btier < TIER_STRAIGHT_FLUSH
+                        or (c.btier == TIER_STRAIGHT_FLUSH and c.bkey < LAST_STRAIGHT_POS)):
             gen_sf(c, True)
         return
     if c.tmask & (1 << T_SINGLE):
@@ -1257,45 +1356,49 @@ cdef int generate(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi, const Rul
     return c.n
 
 
-cdef void action_full_houses(Ctx* c) noexcept nogil:
+cdef struct Groups:
+    # generate_actions' canonical pairs and trips, built once for their own blocks and the
+    # full houses: words and wilds used per rank (pairs: then the two joker pairs)
+    int pairs               # rank mask of the pairs built
+    int trips               # of the trips built
+    int pair_w[N_RANKS]
+    int trip_w[N_RANKS]
+    u64 pair_lo[N_PAIR_SLOTS]
+    u64 pair_hi[N_PAIR_SLOTS]
+    u64 trip_lo[N_RANKS]
+    u64 trip_hi[N_RANKS]
+
+
+cdef void action_full_houses(Ctx* c, Groups* g) noexcept nogil:
     """The full houses of the action space (docs/learning.md): for each triple rank above
     minkey and each pair group (rank, or joker pair when the rules allow it) other than the
     triple's, the canonical trips plus the canonical pair when the hand's wilds cover both;
     ascending ids (triple rank, then pair group). The compact order's key is additive over
-    the two disjoint rank groups, so this union is the group's canonical move."""
-    cdef u64 trip_lo[N_RANKS]
-    cdef u64 trip_hi[N_RANKS]
-    cdef int trip_w[N_RANKS]
-    cdef u64 pair_lo[N_PAIR_SLOTS]
-    cdef u64 pair_hi[N_PAIR_SLOTS]
+    the two disjoint rank groups, so this union is the group's canonical move. g: every
+    pair rank's pair and the trips above minkey (generate_actions)."""
     cdef int pairs_w[3]
-    cdef int r, w, pen, t, q, wt, pairs, trips, base, m
+    cdef int r, t, q, wt, pairs, trips, base, m
     cdef u64 tag
     pairs_w[0] = pairs_w[1] = pairs_w[2] = 0
-    m = pair_ranks(c)
+    m = g.pairs
     while m:
         r = __builtin_ctzll(m)
         m &= m - 1
-        pairs_w[canon_group(c, r, 2, &pair_lo[r], &pair_hi[r], &pen)] |= 1 << r
-    trips = ranks_with(c.av, 3 - c.W) & ranks_above(c.minkey, c.lr)
-    m = trips
-    while m:
-        r = __builtin_ctzll(m)
-        m &= m - 1
-        trip_w[r] = canon_group(c, r, 3, &trip_lo[r], &trip_hi[r], &pen)
+        pairs_w[g.pair_w[r]] |= 1 << r
     if c.fjp:
         if c.nsb == 2:
             pairs_w[0] |= 1 << PAIR_SB
-            pair_lo[PAIR_SB] = 0
-            pair_hi[PAIR_SB] = 2 * SB_HI
+            g.pair_lo[PAIR_SB] = 0
+            g.pair_hi[PAIR_SB] = 2 * SB_HI
         if c.nhr == 2:
             pairs_w[0] |= 1 << PAIR_HR
-            pair_lo[PAIR_HR] = 0
-            pair_hi[PAIR_HR] = 2 * HR_HI
+            g.pair_lo[PAIR_HR] = 0
+            g.pair_hi[PAIR_HR] = 2 * HR_HI
+    trips = g.trips
     while trips:
         t = __builtin_ctzll(trips)
         trips &= trips - 1
-        wt = trip_w[t]
+        wt = g.trip_w[t]
         pairs = pairs_w[0]
         if wt + 1 <= c.W:
             pairs |= pairs_w[1]
@@ -1307,8 +1410,8 @@ cdef void action_full_houses(Ctx* c) noexcept nogil:
         while pairs:
             q = __builtin_ctzll(pairs)
             pairs &= pairs - 1
-            emit_action(c, base + (q if q < t else q - 1), trip_lo[t] + pair_lo[q],
-                        (trip_hi[t] + pair_hi[q]) | tag)
+            emit_action(c, base + (q if q < t else q - 1), g.trip_lo[t] + g.pair_lo[q],
+                        (g.trip_hi[t] + g.pair_hi[q]) | tag)
 
 
 cdef int generate_actions(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
@@ -1318,46 +1421,76 @@ cdef int generate_actions(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
     # houses, the three runs, bombs (rank by rank, size by size), straight flushes (window by
     # window, suit by suit), the joker bomb; each move's id beside it.
     # (each block walks the rank mask of the ranks that have one: ranks_with)
+    # A follow that nothing beats (46 % of the decisions of random play) is decided from the
+    # hand's counts alone (follow_possible) and lists PASS only; everything else is built
+    # after that test.
     cdef Ctx c
-    cdef int r, m
+    cdef Groups g
+    cdef int r, m, pen, above, held
     cdef bint follow = not (last_lo == 0 and last_hi == 0)
-    ctx_init(&c, lo, hi & HI_CARD_MASK, level, rules)
+    cdef bint fh
+    ctx_hand(&c, lo, hi & HI_CARD_MASK, level)
+    set_bounds(&c, last_lo, last_hi)
+    if follow:
+        ids[0] = A_PASS
+        out[0] = 0
+        out[1] = 0
+        if not follow_possible(&c, last_hi, rules):
+            return 1
+    ctx_rest(&c, rules)
     c.out = out
     c.ids = ids
     c.cap = N_ACTIONS
-    set_bounds(&c, last_lo, last_hi)
+    c.n = 1 if follow else 0
     build_sfu(&c)
-    if follow:
-        emit_action(&c, A_PASS, 0, 0)
+    above = ranks_above(c.minkey, c.lr)
+    held = ranks_with(c.av, 1)
+    fh = (c.tmask >> T_THREE_WITH_TWO) & 1
     if c.tmask & (1 << T_SINGLE):
-        m = (ranks_with(c.av, 1) | ((1 << c.lr) if c.W else 0)) & ranks_above(c.minkey, c.lr)
-        while m:
-            r = __builtin_ctzll(m)
-            m &= m - 1
-            group_single(&c, r)
+        m = (held | ((1 << c.lr) if c.W else 0)) & above
+        if __builtin_popcountll(m) > 2:
+            action_singles(&c, m)           # (its set-up pays from three ranks on)
+        else:
+            while m:
+                r = __builtin_ctzll(m)
+                m &= m - 1
+                group_single(&c, r)
         joker_singles(&c)
-    if c.tmask & (1 << T_PAIR):
-        m = pair_ranks(&c) & ranks_above(c.minkey, c.lr)
+    if c.tmask & ((1 << T_PAIR) | (1 << T_THREE_WITH_TWO)):
+        g.pairs = pair_ranks(&c, held)          # (a full house takes a pair of any rank)
+        if not fh:
+            g.pairs &= above
+        m = g.pairs
         while m:
             r = __builtin_ctzll(m)
             m &= m - 1
-            group_pair(&c, r)
-        joker_pairs(&c)
-    if c.tmask & (1 << T_TRIPS):
-        m = ranks_with(c.av, 3 - c.W) & ranks_above(c.minkey, c.lr)
+            g.pair_w[r] = canon_group(&c, r, 2, &g.pair_lo[r], &g.pair_hi[r], &pen)
+        if c.tmask & (1 << T_PAIR):
+            m = g.pairs & above
+            while m:
+                r = __builtin_ctzll(m)
+                m &= m - 1
+                emit_action(&c, A_PAIR + r, g.pair_lo[r], g.pair_hi[r] | move_tag(T_PAIR, r + 2))
+            joker_pairs(&c)
+    if c.tmask & ((1 << T_TRIPS) | (1 << T_THREE_WITH_TWO)):
+        g.trips = ranks_with(c.av, 3 - c.W) & above
+        m = g.trips
         while m:
             r = __builtin_ctzll(m)
             m &= m - 1
-            group_trips(&c, r)
-    if c.tmask & (1 << T_THREE_WITH_TWO):
-        action_full_houses(&c)
+            g.trip_w[r] = canon_group(&c, r, 3, &g.trip_lo[r], &g.trip_hi[r], &pen)
+            if c.tmask & (1 << T_TRIPS):
+                emit_action(&c, A_TRIPS + r, g.trip_lo[r], g.trip_hi[r] | move_tag(T_TRIPS, r + 2))
+    if fh:
+        action_full_houses(&c, &g)
     compact_sequences(&c)
     m = ranks_with(c.av, 4 - c.W)
     while m:
         r = __builtin_ctzll(m)
         m &= m - 1
         group_bombs(&c, r, rank_value(r, c.lr))
-    if c.btier < TIER_STRAIGHT_FLUSH or (c.btier == TIER_STRAIGHT_FLUSH and c.bkey < LAST_STRAIGHT_POS):
+    if c.sfany and (c.btier < TIER_STRAIGHT_FLUSH
+                    or (c.btier == TIER_STRAIGHT_FLUSH and c.bkey < LAST_STRAIGHT_POS)):
         gen_sf(&c, True)
     joker_bomb(&c)
     return c.n
@@ -1409,6 +1542,7 @@ cdef int classify_cards(u64 lo, u64 hi, int level, const RulesC* rules, u64* out
     c.bkey = 0
     c.size = n
     build_cols(&c)
+    build_sfu(&c)
     gen_moves(&c, False)
     if c.n > CLASSIFY_CAP:
         c.n = CLASSIFY_CAP  # cannot happen: see CLASSIFY_CAP
@@ -1423,32 +1557,29 @@ cdef int classify_cards(u64 lo, u64 hi, int level, const RulesC* rules, u64* out
 
 cdef bint can_follow(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
                      const RulesC* rules) noexcept nogil:
+    cdef Ctx c
+    ctx_hand(&c, lo, hi & HI_CARD_MASK, level)
+    set_bounds(&c, last_lo, last_hi)
+    return follow_possible(&c, last_hi, rules)
+
+
+cdef bint follow_possible(Ctx* c, u64 last_hi, const RulesC* rules) noexcept nogil:
     # Exactly "generate() on this follow lists more than PASS" (either mode: both list a
     # move of every (type, key) that the complete list has), decided from the hand's
-    # per-rank counts with no move listed: a forced pass (46 % of the decisions of random
-    # play) then costs this instead of a follow generation. Each test below is the
-    # feasibility condition of the compact generator's matching part (compact_groups,
-    # compact_full_houses, straight_choice, compact_sequences, gen_sf), on rank masks;
-    # tests/test_fast_movegen.py compares it with generate() on many hands and tops.
-    cdef int lr = level - 2, W, nsb, nhr, tier, key, lt, r, s, n, t2, x, y, wt, p, u
-    cdef int width, last, above, held, m
-    cdef int avail[N_RANKS]
+    # counts (ctx_hand) and the bounds (set_bounds) with no move listed: a forced pass (46 %
+    # of the decisions of random play) then costs this instead of a follow generation. Each
+    # test below is the feasibility condition of the compact generator's matching part
+    # (compact_groups, compact_full_houses, straight_choice, compact_sequences, gen_sf), on
+    # rank masks; tests/test_fast_movegen.py compares it with generate() on many hands and tops.
+    cdef int lr = c.lr, W = c.W, nsb = c.nsb, nhr = c.nhr, tier = c.btier, lt, r, s, n, t2
+    cdef int key = c.bkey if c.btier else c.minkey
+    cdef int x, wt, p, u, ax, width, last, above, held, m
     cdef int pm[4]
-    cdef u64 sw[4]
-    cdef u64 av
-    hi &= HI_CARD_MASK
-    W = <int>((lo >> (SUIT_BITS + 2 * lr)) & 3)
-    lo -= (<u64>W) << (SUIT_BITS + 2 * lr)
-    nsb = <int>((hi >> SB_BIT) & 3)
-    nhr = <int>((hi >> HR_BIT) & 3)
-    tier_key(last_lo, last_hi, level, &tier, &key)
+    cdef int sfw[4]
+    cdef int sfu[4]
+    cdef u64 av = c.av
     if nsb == 2 and nhr == 2 and tier < TIER_JOKERS:
         return True                     # the joker bomb
-    sw[0] = lo & SUIT_MASK
-    sw[1] = (lo >> SUIT_BITS) & SUIT_MASK
-    sw[2] = hi & SUIT_MASK
-    sw[3] = (hi >> SUIT_BITS) & SUIT_MASK
-    av = spread2(sw[0]) + spread2(sw[1]) + spread2(sw[2]) + spread2(sw[3])
     lt = move_type(last_hi)
     # The top's own type first (the common answer); bombs and straight flushes after.
     if tier == 0 and lt <= T_TRIPS:
@@ -1471,7 +1602,7 @@ cdef bint can_follow(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
     while m:
         r = __builtin_ctzll(m)
         m &= m - 1
-        n = <int>((av >> (4 * r)) & 15) + W
+        n = navail(c, r) + W
         if n > MAX_BOMB_SIZE:
             n = MAX_BOMB_SIZE
         t2 = bomb_tier(n)
@@ -1481,38 +1612,40 @@ cdef bint can_follow(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
         # straight flushes at windows above the top's (any window over a lower tier), in the
         # suits with five distinct ranks counting the wilds
         u = 0 if tier < TIER_STRAIGHT_FLUSH else (2 << key) - 1
-        for s in range(4):
-            if __builtin_popcountll((sw[s] | (sw[s] >> 1)) & ODD_BITS) + W >= 5:
-                r = nonzero_fields(sw[s])
-                if sf_windows((r << 2) | ((r >> 11) & 2), W) & ~u:
-                    return True
+        build_sfu(c)
+        if (c.sfw[0] | c.sfw[1] | c.sfw[2] | c.sfw[3]) & ~u:
+            return True
     if tier or lt <= T_TRIPS:
         return False
-    for r in range(N_RANKS):
-        avail[r] = <int>((av >> (4 * r)) & 15)
     if lt == T_THREE_WITH_TWO:
-        for x in range(N_RANKS):
-            if rank_value(x, lr) <= key or avail[x] + W < 3:
-                continue
-            wt = 3 - avail[x] if avail[x] < 3 else 0
-            if rules.fullhouse_joker_pair and (nsb == 2 or nhr == 2):
-                return True
+        # a triple above the top's, and a pair of another rank (or of jokers) that the wilds
+        # the triple leaves can complete
+        m = ranks_with(av, 3 - W) & ranks_above(key, lr)
+        if m == 0:
+            return False
+        if rules.fullhouse_joker_pair and (nsb == 2 or nhr == 2):
+            return True
+        held = ranks_with(av, 1) | (1 << lr)
+        while m:
+            x = __builtin_ctzll(m)
+            m &= m - 1
+            ax = navail(c, x)
+            wt = 3 - ax if ax < 3 else 0
             if x == lr and wt == 0 and W == 2:
                 return True             # two wilds as the pair (edge case 42)
-            for y in range(N_RANKS):
-                if y != x and (avail[y] or y == lr) and (2 - avail[y] if avail[y] < 2 else 0) + wt <= W:
-                    return True
+            if ranks_with(av, 2 - (W - wt)) & held & ~(1 << x):
+                return True
         return False
     if lt == T_STRAIGHT:
-        for s in range(4):
-            r = nonzero_fields(sw[s])
-            pm[s] = (r << 2) | ((r >> 11) & 2)
-        m = run_windows(av, 5, 1, W)
-        for p in range(max(1, key + 1), LAST_STRAIGHT_POS + 1):
-            if not (m >> p) & 1:
-                continue
-            if rules.sf_as_straight:
-                return True
+        m = run_windows(av, 5, 1, W) & windows_above(key, LAST_STRAIGHT_POS)
+        if m == 0:
+            return False
+        if rules.sf_as_straight:
+            return True
+        sf_suits(c.sw, W, pm, sfw, sfu)
+        while m:
+            p = __builtin_ctzll(m)
+            m &= m - 1
             # natural cards of two suits at least (one suit is a straight flush)
             u = 0
             for s in range(4):
@@ -1527,8 +1660,7 @@ cdef bint can_follow(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
         width = 3 if lt == T_THREE_PAIR else 2
         last = LAST_THREE_PAIR_POS if lt == T_THREE_PAIR else LAST_TWO_TRIPS_POS
         # windows above the top's, up to the type's last
-        m = run_windows(av, width, n, W) & ((2 << last) - 1) & ~((2 << key) - 1)
-        return m != 0
+        return (run_windows(av, width, n, W) & windows_above(key, last)) != 0
     return False
 
 

@@ -16,6 +16,7 @@ cdef extern from *:
     # With -mpopcnt (CMakeLists.txt) this is the POPCNT instruction.
     int __builtin_popcountll(unsigned long long) nogil
     int __builtin_ctzll(unsigned long long) nogil
+    int __builtin_clzll(unsigned long long) nogil
 
 cdef enum:
     # ---- card kinds: kind = suit * N_RANKS + rank index; the two jokers last ----------------

@@ -361,14 +361,60 @@ cdef extern from *:
 
 
 cdef enum:
-    # The thread count's choice (VecEnv._choose_threads, docs/learning.md "Threads").
-    RECENT = 16               # steps of the current count kept (the last ones)
-    PROBE_LEN = 8             # counted steps of a probe, and of the bracket's halves
-    PROBE_DECIDE = 3          # counted steps before a probe may end early
-    GAP_MIN = 32              # steps between probes: the first gap after a loss ...
-    GAP_WON = 128             # ... after a switch (later gaps double after each loss)
-    GAP_MAX = 1024            # most steps between probes (a machine that gets idle is
-                              # seen within ~1 s)
+    RECENT = 16               # the caller's last gaps between steps kept (the spin)
+
+# The thread count's choice (docs/learning.md "Threads"; chooser_* below). Times in µs of
+# the steps' compiled parts (the caller's own time between steps is not counted).
+cdef enum:
+    CH_FIRST_US = 20000       # the first probe, after this long on `threads`
+    CH_SWITCH_US = 50000      # after a switch, the next probe this soon (a wrong switch is
+                              # undone fast)
+    CH_GAP_MAX_US = 250000    # most time between probes (gaps double after a probe that
+                              # keeps the count) ...
+    CH_COST = 40              # ... unless the probe cost more than 1/CH_COST of that
+    CH_BLOCK_US = 8000        # the steps between probes are timed in blocks this long
+    CH_UNIT_US = 500          # a probe alternates the counts every 2 units (this long) ...
+    CH_UNIT_MIN = 4           # ... of at least this many steps
+    CH_UNIT_MAX = 2048
+    CH_OTHER_US = 40000       # ... until the other count has run this long
+    CH_KEEP = 64              # step times kept for a mean or a median
+    CH_CAP = 12               # a probe counts a step as at most this many times the median
+                              # step before it (on 1 thread; times the count on more)
+    # stages
+    CH_RUN = 0                # steps on the chosen count
+    CH_PROBE = 1              # a probe
+
+cdef struct Chooser:
+    int threads               # the most threads (> 1 when adapting)
+    int adapt
+    int mode                  # the count the steps run on: 1 or threads
+    int stage                 # CH_RUN or CH_PROBE
+    # between probes
+    double until              # region seconds on mode until the next probe
+    double gap                # the gap after the next probe that keeps the count
+    double since              # region seconds since the last probe ended
+    double run_sum            # the current block of steps (CH_BLOCK_US)
+    int run_n
+    double run_mean           # mean step of the last block (s), 0 before the first
+    double run_cap            # the most a step counts for in a block (s; CH_CAP)
+    double ref_mean           # mode's mean step at the last probe (s), 0 before the first
+    int jumped                # the last block was 1.6x off ref_mean
+    double ring[CH_KEEP]      # the last steps on mode
+    int ring_i, ring_n
+    # a probe
+    int unit                  # steps of a unit
+    double cap                # the most a step counts for (s)
+    int on_other              # the current block runs on the other count
+    int blen, n               # the current block's steps, and how many have run
+    int skip                  # the next step is the first after a change: not counted
+    int other_blocks          # blocks on the other count finished
+    double sum_mode, sum_other
+    int n_mode, n_other
+    double at[CH_KEEP]        # the current (or last) block on mode
+    int at_n
+    double ot[CH_KEEP]        # the first steps on the other count
+    int ot_n
+    int probes, switches      # counts, for the curious (ThreadChooser)
 
 cdef enum:
     ENC_NONE = 0
@@ -851,28 +897,264 @@ _RESULT_FIELDS = ("env_id", "match", "hand_number", "level", "declarer", "finish
                   "reward", "match_over", "match_winner")
 
 
-cdef void _stats(const double* xs, int n, double* mean, double* median) noexcept nogil:
-    """The mean and the median (the upper one of an even count) of n <= RECENT values."""
-    cdef double buf[RECENT]
-    cdef double v, s = 0
-    cdef int i, k
-    for i in range(n):                 # insertion sort of a copy: n is at most 16
-        v = xs[i]
-        s += v
-        k = i
-        while k > 0 and buf[k - 1] > v:
-            buf[k] = buf[k - 1]
-            k -= 1
-        buf[k] = v
-    mean[0] = s / n
-    median[0] = buf[n // 2]
-
-
 cdef inline cnp.ndarray _empty(int nd, Py_ssize_t m, Py_ssize_t w, int typenum):
     cdef cnp.npy_intp dims[2]
     dims[0] = m
     dims[1] = w
     return cnp.PyArray_EMPTY(nd, dims, typenum, 0)
+
+
+# ------------------------------------------------------------------------------------------
+# The thread count (nogil): which of 1 and `threads` runs the steps
+# ------------------------------------------------------------------------------------------
+# More threads are faster only while the machine has cores for them: beside other busy
+# processes (or other sessions' work, which Linux shares out per session) a worker loses
+# its core now and then while it holds a piece of a step, and the lead waits for it for a
+# scheduler slice (milliseconds, where a step takes a few hundred µs). Two threads are then
+# as fast as ever while both run (the median step) and slower in cost (the mean). So the
+# env times the compiled part of each step and now and then probes the other count:
+#
+# * A probe alternates the counts, current - other - current - ... - current, in blocks of
+#   2 units (~1 ms; the first and last 1 unit), until the other count has run CH_OTHER_US
+#   (half of it when it is 1.3x slower by then):
+#   a drift of the work per step (256 tables pass through deals, tributes and long hands
+#   together: 2-fold over tens of steps) cancels, and the probe spans many scheduler slices,
+#   so a stall counts as often as it happens. It compares mean times per step (stalls
+#   included: they are what a count costs), each step counted as at most CH_CAP one-thread
+#   steps (the process losing its CPU for 10-30 ms to other work, whatever the count, is
+#   noise that one such step would make of a whole probe). The first step after each change
+#   is not counted.
+# * Fewer threads win when they are no slower (under load two threads burn more CPU for the
+#   same work); more threads win when they are 1.15x faster.
+# * A probe of fewer threads that is clearly slower after its first or second block (median
+#   1.4x that of the block before, mean 1.15x that of the last 64 steps before the probe,
+#   stalls included: an idle machine) stops there: an idle machine pays ~8 one-thread
+#   steps per probe.
+# * Probes come CH_FIRST_US after the start, then twice as late after each one that keeps
+#   the count up to CH_GAP_MAX_US (or later: a probe costs at most 1/CH_COST of the time), and
+#   CH_SWITCH_US after a switch; two blocks of CH_BLOCK_US in a row whose mean step (each
+#   step capped as in a probe) is 1.6x off that of the last probe (the machine changed)
+#   probe at once.
+# Results never depend on the count.
+
+cdef void chooser_init(Chooser* ch, int threads, bint adapt) noexcept nogil:
+    memset(ch, 0, sizeof(Chooser))
+    ch.threads = threads
+    ch.adapt = adapt and threads > 1
+    ch.mode = threads              # an idle machine loses nothing; the first probe is soon
+    ch.stage = CH_RUN
+    ch.until = CH_FIRST_US * 1e-6
+    ch.gap = CH_FIRST_US * 1e-6
+
+
+cdef inline int chooser_other(const Chooser* ch) noexcept nogil:
+    return 1 if ch.mode != 1 else ch.threads
+
+
+cdef int chooser_next(const Chooser* ch) noexcept nogil:
+    """The thread count of the next step."""
+    if not ch.adapt:
+        return ch.threads
+    return chooser_other(ch) if ch.stage == CH_PROBE and ch.on_other else ch.mode
+
+
+cdef double _median(const double* xs, int n) noexcept nogil:
+    """The median (the upper one of an even count) of 0 < n <= CH_KEEP values."""
+    cdef double buf[CH_KEEP]
+    cdef double v
+    cdef int i, k
+    for i in range(n):                 # insertion sort of a copy
+        v = xs[i]
+        k = i
+        while k > 0 and buf[k - 1] > v:
+            buf[k] = buf[k - 1]
+            k -= 1
+        buf[k] = v
+    return buf[n // 2]
+
+
+cdef void chooser_end(Chooser* ch, bint won, double mode_mean, double other_mean) noexcept nogil:
+    ch.probes += 1
+    if won:
+        ch.mode = chooser_other(ch)
+        ch.switches += 1
+        ch.ref_mean = other_mean
+        ch.gap = CH_SWITCH_US * 1e-6
+        ch.ring_n = 0
+        ch.run_cap = 0
+    else:
+        ch.ref_mean = mode_mean
+        # twice as late, up to CH_GAP_MAX_US, but at least CH_COST times what the probe cost
+        # (steps of seconds each: 8 one-thread steps on an idle machine are 30 ms and more)
+        ch.gap = max(min(ch.gap * 2, CH_GAP_MAX_US * 1e-6),
+                     CH_COST * max(other_mean - mode_mean, 0.0) * ch.n_other)
+    ch.until = ch.gap
+    ch.run_mean = ch.ref_mean
+    ch.run_sum = 0
+    ch.run_n = 0
+    ch.since = 0
+    ch.jumped = 0
+    ch.stage = CH_RUN
+
+
+cdef void chooser_run_step(Chooser* ch, double dt) noexcept nogil:
+    """A step between probes."""
+    cdef int k
+    cdef bint off
+    ch.ring[ch.ring_i] = dt
+    ch.ring_i = (ch.ring_i + 1) % CH_KEEP
+    ch.ring_n = min(ch.ring_n + 1, <int>CH_KEEP)
+    if ch.run_cap > 0:
+        dt = min(dt, ch.run_cap)
+    ch.run_sum += dt
+    ch.run_n += 1
+    ch.until -= dt
+    ch.since += dt
+    if ch.run_sum >= CH_BLOCK_US * 1e-6 and ch.run_n >= 4:
+        ch.run_mean = ch.run_sum / ch.run_n
+        ch.run_sum = 0
+        ch.run_n = 0
+        ch.run_cap = CH_CAP * _median(ch.ring, ch.ring_n) * ch.mode
+        off = (ch.ref_mean > 0 and ch.since >= CH_SWITCH_US * 1e-6 and
+               (ch.run_mean > 1.6 * ch.ref_mean or 1.6 * ch.run_mean < ch.ref_mean))
+        if off and ch.jumped:
+            ch.until = 0                # the machine changed: probe now
+        ch.jumped = off
+    if ch.until <= 0 and ch.run_mean > 0:
+        k = <int>(CH_UNIT_US * 1e-6 / ch.run_mean) + 1
+        ch.unit = max(<int>CH_UNIT_MIN, min(k, <int>CH_UNIT_MAX))
+        ch.cap = CH_CAP * _median(ch.ring, ch.ring_n) * ch.mode if ch.ring_n > 0 else 1.0
+        ch.stage = CH_PROBE
+        ch.on_other = 0
+        ch.blen = ch.unit
+        ch.n = ch.skip = ch.other_blocks = 0
+        ch.sum_mode = ch.sum_other = 0
+        ch.n_mode = ch.n_other = ch.at_n = ch.ot_n = 0
+
+
+cdef void chooser_record(Chooser* ch, int nt, double dt) noexcept nogil:
+    """The step just run took dt seconds (its compiled part) on nt threads."""
+    cdef int other, k
+    cdef double a_mean, o_mean, ring_mean, r
+    if not ch.adapt:
+        return
+    other = chooser_other(ch)
+    if nt != chooser_next(ch):
+        # the pool could not start its threads: no probe now
+        ch.stage = CH_RUN
+        ch.until = ch.gap
+        return
+    if ch.stage == CH_RUN:
+        chooser_run_step(ch, dt)
+        return
+    dt = min(dt, ch.cap)
+    if ch.skip:                         # the first step after a change of count
+        ch.skip = 0
+    elif ch.on_other:
+        ch.sum_other += dt
+        ch.n_other += 1
+        if ch.ot_n < CH_KEEP:
+            ch.ot[ch.ot_n] = dt
+            ch.ot_n += 1
+    else:
+        ch.sum_mode += dt
+        ch.n_mode += 1
+        if ch.at_n < CH_KEEP:
+            ch.at[ch.at_n] = dt
+            ch.at_n += 1
+    ch.n += 1
+    if ch.n < ch.blen:
+        return
+    ch.n = 0                            # the block is over: the other count next
+    ch.skip = 1
+    if ch.on_other:
+        ch.other_blocks += 1
+        if (other < ch.mode and ch.other_blocks <= 2 and ch.ring_n > 0 and ch.at_n > 0
+                and ch.n_other > 0):
+            ring_mean = 0
+            for k in range(ch.ring_n):
+                ring_mean += ch.ring[k]
+            ring_mean /= ch.ring_n
+            o_mean = ch.sum_other / ch.n_other
+            if (o_mean > 1.15 * ring_mean and
+                    _median(ch.ot, ch.ot_n) > 1.4 * _median(ch.at, ch.at_n)):
+                chooser_end(ch, False, ring_mean, o_mean)     # clearly slower: stop
+                return
+        ch.on_other = 0
+        ch.at_n = 0
+        ch.blen = ch.unit if ch.sum_other >= CH_OTHER_US * 1e-6 else 2 * ch.unit
+        return
+    if ch.sum_other >= CH_OTHER_US * 0.5e-6 and ch.n_mode > 0 and ch.n_other > 0:
+        a_mean = ch.sum_mode / ch.n_mode
+        o_mean = ch.sum_other / ch.n_other
+        r = o_mean / a_mean
+        if ch.sum_other >= CH_OTHER_US * 1e-6:
+            chooser_end(ch, r < (0.87 if other > ch.mode else 1.0), a_mean, o_mean)
+            return
+        if r > 1.3:                     # halfway and clearly slower: stop here
+            chooser_end(ch, False, a_mean, o_mean)
+            return
+    ch.on_other = 1
+    ch.blen = 2 * ch.unit
+
+
+@cython.final
+cdef class ThreadChooser:
+    """The rule ``VecEnv`` picks its thread count by (``adapt_threads=True``; docs/learning.md
+    "Threads"), on its own, to try it on timings of one's own: ``next()`` is the thread count
+    of the next step (1 or ``threads``), ``record(count, seconds)`` reports how long that
+    step's compiled part took.
+
+    >>> ch = ThreadChooser(2)
+    >>> for _ in range(3000):           # one thread twice as slow: stays on two
+    ...     n = ch.next(); ch.record(n, 1e-4 if n == 2 else 2e-4)
+    >>> ch.count, ch.probes >= 2, ch.switches
+    (2, True, 0)
+    >>> for _ in range(3000):           # now two threads are slower: moves to one
+    ...     n = ch.next(); ch.record(n, 1.2e-4 if n == 2 else 1e-4)
+    >>> ch.count, ch.switches
+    (1, 1)
+    """
+    cdef Chooser ch
+
+    def __init__(self, threads):
+        threads = _validate.check_count(threads, "threads", 2, 1 << 20)
+        chooser_init(&self.ch, threads, True)
+
+    def next(self):
+        """The thread count of the next step."""
+        return chooser_next(&self.ch)
+
+    def record(self, count, seconds):
+        """The step run on ``count`` threads (what ``next()`` said) took ``seconds``."""
+        count = _validate.as_int(count, "count")
+        if count != chooser_next(&self.ch):
+            raise ValueError(f"count must be what next() said ({chooser_next(&self.ch)}), "
+                             f"got {count}")
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or \
+                not 0 < seconds < float("inf"):
+            raise ValueError(f"seconds must be a positive number, got {seconds!r}")
+        chooser_record(&self.ch, count, seconds)
+
+    @property
+    def count(self):
+        """The count chosen (what the steps run on between probes)."""
+        return self.ch.mode
+
+    @property
+    def probing(self):
+        """A probe is under way."""
+        return self.ch.stage != CH_RUN
+
+    @property
+    def probes(self):
+        """Probes finished so far."""
+        return self.ch.probes
+
+    @property
+    def switches(self):
+        """Probes that changed the count."""
+        return self.ch.switches
 
 
 @cython.final
@@ -907,16 +1189,7 @@ cdef class VecEnv:
     cdef timespec _t_end          # when it ended (the caller's gap starts)
     cdef double _gaps[RECENT]     # the caller's last gaps between regions (s): the spin
     cdef int _gap_i, _gap_n
-    # The thread count's choice (_choose_threads): steps run on _nt_mode threads (1 or
-    # threads); every so often a probe on the other count (_probe_nt > 0) decides.
-    cdef bint _adapt
-    cdef int _nt_mode, _probe_nt, _probe_n, _until_probe, _gap
-    cdef double _probe_times[PROBE_LEN]   # region times of the probe's counted steps
-    cdef double _after_times[PROBE_LEN]   # ... of the steps after it (the bracket's end)
-    cdef double _before_mean, _before_med # the steps before it (the bracket's start)
-    cdef int _after_n, _since_probe
-    cdef double _ring[RECENT]     # the last steps on _nt_mode threads
-    cdef int _ring_i, _ring_n
+    cdef Chooser _ch              # the thread count (chooser_*)
     cdef object _obs, _mask, _offsets, _ids, _words, _cards, _env_id, _seat, _phase
     cdef Py_ssize_t _cap
     cdef int32_t* _choice
@@ -987,15 +1260,7 @@ cdef class VecEnv:
             raise ValueError(f"action_mode must be 'abstract' or 'candidates', got {action_mode!r}")
         self.num_envs = num_envs
         self.threads = threads
-        self._adapt = adapt_threads and threads > 1
-        # Start on all threads (an idle machine loses nothing); the first probe (after
-        # RECENT steps) goes to one thread on a busy machine.
-        self._nt_mode = threads
-        self._probe_nt = 0
-        self._ring_n = self._ring_i = 0
-        self._until_probe = RECENT
-        self._gap = GAP_WON
-        self._since_probe = 0
+        chooser_init(&self._ch, threads, adapt_threads)
         self._seed = seed
         self._rules = rules
         self._learners = ls
@@ -1095,7 +1360,7 @@ cdef class VecEnv:
     cdef int _run(self, Job* j) except -2:
         """Run one step (j.fresh: start every table) over the env's threads. Returns the first
         table with an invalid action (nothing moved), or -1 when every table stepped."""
-        cdef int i, nt = self._choose_threads()
+        cdef int i, nt = chooser_next(&self._ch)
         cdef int64_t need = self._nrows + <int64_t>MAX_RES * self.num_envs
         cdef Row* rows
         cdef timespec t0, t1
@@ -1124,7 +1389,7 @@ cdef class VecEnv:
         if j.bad >= 0:
             return j.bad
         if not j.fresh:                  # a reset's region deals too: not a typical step
-            self._record_time(nt, self._region_s)
+            chooser_record(&self._ch, nt, self._region_s)
         if j.err:
             for i in range(self.num_envs):
                 if self.tables[i].error:
@@ -1155,118 +1420,11 @@ cdef class VecEnv:
             buf[k] = v
         vec_pool_spin(self.pool, <long long>(buf[(3 * self._gap_n) // 4] * 1e9))
 
-    # -- the thread count ----------------------------------------------------------------------
-    # More threads are faster only while the machine has cores for them: beside other busy
-    # processes (or other sessions' work, which Linux shares out per session) a worker loses
-    # its core now and then while it holds a piece of a step, and the lead waits for it; two
-    # threads then burn more CPU for the same steps. So the env measures the time of each
-    # step's compiled part: it runs on `threads` threads first, and now and then probes the
-    # other count (1 or `threads`) for PROBE_LEN steps. Two things make single steps a poor
-    # measure: on a busy machine they vary 10-fold (the process loses its core for
-    # milliseconds), and the work of a step drifts 2-fold over tens of steps (the tables
-    # start in step and pass through deals, tributes and long hands together). So a probe
-    # compares medians (what a count does while it runs) and means (what it costs, stalls
-    # included), and it is bracketed: its steps against the PROBE_LEN steps before it and
-    # the PROBE_LEN after it on the current count (a drift cancels). It loses at once when
-    # its median is > 1.33x of the steps before after 3 steps; it wins at once when both are
-    # < 0.6x after PROBE_LEN (an idle machine: 1.9x); else it wins when both are < 0.85x of
-    # the bracket, or the mean < 0.6x with the median < 1.1x. A count that loses is probed
-    # again twice as late (up to GAP_MAX steps), one that wins is kept GAP_WON steps. On
-    # more threads, a sudden slowdown (the last 8 steps' median and mean 2x those of the 8
-    # before) probes one thread at once (at most every GAP_WON steps). Results do not depend on
-    # the thread count (every table is stepped the same on any thread).
-    cdef int _choose_threads(self) noexcept:
-        if not self._adapt:
-            return self.threads
-        if self._probe_nt > 0:
-            return self._probe_nt if self._probe_n < PROBE_LEN else self._nt_mode
-        self._until_probe -= 1
-        if self._until_probe <= 0 and self._ring_n == RECENT:
-            self._start_probe()
-            return self._probe_nt
-        return self._nt_mode
-
-    cdef void _start_probe(self) noexcept:
-        self._recent(0, PROBE_LEN, &self._before_mean, &self._before_med)
-        self._probe_nt = 1 if self._nt_mode != 1 else self.threads
-        self._probe_n = -1              # its first step is not counted (wake-up, caches)
-        self._after_n = -1
-
-    cdef void _recent(self, int skip, int k, double* mean, double* median) noexcept:
-        """The mean and median of k steps on _nt_mode, the last skip ones left out
-        (skip + k <= _ring_n <= RECENT)."""
-        cdef double xs[RECENT]
-        cdef int i
-        for i in range(k):
-            xs[i] = self._ring[(self._ring_i - 1 - skip - i + 2 * RECENT) % RECENT]
-        _stats(xs, k, mean, median)
-
-    cdef void _end_probe(self, bint won, int gap) noexcept:
-        if won:
-            self._nt_mode = self._probe_nt
-            self._ring_n = 0
-            self._gap = gap
-        else:
-            self._gap = min(2 * self._gap, GAP_MAX)
-        self._until_probe = self._gap
-        self._probe_nt = 0
-        self._since_probe = 0
-
-    cdef void _record_time(self, int nt, double dt) noexcept:
-        cdef double p_mean, p_med, mean, med, mean2, med2
-        cdef int n
-        if not self._adapt:
-            return
-        if self._probe_nt > 0 and self._probe_n < PROBE_LEN:
-            if nt != self._probe_nt:    # the pool could not start its threads
-                self._probe_nt = 0
-                return
-            self._probe_n += 1
-            n = self._probe_n
-            if n == 0:
-                return
-            self._probe_times[n - 1] = dt
-            if n < PROBE_DECIDE:
-                return
-            _stats(self._probe_times, n, &p_mean, &p_med)
-            if p_med > 1.33 * self._before_med:
-                self._end_probe(False, 0)          # clearly slower: stop here
-            elif n == PROBE_LEN and p_med < 0.6 * self._before_med and \
-                    p_mean < 0.6 * self._before_mean:
-                self._end_probe(True, GAP_WON)     # clearly faster: switch now
-            return
-        if self._probe_nt > 0:          # the steps after the probe, on the current count
-            self._after_n += 1
-            if self._after_n == 0:
-                return
-            self._after_times[self._after_n - 1] = dt
-            if self._after_n < PROBE_LEN:
-                return
-            _stats(self._probe_times, PROBE_LEN, &p_mean, &p_med)
-            _stats(self._after_times, PROBE_LEN, &mean, &med)
-            mean = (mean + self._before_mean) / 2
-            med = (med + self._before_med) / 2
-            # faster while it runs and in cost, or much cheaper in cost alone (beside busy
-            # processes that take the lead's core for milliseconds, a second thread goes on
-            # with the step: its median is that of one thread, its mean far lower)
-            self._end_probe(p_med < 0.85 * med and p_mean < 0.85 * mean or
-                            p_med < 1.1 * med and p_mean < 0.6 * mean, GAP_WON)
-            return
-        self._ring[self._ring_i] = dt
-        self._ring_i = (self._ring_i + 1) % RECENT
-        self._ring_n = min(self._ring_n + 1, RECENT)
-        self._since_probe += 1
-        if self._nt_mode != 1 and self._ring_n == RECENT and self._since_probe >= GAP_WON:
-            # a sudden slowdown on more threads (the machine got busy?): probe one now
-            self._recent(0, 8, &mean, &med)
-            self._recent(8, 8, &mean2, &med2)
-            if med > 2 * med2 and mean > 2 * mean2:
-                self._until_probe = 1
     @property
     def threads_in_use(self):
         """Threads the steps run on now: ``threads``, or 1 while one thread is faster (the
         machine busy; ``adapt_threads=False`` keeps ``threads``)."""
-        return self._nt_mode if self._adapt else self.threads
+        return self._ch.mode
 
     cdef _emit_all(self, Job* j):
         """The batch's candidate lists (and seats, phases), on the calling thread."""
@@ -1429,7 +1587,7 @@ cdef class VecEnv:
         out = VecEnv(n, seed=self._seed, rules=self._rules, threads=self.threads,
                      learners=self._learners, opponents=self._opponents,
                      encoder=self._encoder, action_mode=self._mode,
-                     adapt_threads=bool(self._adapt) or self.threads == 1,
+                     adapt_threads=bool(self._ch.adapt) or self.threads == 1,
                      auto_pass=bool(self.cfg.auto_pass))
         for i in range(n):
             memcpy(&out.tables[i], &self.tables[src], sizeof(Table))
