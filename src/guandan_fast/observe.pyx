@@ -145,29 +145,20 @@ cdef inline void track_cards_kinds(Track* t, int seat, u64 lo, u64 hi) noexcept 
     cdef float* pa = t.played_f[seat]
     cdef float* pb = t.played_f[seat + 4]
     cdef float* hand = t.hand_f[seat]
-    cdef int k, col
+    cdef int k, col, half
     cdef float n
-    cdef u64 x = nonzero_pairs(lo)
-    while x:                        # per kind held (a move has a few)
-        k = __builtin_ctzll(x)
-        col = k >> 1
-        n = <float>((lo >> k) & 3)
-        pa[col] += n
-        pb[col] += n
-        hand[col] -= n
-        x &= x - 1
-    x = nonzero_pairs(hi)
-    pa += LO_KINDS
-    pb += LO_KINDS
-    hand += LO_KINDS
-    while x:
-        k = __builtin_ctzll(x)
-        col = k >> 1
-        n = <float>((hi >> k) & 3)
-        pa[col] += n
-        pb[col] += n
-        hand[col] -= n
-        x &= x - 1
+    cdef u64 word, x
+    for half in range(2):          # the lo word's kinds, then the hi word's (per kind held)
+        word = lo if half == 0 else hi
+        x = nonzero_pairs(word)
+        while x:
+            k = __builtin_ctzll(x)
+            col = (LO_KINDS if half else 0) + (k >> 1)
+            n = <float>((word >> k) & 3)
+            pa[col] += n
+            pb[col] += n
+            hand[col] -= n
+            x &= x - 1
 
 
 cdef inline void track_cards_dz(Track* t, int seat, u64 lo, u64 hi) noexcept nogil:
