@@ -223,8 +223,9 @@ def simulate(matches: int | None = None, hands: int | None = None,
     called after each chunk with the matches done (hands done in hands mode), one call at a
     time. ``record``: a path (``str``/``os.PathLike``; gzip-compressed when it ends in ``.gz``)
     or a file object (written to, not closed); every match is also written there as JSON Lines
-    game records (python/guandan_fast/records.py), in match order, each match's lines made by
-    the thread that played it. A record takes about 5 KB per hand (docs/records.md).
+    game records (python/guandan_fast/records.py), in match order; a recorded run plays in
+    one thread (the replay that writes the lines holds the GIL, so a second thread would not
+    help). A record takes about 5 KB per hand (docs/records.md).
 
     ``cluster='ray'`` runs the work as Ray tasks of ``task_matches`` consecutive matches (each
     task runs ``threads`` threads and asks Ray for as many CPUs) on the cluster at ``address``
@@ -314,8 +315,8 @@ class MatchBlock:
     matches ``start .. stop-1`` (at most ``hand_budget`` hands in all) and returns
     ``(record lines or None, counters)``, in ``threads`` threads in chunks of ``per_chunk``
     matches (``MATCHES_PER_CHUNK``, or ``SEARCH_MATCHES_PER_CHUNK`` when a search agent
-    plays); with ``record``, each chunk's matches are also replayed (checked) into record
-    lines by ``records`` in the thread that played them, and the lines joined in match order.
+    plays); with ``record``, one thread plays the matches and replays each (checked) into
+    record lines by ``records``, in match order.
     Picklable: the unit of every executor (threads here, Ray tasks).
     Setting ``cancel[0]`` stops it: KeyboardInterrupt."""
 
@@ -328,7 +329,7 @@ class MatchBlock:
 
     def __call__(self, start, stop, hand_budget=None, cancel=None):
         size = self.per_chunk
-        if hand_budget is not None or self.threads == 1 and stop - start <= size:
+        if hand_budget is not None or self.record or self.threads == 1 and stop - start <= size:
             return self.chunk(start, stop, hand_budget, cancel)
         total = empty_counts()
         lines = [] if self.record else None
@@ -424,8 +425,8 @@ class Tally:
 
 
 def _run_local(block, matches, hands, record, progress) -> dict:
-    """The run on this machine: blocks of ``block.per_chunk`` matches over the threads (each
-    block's record lines, when recording, made by the thread that played it and written in
+    """The run on this machine: blocks of ``block.per_chunk`` matches over the threads (one
+    thread when recording: each block's record lines are made as it is played, and written in
     block order); in hands mode, until the block that reaches the target, which is then
     replayed with the remaining hand budget: its matches are deterministic, so this is exact."""
     from .records import RecordWriter
@@ -452,7 +453,11 @@ def _run_local(block, matches, hands, record, progress) -> dict:
                 k, budget = tally.last
                 tally.add(*block.chunk(*bounds(k), hand_budget=budget, cancel=cancel))
 
-        run_threads(order, block.threads, lambda i, c: block.chunk(*bounds(i), cancel=c),
+        # A record is made in one thread: the replay that writes its lines holds the GIL
+        # for most of a match's time, and a second thread measured 0.93x of one
+        # (bench/bench_simulate.py test_recorded_speedup).
+        threads = 1 if record is not None else block.threads
+        run_threads(order, threads, lambda i, c: block.chunk(*bounds(i), cancel=c),
                     name="guandan-sim", finish=finish)
         return tally.total
     except KeyboardInterrupt as exc:
