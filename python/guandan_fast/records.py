@@ -94,7 +94,8 @@ def log_to_lines(game_cls, seed, rules, setup, log, /, agents=None, **extra) -> 
 
     >>> from guandan_fast.game import Game
     >>> g = Game(seed=5); g.play_index(0)
-    >>> log_to_lines(Game, 5, g.rules, None, g.action_log()) == g.to_record()
+    >>> lines = log_to_lines(Game, 5, g.rules, None, g.action_log(), agents=["a"] * 4)
+    >>> Game.from_record(lines) == g        # the reader replays and checks every field
     True
     """
     header = {"format": FORMAT, "version": VERSION, "rules": rules.to_dict(),
@@ -116,9 +117,8 @@ def log_to_lines(game_cls, seed, rules, setup, log, /, agents=None, **extra) -> 
                 "deal": [list(replica.hand(p)) for p in range(4)]}
         tribute, back, anti = _exchange(replica)
         first = i
-        if replica.phase in ("tribute", "back") and i < n:
-            while replica.phase in ("tribute", "back") and i < n:
-                i = replica.play_log(log, i, i + 1)
+        while replica.phase in ("tribute", "back") and i < n:
+            i = replica.play_log(log, i, i + 1)
             if replica.phase == "play":
                 tribute, back, anti = _exchange(replica)  # the exchange just completed
         i = replica.play_log(log, i, hand_end=True)

@@ -332,7 +332,6 @@ class MatchBlock:
         if hand_budget is not None or self.record or self.threads == 1 and stop - start <= size:
             return self.chunk(start, stop, hand_budget, cancel)
         total = empty_counts()
-        lines = [] if self.record else None
 
         def bounds(i):
             a = start + i * size
@@ -340,14 +339,12 @@ class MatchBlock:
 
         def merge(i, result):
             add_counts(total, result[1])
-            if lines is not None:
-                lines.extend(result[0])
             return False
 
         order = Ordered(-(-(stop - start) // size), merge, cancel=cancel)
         run_threads(order, self.threads, lambda i, c: self.chunk(*bounds(i), cancel=c),
                     name="guandan-sim")
-        return lines, total
+        return None, total
 
     def chunk(self, start, stop, hand_budget=None, cancel=None):
         """Matches ``start .. stop-1`` in compiled code in this thread: ``(None, counters)``,
