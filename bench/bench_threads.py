@@ -21,7 +21,8 @@ the same work at both counts.
 ``--interleave K`` (VecEnv only): on a machine whose load changes from second to second, three
 ``VecEnv(256)`` (1 thread, 2 threads fixed, 2 threads adapting) step K steps each in turn for
 ``--steps`` steps, so all three see the same load; prints each one's rate, its ratio to the
-1-thread env, and the share of the adapting env's steps on 2 threads::
+1-thread env, and the share of the adapting env's steps on 2 threads (``--envs 256,1024``: other
+table counts; the caller's serial Python per step weighs less in bigger batches)::
 
     OPENBLAS_NUM_THREADS=1 .venv/bin/python bench/bench_threads.py --interleave 100 --steps 3000
 """
@@ -96,11 +97,11 @@ LOOPS = {"vecenv": vecenv_rate, "vecenv_fixed": vecenv_fixed_rate, "simulate": s
          "search": search_rate}
 
 
-def interleaved(block, steps, busy):
-    """Decisions/s of three VecEnv(256) stepped ``block`` steps each in turn (same load)."""
+def interleaved(block, steps, busy, num_envs=256):
+    """Decisions/s of three VecEnv(num_envs) stepped ``block`` steps each in turn (same load)."""
     specs = {"1 thread": dict(threads=1), "2 threads, fixed": dict(threads=2, adapt_threads=False),
              "2 threads, adapting (default)": dict(threads=2)}
-    envs = {k: gf.VecEnv(256, seed=1, **v) for k, v in specs.items()}
+    envs = {k: gf.VecEnv(num_envs, seed=1, **v) for k, v in specs.items()}
     state = {k: [e.reset(), np.random.default_rng(0)] for k, e in envs.items()}
     spent = dict.fromkeys(envs, 0.0)
     on_two = 0
@@ -122,9 +123,10 @@ def interleaved(block, steps, busy):
                 state[name][0] = b
     finally:
         stop_busy(procs)
-    rates = {k: rounds * block * 256 / v for k, v in spent.items()}
+    rates = {k: rounds * block * num_envs / v for k, v in spent.items()}
     one = rates["1 thread"]
-    print(f"busy processes {busy}, load at start {load:.2f}, {rounds} x {block} steps each; "
+    print(f"VecEnv({num_envs}), busy processes {busy}, load at start {load:.2f}, "
+          f"{rounds} x {block} steps each; "
           f"the adapting env ran {on_two / (rounds * block):.0%} of its steps on 2 threads")
     for k, v in rates.items():
         print(f"| {k} | {v:,.0f} | **{v / one:.2f}x** |", flush=True)
@@ -194,13 +196,20 @@ def main():
     ap.add_argument("--interleave", type=int, default=0, metavar="K",
                     help="VecEnv only: 1-thread, fixed and adapting envs, K steps each in turn")
     ap.add_argument("--steps", type=int, default=3000, help="steps of each env with --interleave")
+    ap.add_argument("--envs", default="256",
+                    help="with --interleave: table counts, comma-separated (default 256)")
     args = ap.parse_args()
-    if args.interleave < 0 or args.steps < 1:
-        ap.error("--interleave must be >= 0 and --steps >= 1")
+    try:
+        sizes = [int(x) for x in args.envs.split(",")]
+    except ValueError:
+        sizes = [0]
+    if args.interleave < 0 or args.steps < 1 or min(sizes) < 1:
+        ap.error("--interleave must be >= 0, --steps >= 1 and --envs positive integers")
     if args.interleave:
         print("load average at the start: %.2f %.2f %.2f" % os.getloadavg())
-        for k in [int(x) for x in args.busy.split(",")]:
-            interleaved(args.interleave, args.steps, k)
+        for n in sizes:
+            for k in [int(x) for x in args.busy.split(",")]:
+                interleaved(args.interleave, args.steps, k, n)
         return
     loops = [x.strip() for x in args.loops.split(",") if x.strip()]
     for x in loops:

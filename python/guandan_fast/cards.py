@@ -63,7 +63,14 @@ def card_sort_key(code: str) -> tuple[int, int]:
     return (kind % 13, kind // 13)
 
 
+# card_sort_key of every code, looked up by sort_cards (sorting is most of what building a
+# Move costs, and the reference engine builds hundreds of thousands)
+_SORT_KEY: dict[str, tuple[int, int]] = {code: card_sort_key(code) for code in CARD_CODES}
+
+
 def _canonical_token(token: str) -> str:
+    if token in KIND_OF:           # already a canonical code (most calls: engines, records)
+        return token
     t = token.strip()
     if not t:
         raise ValueError("empty card code")
@@ -118,7 +125,9 @@ def parse_cards(cards: str | Iterable[str]) -> tuple[str, ...]:
         for t in tokens:
             if not isinstance(t, str):
                 raise TypeError(f"card codes must be strings, got {t!r}")
-    codes = tuple(_canonical_token(t) for t in tokens)
+    codes = tuple(map(_canonical_token, tokens))
+    if len(codes) < 3:             # (no third copy possible)
+        return codes
     for code, n in Counter(codes).items():
         if n > 2:
             raise ValueError(
@@ -166,4 +175,4 @@ def sort_cards(codes: Iterable[str]) -> tuple[str, ...]:
     >>> sort_cards(['HR', 'DJ', 'S8', 'C8'])
     ('S8', 'C8', 'DJ', 'HR')
     """
-    return tuple(sorted(codes, key=card_sort_key))
+    return tuple(sorted(codes, key=_SORT_KEY.__getitem__))
