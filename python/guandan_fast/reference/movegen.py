@@ -17,6 +17,7 @@ against a brute force over every sub-multiset.
 from __future__ import annotations
 
 from collections import Counter
+from functools import lru_cache
 from itertools import product
 from typing import Iterable, Iterator, Sequence
 
@@ -62,6 +63,9 @@ def legal_moves(hand: str | Iterable[str], level: int | str, last: Move | Sequen
 # candidate card multisets
 # ---------------------------------------------------------------------------------------------
 
+_NONE: Counter = Counter()   # no naturals at a position (only ever read)
+
+
 class _Pool:
     """The hand split the way the rules look at it: naturals by natural value, wilds, jokers."""
 
@@ -77,7 +81,7 @@ class _Pool:
 
     def at(self, position: int) -> Counter:
         """Naturals at a natural-order position (1 and 14 are both the ace)."""
-        return self.naturals.get(14 if position == 1 else position, Counter())
+        return self.naturals.get(14 if position == 1 else position, _NONE)
 
     def groups(self, value: int, size: int, max_wilds: int) -> Iterator[tuple[tuple[str, ...], int]]:
         """Every way to make ``size`` cards of natural value ``value`` from its naturals (at
@@ -88,9 +92,15 @@ class _Pool:
                 yield chosen + (self.wild,) * w, w
 
 
-def _submultisets(counter: Counter, k: int) -> Iterator[tuple[str, ...]]:
+def _submultisets(counter: Counter, k: int) -> tuple[tuple[str, ...], ...]:
     """Every sub-multiset of size ``k`` of a multiset of codes, each once."""
-    items = sorted(counter.items())
+    return _submultisets_of(tuple(sorted(counter.items())), k)
+
+
+@lru_cache(maxsize=1 << 14)
+def _submultisets_of(items: tuple[tuple[str, int], ...], k: int) -> tuple[tuple[str, ...], ...]:
+    """``_submultisets`` of a multiset given as sorted ``(code, count)`` pairs; cached, because
+    the same few cards of a rank are asked about again and again (every window of a run)."""
 
     def rec(i: int, k: int) -> Iterator[tuple[str, ...]]:
         if k == 0:
@@ -103,7 +113,7 @@ def _submultisets(counter: Counter, k: int) -> Iterator[tuple[str, ...]]:
             for rest in rec(i + 1, k - take):
                 yield (code,) * take + rest
 
-    return rec(0, k)
+    return tuple(rec(0, k))
 
 
 def _candidates(codes: tuple[str, ...], level: int, prev: Move | None) -> Iterator[tuple[str, ...]]:
