@@ -983,7 +983,7 @@ cdef void action_singles(Ctx* c, int m) noexcept nogil:
         if navail(c, r):
             bits = ((<u64>1) << (2 * r)) | ((<u64>1) << (SUIT_BITS + 2 * r))
             emit_id(c, A_SINGLE + r, sel_lo & bits,
-                        (sel_hi & bits) | move_tag(T_SINGLE, r + 2))
+                    (sel_hi & bits) | move_tag(T_SINGLE, r + 2))
         elif r == c.lr and c.W:
             emit_id(c, A_SINGLE + r, c.wild_lo, move_tag(T_SINGLE, r + 2))
 
@@ -1452,7 +1452,7 @@ cdef void action_full_houses(Ctx* c, Groups* g) noexcept nogil:
             q = __builtin_ctzll(pairs)
             pairs &= pairs - 1
             emit_id(c, base + (q if q < t else q - 1), g.trip_lo[t] + g.pair_lo[q],
-                        (g.trip_hi[t] + g.pair_hi[q]) | tag)
+                    (g.trip_hi[t] + g.pair_hi[q]) | tag)
 
 
 cdef int generate_actions(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
