@@ -215,6 +215,17 @@ cdef inline void emit_action(Ctx* c, int a, u64 lo, u64 hi) noexcept nogil:
     c.n += 1
 
 
+cdef inline void emit_id(Ctx* c, int a, u64 lo, u64 hi) noexcept nogil:
+    # emit_action() in generate_actions' own blocks (action_singles, its pairs and trips,
+    # action_full_houses): there ids is set and the buffers hold N_ACTIONS moves, one per id
+    # at most, so neither the capacity nor ids needs a test (two compares and branches fewer
+    # per move; these blocks write most of a decision's moves).
+    c.out[2 * c.n] = lo
+    c.out[2 * c.n + 1] = hi
+    c.ids[c.n] = a
+    c.n += 1
+
+
 cdef inline int pos_rank(int pos) noexcept nogil:
     # natural position 1..14 -> rank index (A is 1 and 14)
     if pos == 1:
@@ -971,10 +982,10 @@ cdef void action_singles(Ctx* c, int m) noexcept nogil:
         m &= m - 1
         if navail(c, r):
             bits = ((<u64>1) << (2 * r)) | ((<u64>1) << (SUIT_BITS + 2 * r))
-            emit_action(c, A_SINGLE + r, sel_lo & bits,
-                        (sel_hi & bits) | move_tag(T_SINGLE, r + 2))
+            emit_id(c, A_SINGLE + r, sel_lo & bits,
+                    (sel_hi & bits) | move_tag(T_SINGLE, r + 2))
         elif r == c.lr and c.W:
-            emit_action(c, A_SINGLE + r, c.wild_lo, move_tag(T_SINGLE, r + 2))
+            emit_id(c, A_SINGLE + r, c.wild_lo, move_tag(T_SINGLE, r + 2))
 
 
 cdef inline void group_pair(Ctx* c, int r) noexcept nogil:
@@ -1213,8 +1224,51 @@ cdef bint straight_choice(Ctx* c, int p, int* suit) noexcept nogil:
     return True
 
 
-cdef void compact_sequences(Ctx* c) noexcept nogil:
-    cdef int p, i, r, w, pen, ok, g, wins
+cdef struct Groups:
+    # generate_actions' canonical pairs and trips, built once for their own blocks and the
+    # full houses: words and wilds used per rank (pairs: then the two joker pairs)
+    int pairs               # rank mask of the pairs built
+    int trips               # of the trips built
+    int pair_w[N_RANKS]
+    int trip_w[N_RANKS]
+    u64 pair_lo[N_PAIR_SLOTS]
+    u64 pair_hi[N_PAIR_SLOTS]
+    u64 trip_lo[N_RANKS]
+    u64 trip_hi[N_RANKS]
+
+
+cdef inline int run_group(Ctx* c, const Groups* gr, int r, int n, u64* lo, u64* hi) noexcept nogil:
+    """canon_group(c, r, n) for a ThreePair (n = 2) or TwoTrips (n = 3) window: read from the
+    groups generate_actions built on a lead (gr not NULL; canon_group is a function of the
+    hand, so the words are the same), else built here. On a lead gr holds every rank's trips
+    that the hand can make (ranks_with(av, 3 - W)) and every pair but the two-wild pair of a
+    rank held by no natural card (a Pair action of that rank would be the level's pair), which
+    a run may use: canon_group's words for it are the two wilds."""
+    cdef int pen
+    if gr == NULL:
+        return canon_group(c, r, n, lo, hi, &pen)
+    if n == 2:
+        if (gr.pairs >> r) & 1:
+            lo[0] = gr.pair_lo[r]
+            hi[0] = gr.pair_hi[r]
+            return gr.pair_w[r]
+        if c.W == 2 and navail(c, r) == 0:
+            lo[0] = 2 * c.wild_lo
+            hi[0] = 0
+            return 2
+        return -1
+    if (gr.trips >> r) & 1:
+        lo[0] = gr.trip_lo[r]
+        hi[0] = gr.trip_hi[r]
+        return gr.trip_w[r]
+    return -1
+
+
+cdef void compact_sequences(Ctx* c, const Groups* gr) noexcept nogil:
+    # gr: the canonical pairs and trips of every rank when generate_actions built them on a
+    # lead (run_group), else NULL. A lead's ThreePair and TwoTrips windows then cost a lookup
+    # per rank instead of a canon_group (issue 19).
+    cdef int p, i, r, w, ok, g, wins
     cdef int suit[5]
     cdef u64 lo, hi, l, h
     # (the windows the wilds cannot fill are skipped before any rank is looked at)
@@ -1246,7 +1300,7 @@ cdef void compact_sequences(Ctx* c) noexcept nogil:
             ok = 1
             for i in range(3):
                 r = pos_rank(p + i)
-                g = canon_group(c, r, 2, &l, &h, &pen)
+                g = run_group(c, gr, r, 2, &l, &h)
                 if g < 0:
                     ok = 0
                     break
@@ -1266,7 +1320,7 @@ cdef void compact_sequences(Ctx* c) noexcept nogil:
             ok = 1
             for i in range(2):
                 r = pos_rank(p + i)
-                g = canon_group(c, r, 3, &l, &h, &pen)
+                g = run_group(c, gr, r, 3, &l, &h)
                 if g < 0:
                     ok = 0
                     break
@@ -1320,7 +1374,7 @@ cdef void gen_moves(Ctx* c, bint compact) noexcept nogil:
         compact_groups(c)
         if c.tmask & (1 << T_THREE_WITH_TWO):
             compact_full_houses(c)
-        compact_sequences(c)
+        compact_sequences(c, NULL)
         if c.sfany and (c.btier < TIER_STRAIGHT_FLUSH
                         or (c.btier == TIER_STRAIGHT_FLUSH and c.bkey < LAST_STRAIGHT_POS)):
             gen_sf(c, True)
@@ -1354,19 +1408,6 @@ cdef int generate(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi, const Rul
     if c.n > cap:
         return -1
     return c.n
-
-
-cdef struct Groups:
-    # generate_actions' canonical pairs and trips, built once for their own blocks and the
-    # full houses: words and wilds used per rank (pairs: then the two joker pairs)
-    int pairs               # rank mask of the pairs built
-    int trips               # of the trips built
-    int pair_w[N_RANKS]
-    int trip_w[N_RANKS]
-    u64 pair_lo[N_PAIR_SLOTS]
-    u64 pair_hi[N_PAIR_SLOTS]
-    u64 trip_lo[N_RANKS]
-    u64 trip_hi[N_RANKS]
 
 
 cdef void action_full_houses(Ctx* c, Groups* g) noexcept nogil:
@@ -1410,8 +1451,8 @@ cdef void action_full_houses(Ctx* c, Groups* g) noexcept nogil:
         while pairs:
             q = __builtin_ctzll(pairs)
             pairs &= pairs - 1
-            emit_action(c, base + (q if q < t else q - 1), g.trip_lo[t] + g.pair_lo[q],
-                        (g.trip_hi[t] + g.pair_hi[q]) | tag)
+            emit_id(c, base + (q if q < t else q - 1), g.trip_lo[t] + g.pair_lo[q],
+                    (g.trip_hi[t] + g.pair_hi[q]) | tag)
 
 
 cdef int generate_actions(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
@@ -1470,7 +1511,7 @@ cdef int generate_actions(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
             while m:
                 r = __builtin_ctzll(m)
                 m &= m - 1
-                emit_action(&c, A_PAIR + r, g.pair_lo[r], g.pair_hi[r] | move_tag(T_PAIR, r + 2))
+                emit_id(&c, A_PAIR + r, g.pair_lo[r], g.pair_hi[r] | move_tag(T_PAIR, r + 2))
             joker_pairs(&c)
     if c.tmask & ((1 << T_TRIPS) | (1 << T_THREE_WITH_TWO)):
         g.trips = ranks_with(c.av, 3 - c.W) & above
@@ -1480,10 +1521,10 @@ cdef int generate_actions(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
             m &= m - 1
             g.trip_w[r] = canon_group(&c, r, 3, &g.trip_lo[r], &g.trip_hi[r], &pen)
             if c.tmask & (1 << T_TRIPS):
-                emit_action(&c, A_TRIPS + r, g.trip_lo[r], g.trip_hi[r] | move_tag(T_TRIPS, r + 2))
+                emit_id(&c, A_TRIPS + r, g.trip_lo[r], g.trip_hi[r] | move_tag(T_TRIPS, r + 2))
     if fh:
         action_full_houses(&c, &g)
-    compact_sequences(&c)
+    compact_sequences(&c, NULL if follow else &g)
     m = ranks_with(c.av, 4 - c.W)
     while m:
         r = __builtin_ctzll(m)

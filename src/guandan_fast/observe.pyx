@@ -399,26 +399,46 @@ cdef void cards_u8_danzero(u64 lo, u64 hi, uint8_t* out) noexcept nogil:
     cards_u8_at(lo, hi, out, _DZ_POS)
 
 
+# _U8_POS[dz][half][b]: the column (kind order, or DanZero's when dz) of the kind whose 2-bit
+# count holds bit b of word `half` (0: lo, 1: hi) -- bits 2k and 2k + 1 both name kind k, so
+# cards_u8_rows reads a kind's column straight from the bit it found, with no shift per card.
+cdef uint8_t _U8_POS[2][2][64]
+for _dz in range(2):
+    for _h in range(2):
+        for _b in range(64):
+            _k = LO_KINDS * _h + (_b >> 1)
+            _U8_POS[_dz][_h][_b] = (dz_index(_k) if _dz else _k) if _k < N_KINDS else 0
+# _U8_COUNT[b]: the count a word's lone set bit b of a 2-bit count stands for (1 + (b & 1)),
+# loaded rather than computed (two fewer instructions a card).
+cdef uint8_t _U8_COUNT[64]
+for _b in range(64):
+    _U8_COUNT[_b] = 1 + (_b & 1)
+
+
 cdef void cards_u8_rows(const u64* words, int n, uint8_t* out, bint dz) noexcept nogil:
-    # Each row: cleared (4 stores), then its kinds held written.
+    # Each row: cleared (4 stores), then one store per kind held. A kind's count is 1 (0b01) or
+    # 2 (0b10) -- two decks hold no third copy -- so a word has exactly one set bit per kind
+    # held: bit b is kind b >> 1 of the word, with count 1 + (b & 1). The loop visits those
+    # bits and finds the column and the count in tables by b itself: 8 instructions a card
+    # instead of 13 (issue 19: these rows cost ~50 instructions each, ~5 rows a decision in
+    # DanZero's candidates mode).
     cdef int k, b
-    cdef const int* pos = &_DZ_POS[0] if dz else &_KIND_POS[0]
-    cdef u64 lo, hi, x
+    cdef const uint8_t* plo = &_U8_POS[1 if dz else 0][0][0]
+    cdef const uint8_t* phi = &_U8_POS[1 if dz else 0][1][0]
+    cdef u64 x
     cdef uint8_t* row
     for k in range(n):
-        lo = words[2 * k] & LO_CARD_MASK
-        hi = words[2 * k + 1] & HI_CARD_MASK
         row = out + N_KINDS * k
         memset(row, 0, N_KINDS)
-        x = nonzero_pairs(lo)
+        x = words[2 * k] & LO_CARD_MASK
         while x:
             b = __builtin_ctzll(x)
-            row[pos[b >> 1]] = <uint8_t>((lo >> b) & 3)
+            row[plo[b]] = _U8_COUNT[b]
             x &= x - 1
-        x = nonzero_pairs(hi)
+        x = words[2 * k + 1] & HI_CARD_MASK
         while x:
             b = __builtin_ctzll(x)
-            row[pos[LO_KINDS + (b >> 1)]] = <uint8_t>((hi >> b) & 3)
+            row[phi[b]] = _U8_COUNT[b]
             x &= x - 1
 
 
