@@ -55,8 +55,8 @@ from .validate import check_count
 FORMAT = "guandan-fast"
 VERSION = 1
 
-__all__ = ["FORMAT", "VERSION", "game_to_lines", "log_to_lines", "write", "read", "replay", "render",
-           "check_output", "record_game", "RecordWriter"]
+__all__ = ["FORMAT", "VERSION", "game_to_lines", "log_to_lines", "header_line", "write", "read",
+           "replay", "render", "check_output", "record_game", "RecordWriter"]
 
 
 def _origin_game(game_cls, seed, rules, setup):
@@ -86,6 +86,26 @@ def game_to_lines(game, agents=None, **extra) -> list[str]:
                         agents, **extra)
 
 
+def header_line(seed, rules, setup=None, agents=None, /, **extra) -> str:
+    """The header line (JSON) of the record of a match started from ``seed``, ``rules`` and
+    ``setup`` (``Game.origin``, or None), its ``agents`` by seat when known and ``extra``
+    header fields (what ``log_to_lines`` writes first).
+
+    >>> from guandan_fast.rules import Rules
+    >>> json.loads(header_line(9, Rules(), None, ["a", "b", "a", "b"], run=1))["run"]
+    1
+    """
+    header = {"format": FORMAT, "version": VERSION, "rules": rules.to_dict(),
+              "seed": seed, "setup": setup}
+    if agents is not None:
+        header["agents"] = _check_agent_names(agents)
+    for key, value in extra.items():
+        if key in header:
+            raise ValueError(f"{key!r} is a header field of its own, not an extra one")
+        header[key] = value
+    return json.dumps(header)
+
+
 def log_to_lines(game_cls, seed, rules, setup, log, /, agents=None, **extra) -> list[str]:
     """The record of a match given by how it started (``seed``, ``rules`` and the ``setup``
     dict of ``Game.origin``, or None) and its action log (``Game.action_log()``,
@@ -98,15 +118,7 @@ def log_to_lines(game_cls, seed, rules, setup, log, /, agents=None, **extra) -> 
     >>> Game.from_record(lines) == g        # the reader replays and checks every field
     True
     """
-    header = {"format": FORMAT, "version": VERSION, "rules": rules.to_dict(),
-              "seed": seed, "setup": setup}
-    if agents is not None:
-        header["agents"] = _check_agent_names(agents)
-    for key, value in extra.items():
-        if key in header:
-            raise ValueError(f"{key!r} is a header field of its own, not an extra one")
-        header[key] = value
-    lines = [json.dumps(header)]
+    lines = [header_line(seed, rules, setup, agents, **extra)]
     replica = _origin_game(game_cls, seed, rules, setup)
     replica.play_log(log, 0, 0)          # checks the log's type and shape (plays nothing)
     data = memoryview(log).tobytes()
@@ -247,6 +259,11 @@ class RecordWriter:
         write: Ctrl-C arrives between Python steps, so it never leaves half a match."""
         text = "".join(line + "\n" for line in lines)
         self.f.write(text.encode("utf-8") if self.binary else text)
+
+    def block(self, data: bytes) -> None:
+        """Whole matches' lines already encoded (UTF-8 JSON Lines, each line ending in a
+        newline: ``simulate_core.record_chunk``), in one write, as ``lines``."""
+        self.f.write(data if self.binary else data.decode("utf-8"))
 
     def write(self, game, agents=None, **extra) -> None:
         """The record of ``game`` (``game_to_lines``: its agents and extra header fields)."""
