@@ -197,3 +197,15 @@ def test_a_simulated_record_is_the_oracles_file_at_every_thread_count(tmp_path, 
         if left is not None:
             left -= stats["hands"]
     assert texts[0] == "".join(x + "\n" for x in want).encode()
+
+
+def test_a_block_over_threads_gives_one_threads_record():
+    # The unit of a Ray task: its chunks recorded on its threads, joined in match order.
+    from guandan_fast.simulate import MatchBlock
+
+    kinds = (AGENTS["greedy"], AGENTS["random"]) * 2
+    names = ["greedy", "random"] * 2
+    one = MatchBlock(4, kinds, Rules(), None, 1, True, names)(3, 40)
+    two = MatchBlock(4, kinds, Rules(), None, 2, True, names)(3, 40)
+    assert two == one and one[0].count(b'"format"') == 37
+    assert one[1] == core.run_chunk(3, 40, 4, kinds)

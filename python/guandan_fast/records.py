@@ -55,7 +55,7 @@ from .validate import check_count
 FORMAT = "guandan-fast"
 VERSION = 1
 
-__all__ = ["FORMAT", "VERSION", "game_to_lines", "log_to_lines", "header_line", "write", "read",
+__all__ = ["FORMAT", "VERSION", "game_to_lines", "log_to_lines", "header_lines", "write", "read",
            "replay", "render", "check_output", "record_game", "RecordWriter"]
 
 
@@ -86,24 +86,27 @@ def game_to_lines(game, agents=None, **extra) -> list[str]:
                         agents, **extra)
 
 
-def header_line(seed, rules, setup=None, agents=None, /, **extra) -> str:
-    """The header line (JSON) of the record of a match started from ``seed``, ``rules`` and
-    ``setup`` (``Game.origin``, or None), its ``agents`` by seat when known and ``extra``
-    header fields (what ``log_to_lines`` writes first).
+def header_lines(seeds, rules, setup=None, agents=None, /, **extra) -> list[str]:
+    """The header lines (JSON) of the records of matches started from each of ``seeds``,
+    ``rules`` and ``setup`` (``Game.origin``, or None), their ``agents`` by seat when known
+    and ``extra`` header fields (what ``log_to_lines`` writes first).
 
     >>> from guandan_fast.rules import Rules
-    >>> json.loads(header_line(9, Rules(), None, ["a", "b", "a", "b"], run=1))["run"]
-    1
+    >>> [json.loads(h)["seed"] for h in header_lines([9, 4], Rules(), None, ["a", "b"] * 2)]
+    [9, 4]
     """
     header = {"format": FORMAT, "version": VERSION, "rules": rules.to_dict(),
-              "seed": seed, "setup": setup}
+              "seed": None, "setup": setup}
     if agents is not None:
         header["agents"] = _check_agent_names(agents)
     for key, value in extra.items():
         if key in header:
             raise ValueError(f"{key!r} is a header field of its own, not an extra one")
         header[key] = value
-    return json.dumps(header)
+    # One encoding for all: the seed's text goes where null stands (the first '"seed": '
+    # is the header's own: it follows the rules, whose keys are switch names).
+    head, tail = json.dumps(header).split('"seed": null', 1)
+    return [f'{head}"seed": {json.dumps(seed)}{tail}' for seed in seeds]
 
 
 def log_to_lines(game_cls, seed, rules, setup, log, /, agents=None, **extra) -> list[str]:
@@ -118,7 +121,7 @@ def log_to_lines(game_cls, seed, rules, setup, log, /, agents=None, **extra) -> 
     >>> Game.from_record(lines) == g        # the reader replays and checks every field
     True
     """
-    lines = [header_line(seed, rules, setup, agents, **extra)]
+    lines = header_lines([seed], rules, setup, agents, **extra)
     replica = _origin_game(game_cls, seed, rules, setup)
     replica.play_log(log, 0, 0)          # checks the log's type and shape (plays nothing)
     data = memoryview(log).tobytes()

@@ -364,11 +364,12 @@ class MatchBlock:
         """Matches played in compiled code with their actions logged, each replayed once
         (every move checked) as its record lines are written, all without the GIL
         (``simulate_core.record_chunk``); the headers are made here."""
-        from .records import header_line
+        from .records import header_lines
         from . import simulate_core as core
 
-        headers = [(header_line(core.match_seed(self.seed, i), self.rules, None, self.names)
-                    + "\n").encode("utf-8") for i in range(start, stop)]
+        seeds = [core.match_seed(self.seed, i) for i in range(start, stop)]
+        headers = [(h + "\n").encode("utf-8")
+                   for h in header_lines(seeds, self.rules, None, self.names)]
         return core.record_chunk(start, stop, self.seed, self.kinds, headers, self.rules,
                                  hand_budget=hand_budget, search=self.search, cancel=cancel)
 
