@@ -7,7 +7,8 @@ that ``simulate`` can write records on every thread: the log is replayed in a ``
 each move checked as ``Game.play_log`` checks it (the game core's own functions), and each
 hand's line appended to a growable buffer. The texts it pastes together (card names, move
 types and rank labels, ``json.dumps`` spacing) are taken at import from their one definition
-(``cards.CARD_CODES``, ``codec.move``, ``Move.to_platform``, ``json.dumps``), not re-typed.
+(``cards.CARD_CODES``, the codec's ``move_of``, ``Move.to_platform``, ``json.dumps``), not
+re-typed.
 
 >>> from guandan_fast.game import Game
 >>> from guandan_fast.records import log_to_lines
@@ -29,7 +30,8 @@ from cpython.bytes cimport PyBytes_FromStringAndSize
 
 from guandan_fast.types cimport (u64, N_KINDS, KIND_SB, KIND_HR, HI_CARD_MASK, RANK_JOKER,
                                  T_PASS, T_TRIBUTE, T_BACK, N_PLAY_TYPES, kind_count,
-                                 move_tag, move_type, move_rank)
+                                 kind_words, move_tag, move_type, move_rank)
+from guandan_fast.codec cimport move_of
 from guandan_fast.game_core cimport (GameState, PH_TRIBUTE, PH_BACK, PH_PLAY, PH_OVER,
                                      STEP_CONTINUE, game_is_legal, game_apply)
 from guandan_fast.game cimport game_state_ptr
@@ -69,7 +71,7 @@ cdef int _fill_tables() except -1:
     import json
 
     from .cards import CARD_CODES, KIND_OF
-    from .codec import decode, encode, move as move_of_words
+    from .codec import decode, encode
 
     cdef int k, t, rc
     cdef u64 lo, hi
@@ -81,31 +83,20 @@ cdef int _fill_tables() except -1:
         raise ValueError("the codec's card order does not list every kind once")
     for k in range(N_KINDS):
         DISPLAY[k] = order[k]
-    _set_text(PASS_TEXT, &PASS_LEN, json.dumps(move_of_words(0, 0).to_platform()))
+    _set_text(PASS_TEXT, &PASS_LEN, json.dumps(move_of(0, 0).to_platform()))
     for t in range(N_TYPE_CODES):
         for rc in range(N_LABELS):
             PREFIX_LEN[t][rc] = 0
     # A move's platform form, [type, label, [cards]], with its card list cut off, from the
-    # codec's Move of some cards of the type's size (the first size it takes); the label of
-    # a joker single or pair depends on its first card (SB or HR): the codec says which.
-    plain = [CARD_CODES[k // 2] for k in range(10)]
-    samples = {0: [plain[:n] for n in range(1, 11)],
-               RANK_JOKER: [["SB"], ["SB", "SB"], ["SB", "SB", "HR", "HR"]],
-               RANK_JOKER + 1: [["HR"], ["HR", "HR"]]}
+    # codec's Move of the words (move_of: Move.from_words in compiled code, which reads no
+    # more than the type, the rank code and, for a joker single or pair, the first card).
     for t in range(1, T_BACK + 1):
         for rc in range(N_LABELS):
             if t >= T_TRIBUTE and rc != 0 or t < T_TRIBUTE and rc == 0:
-                continue
-            m = None
-            for cards in samples[rc if rc >= RANK_JOKER else 0]:
-                lo, hi = encode(cards)
-                try:
-                    m = move_of_words(lo, hi | move_tag(t, min(rc, RANK_JOKER)))
-                    break
-                except ValueError:
-                    pass
-            if m is None:
-                continue      # no such move (a Single of a low ace): never in a legal log
+                continue      # no such move: never in a legal log
+            kind_words(KIND_HR if rc == RANK_JOKER + 1 else
+                       (KIND_SB if rc == RANK_JOKER else 0), &lo, &hi)
+            m = move_of(lo, hi | move_tag(t, min(rc, RANK_JOKER)))
             full = json.dumps(m.to_platform())
             tail = json.dumps(list(m.cards)) + "]"
             if not full.endswith(tail):
