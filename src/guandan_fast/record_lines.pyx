@@ -28,7 +28,8 @@ from libc.string cimport memcpy, strlen
 from libc.stdint cimport int8_t
 from cpython.bytes cimport PyBytes_FromStringAndSize
 
-from guandan_fast.types cimport (u64, N_KINDS, KIND_SB, KIND_HR, HI_CARD_MASK, RANK_JOKER,
+from guandan_fast.types cimport (u64, N_KINDS, KIND_SB, KIND_HR, LO_KINDS, LO_CARD_MASK,
+                                 HI_CARD_MASK, RANK_JOKER, __builtin_ctzll,
                                  T_PASS, T_TRIBUTE, T_BACK, N_PLAY_TYPES, kind_count,
                                  kind_words, move_tag, move_type, move_rank)
 from guandan_fast.codec cimport move_of
@@ -53,6 +54,7 @@ cdef enum:
 cdef char CARD_TEXT[N_KINDS][8]
 cdef int CARD_LEN[N_KINDS]
 cdef int DISPLAY[N_KINDS]
+cdef int DISPLAY_PLACE[N_KINDS]          # DISPLAY's inverse: a kind's place in that order
 cdef char PREFIX[N_TYPE_CODES][N_LABELS][TEXT_MAX]
 cdef int PREFIX_LEN[N_TYPE_CODES][N_LABELS]
 cdef char PASS_TEXT[TEXT_MAX]
@@ -83,6 +85,10 @@ cdef int _fill_tables() except -1:
         raise ValueError("the codec's card order does not list every kind once")
     for k in range(N_KINDS):
         DISPLAY[k] = order[k]
+        DISPLAY_PLACE[order[k]] = k
+    if DISPLAY[N_KINDS - 1] != KIND_HR or DISPLAY[N_KINDS - 2] != KIND_SB:
+        raise ValueError("the codec no longer lists the jokers last (SB, HR): put_move's "
+                         "joker labels assume it")
     _set_text(PASS_TEXT, &PASS_LEN, json.dumps(move_of(0, 0).to_platform()))
     for t in range(N_TYPE_CODES):
         for rc in range(N_LABELS):
@@ -189,16 +195,37 @@ cdef inline char* put_card(char* p, int k) noexcept nogil:
     return put(p, CARD_TEXT[k], CARD_LEN[k])
 
 
+cdef inline int add_kinds(int* keys, int n, u64 w, int base) noexcept nogil:
+    # Insert each kind of the word (kinds base, base+1, ...) into keys[0 .. n-1], kept sorted
+    # by place in the codec's order (key: place * 4 + count); returns the new n.
+    cdef int b, k, key, i
+    while w:
+        b = __builtin_ctzll(w) & ~1
+        k = base + (b >> 1)
+        key = DISPLAY_PLACE[k] * 4 + <int>((w >> b) & 3)
+        w &= ~((<u64>3) << b)
+        i = n
+        while i > 0 and keys[i - 1] > key:
+            keys[i] = keys[i - 1]
+            i -= 1
+        keys[i] = key
+        n += 1
+    return n
+
+
 cdef char* put_cards(char* p, u64 lo, u64 hi) noexcept nogil:
-    # json.dumps(list(codes_of(lo, hi))): the cards in the codec's order.
-    cdef int j, k, c
+    # json.dumps(list(codes_of(lo, hi))): the cards in the codec's order (only the kinds
+    # held are visited: a move has a few).
+    cdef int keys[N_KINDS]
+    cdef int n, j, k, c
     cdef bint first = True
-    hi &= HI_CARD_MASK
+    n = add_kinds(keys, 0, lo & LO_CARD_MASK, 0)
+    n = add_kinds(keys, n, hi & HI_CARD_MASK, LO_KINDS)
     p[0] = b'['
     p += 1
-    for j in range(N_KINDS):
-        k = DISPLAY[j]
-        c = kind_count(lo, hi, k)
+    for j in range(n):
+        k = DISPLAY[keys[j] >> 2]
+        c = keys[j] & 3
         while c > 0:
             if not first:
                 p = put_lit(p, ", ")
@@ -218,12 +245,8 @@ cdef char* put_move(char* p, u64 seat, u64 lo, u64 hi) noexcept nogil:
     if t == T_PASS:
         p = put(p, PASS_TEXT, PASS_LEN)
     else:
-        if rc == RANK_JOKER:
-            for j in range(N_KINDS):     # the label follows the first card: SB or HR
-                if kind_count(lo, hi & HI_CARD_MASK, DISPLAY[j]):
-                    if DISPLAY[j] == KIND_HR:
-                        rc = RANK_JOKER + 1
-                    break
+        if rc == RANK_JOKER and kind_count(lo, hi, KIND_SB) == 0:
+            rc = RANK_JOKER + 1          # the label follows the first card: HR (no SB)
         p = put(p, PREFIX[t][rc], PREFIX_LEN[t][rc])
         p = put_cards(p, lo, hi)
         p[0] = b']'
