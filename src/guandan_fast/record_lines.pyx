@@ -25,12 +25,11 @@ guandan_fast.moves.IllegalMoveError: log row 0: seat 2 moves out of turn (seat 1
 """
 from libc.stdlib cimport realloc, free
 from libc.string cimport memcpy, strlen
-from libc.stdint cimport int8_t
 from cpython.bytes cimport PyBytes_FromStringAndSize
 
 from guandan_fast.types cimport (u64, N_KINDS, KIND_SB, KIND_HR, LO_KINDS, LO_CARD_MASK,
                                  HI_CARD_MASK, RANK_JOKER, __builtin_ctzll,
-                                 T_PASS, T_TRIBUTE, T_BACK, N_PLAY_TYPES, kind_count,
+                                 T_PASS, T_TRIBUTE, T_BACK, kind_count,
                                  kind_words, move_tag, move_type, move_rank)
 from guandan_fast.codec cimport move_of
 from guandan_fast.game_core cimport (GameState, PH_TRIBUTE, PH_BACK, PH_PLAY, PH_OVER,
@@ -44,8 +43,8 @@ cdef enum:
     N_TYPE_CODES = 16        # the 4-bit type field
     N_LABELS = 17            # rank codes 0..15; RANK_JOKER + 1: a joker move led by HR
     EXCHANGE_MAX = 256       # '"anti_tribute": false, "tribute": [...], "back": [...], '
-    # Room made before writing (a hand line without its moves: 108 cards of 6 bytes at
-    # most per seat, the exchange and the fields; one move: [seat, [type, label, 10 cards]], ").
+    # Room made before writing (a hand line without its moves: the deal, 108 cards of 6
+    # bytes, the exchange and the fields; one move: [seat, [type, label, 10 cards]], ").
     LINE_FIXED_MAX = 4096
     MOVE_TEXT_MAX = 160
 
