@@ -28,7 +28,7 @@ def test_reference_is_reachable_lazily_from_the_package():
 
 COMPILED = ["codec", "movegen_core", "movegen", "bench_hooks", "game_core", "game", "perft_core",
             "bots", "simulate_core", "actions", "observe", "vecenv", "sample", "solve", "search",
-            "tournament_core", "rules_core"]
+            "tournament_core", "rules_core", "record_lines"]
 
 
 def _stub(name):

@@ -258,9 +258,10 @@ def test_record_in_hands_mode_ends_mid_match(tmp_path):
 
 
 def test_a_record_is_the_same_file_at_any_thread_count(tmp_path):
-    # A recorded run plays in one thread whatever the count; in hands mode the block that
-    # reaches the target (past the first 16 matches here) is replayed with the hands left, so
-    # the file ends on the same cut match as an unrecorded run.
+    # Each thread writes the records of its own blocks; they are written in block order, and
+    # in hands mode the block that reaches the target (past the first 16 matches here) is
+    # replayed with the hands left, so the file ends on the same cut match as an unrecorded
+    # run.
     from guandan_fast import records
 
     texts = []

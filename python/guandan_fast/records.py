@@ -55,8 +55,8 @@ from .validate import check_count
 FORMAT = "guandan-fast"
 VERSION = 1
 
-__all__ = ["FORMAT", "VERSION", "game_to_lines", "log_to_lines", "write", "read", "replay", "render",
-           "check_output", "record_game", "RecordWriter"]
+__all__ = ["FORMAT", "VERSION", "game_to_lines", "log_to_lines", "header_lines", "write", "read",
+           "replay", "render", "check_output", "record_game", "RecordWriter"]
 
 
 def _origin_game(game_cls, seed, rules, setup):
@@ -86,6 +86,29 @@ def game_to_lines(game, agents=None, **extra) -> list[str]:
                         agents, **extra)
 
 
+def header_lines(seeds, rules, setup=None, agents=None, /, **extra) -> list[str]:
+    """The header lines (JSON) of the records of matches started from each of ``seeds``,
+    ``rules`` and ``setup`` (``Game.origin``, or None), their ``agents`` by seat when known
+    and ``extra`` header fields (what ``log_to_lines`` writes first).
+
+    >>> from guandan_fast.rules import Rules
+    >>> [json.loads(h)["seed"] for h in header_lines([9, 4], Rules(), None, ["a", "b"] * 2)]
+    [9, 4]
+    """
+    header = {"format": FORMAT, "version": VERSION, "rules": rules.to_dict(),
+              "seed": None, "setup": setup}
+    if agents is not None:
+        header["agents"] = _check_agent_names(agents)
+    for key, value in extra.items():
+        if key in header:
+            raise ValueError(f"{key!r} is a header field of its own, not an extra one")
+        header[key] = value
+    # One encoding for all: the seed's text goes where null stands (the first '"seed": '
+    # is the header's own: it follows the rules, whose keys are switch names).
+    head, tail = json.dumps(header).split('"seed": null', 1)
+    return [f'{head}"seed": {json.dumps(seed)}{tail}' for seed in seeds]
+
+
 def log_to_lines(game_cls, seed, rules, setup, log, /, agents=None, **extra) -> list[str]:
     """The record of a match given by how it started (``seed``, ``rules`` and the ``setup``
     dict of ``Game.origin``, or None) and its action log (``Game.action_log()``,
@@ -98,15 +121,7 @@ def log_to_lines(game_cls, seed, rules, setup, log, /, agents=None, **extra) -> 
     >>> Game.from_record(lines) == g        # the reader replays and checks every field
     True
     """
-    header = {"format": FORMAT, "version": VERSION, "rules": rules.to_dict(),
-              "seed": seed, "setup": setup}
-    if agents is not None:
-        header["agents"] = _check_agent_names(agents)
-    for key, value in extra.items():
-        if key in header:
-            raise ValueError(f"{key!r} is a header field of its own, not an extra one")
-        header[key] = value
-    lines = [json.dumps(header)]
+    lines = header_lines([seed], rules, setup, agents, **extra)
     replica = _origin_game(game_cls, seed, rules, setup)
     replica.play_log(log, 0, 0)          # checks the log's type and shape (plays nothing)
     data = memoryview(log).tobytes()
@@ -247,6 +262,11 @@ class RecordWriter:
         write: Ctrl-C arrives between Python steps, so it never leaves half a match."""
         text = "".join(line + "\n" for line in lines)
         self.f.write(text.encode("utf-8") if self.binary else text)
+
+    def block(self, data: bytes) -> None:
+        """Whole matches' lines already encoded (UTF-8 JSON Lines, each line ending in a
+        newline: ``simulate_core.record_chunk``), in one write, as ``lines``."""
+        self.f.write(data if self.binary else data.decode("utf-8"))
 
     def write(self, game, agents=None, **extra) -> None:
         """The record of ``game`` (``game_to_lines``: its agents and extra header fields)."""

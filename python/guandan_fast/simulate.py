@@ -223,9 +223,10 @@ def simulate(matches: int | None = None, hands: int | None = None,
     called after each chunk with the matches done (hands done in hands mode), one call at a
     time. ``record``: a path (``str``/``os.PathLike``; gzip-compressed when it ends in ``.gz``)
     or a file object (written to, not closed); every match is also written there as JSON Lines
-    game records (python/guandan_fast/records.py), in match order; a recorded run plays in
-    one thread (the replay that writes the lines holds the GIL, so a second thread would not
-    help). A record takes about 5 KB per hand (docs/records.md).
+    game records (python/guandan_fast/records.py), in match order; every thread plays and
+    writes the lines of its own matches without the GIL (``simulate_core.record_chunk``), so
+    a recorded run uses the threads too. A record takes about 5 KB per hand
+    (docs/records.md).
 
     ``cluster='ray'`` runs the work as Ray tasks of ``task_matches`` consecutive matches (each
     task runs ``threads`` threads and asks Ray for as many CPUs) on the cluster at ``address``
@@ -313,10 +314,10 @@ def _result(names, seed, threads, rules, total, elapsed) -> SimulationResult:
 class MatchBlock:
     """The work of one run: ``block(start, stop, hand_budget=None, cancel=None)`` plays
     matches ``start .. stop-1`` (at most ``hand_budget`` hands in all) and returns
-    ``(record lines or None, counters)``, in ``threads`` threads in chunks of ``per_chunk``
+    ``(record or None, counters)``, in ``threads`` threads in chunks of ``per_chunk``
     matches (``MATCHES_PER_CHUNK``, or ``SEARCH_MATCHES_PER_CHUNK`` when a search agent
-    plays); with ``record``, one thread plays the matches and replays each (checked) into
-    record lines by ``records``, in match order.
+    plays); with ``record``, each chunk's matches are replayed (checked) into record lines
+    on its thread, and ``record`` is their bytes in match order.
     Picklable: the unit of every executor (threads here, Ray tasks).
     Setting ``cancel[0]`` stops it: KeyboardInterrupt."""
 
@@ -329,22 +330,25 @@ class MatchBlock:
 
     def __call__(self, start, stop, hand_budget=None, cancel=None):
         size = self.per_chunk
-        if hand_budget is not None or self.record or self.threads == 1 and stop - start <= size:
+        if hand_budget is not None or self.threads == 1 and stop - start <= size:
             return self.chunk(start, stop, hand_budget, cancel)
         total = empty_counts()
+        parts: list[bytes] = []        # the chunks' records, in match order
 
         def bounds(i):
             a = start + i * size
             return a, min(a + size, stop)
 
         def merge(i, result):
+            if result[0] is not None:
+                parts.append(result[0])
             add_counts(total, result[1])
             return False
 
         order = Ordered(-(-(stop - start) // size), merge, cancel=cancel)
         run_threads(order, self.threads, lambda i, c: self.chunk(*bounds(i), cancel=c),
                     name="guandan-sim")
-        return None, total
+        return (b"".join(parts) if self.record else None), total
 
     def chunk(self, start, stop, hand_budget=None, cancel=None):
         """Matches ``start .. stop-1`` in compiled code in this thread: ``(None, counters)``,
@@ -357,27 +361,17 @@ class MatchBlock:
                                     hand_budget=hand_budget, search=self.search, cancel=cancel)
 
     def recorded(self, start, stop, hand_budget, cancel):
-        """Matches played in compiled code with their actions logged, each replayed once into
-        a compiled Game (which checks every move) as it is turned into record lines."""
-        from . import records
+        """Matches played in compiled code with their actions logged, each replayed once
+        (every move checked) as its record lines are written, all without the GIL
+        (``simulate_core.record_chunk``); the headers are made here."""
+        from .records import header_lines
         from . import simulate_core as core
-        from .game import Game
 
-        total = empty_counts()
-        lines: list[str] = []
-        left = hand_budget
-        for i in range(start, stop):
-            if left is not None and left <= 0:
-                break
-            if cancel is not None and cancel[0]:
-                raise KeyboardInterrupt
-            ms, actions, stats = core.record_match(self.seed, i, self.kinds, self.rules,
-                                                   hand_budget=left, search=self.search)
-            lines.extend(records.log_to_lines(Game, ms, self.rules, None, actions, self.names))
-            add_counts(total, stats)
-            if left is not None:
-                left -= stats["hands"]
-        return lines, total
+        seeds = [core.match_seed(self.seed, i) for i in range(start, stop)]
+        headers = [(h + "\n").encode("utf-8")
+                   for h in header_lines(seeds, self.rules, None, self.names)]
+        return core.record_chunk(start, stop, self.seed, self.kinds, headers, self.rules,
+                                 hand_budget=hand_budget, search=self.search, cancel=cancel)
 
 
 class Tally:
@@ -407,8 +401,7 @@ class Tally:
     def add(self, lines, stats) -> None:
         add_counts(self.total, stats)
         if self.out is not None and lines:
-            for line in lines:
-                self.out.line(line)
+            self.out.block(lines)     # whole matches in one write
 
     def after(self, k, result) -> None:
         """Progress: matches arrived (matches mode) or hands merged (hands mode)."""
@@ -422,9 +415,9 @@ class Tally:
 
 
 def _run_local(block, matches, hands, record, progress) -> dict:
-    """The run on this machine: blocks of ``block.per_chunk`` matches over the threads (one
-    thread when recording: each block's record lines are made as it is played, and written in
-    block order); in hands mode, until the block that reaches the target, which is then
+    """The run on this machine: blocks of ``block.per_chunk`` matches over the threads (with
+    a record, each block's lines are made on its thread as it is played, and written here in
+    block order, one write per block: whole matches); in hands mode, until the block that reaches the target, which is then
     replayed with the remaining hand budget: its matches are deterministic, so this is exact."""
     from .records import RecordWriter
 
@@ -450,11 +443,7 @@ def _run_local(block, matches, hands, record, progress) -> dict:
                 k, budget = tally.last
                 tally.add(*block.chunk(*bounds(k), hand_budget=budget, cancel=cancel))
 
-        # A record is made in one thread: the replay that writes its lines holds the GIL
-        # for most of a match's time, and a second thread measured 0.93x of one
-        # (bench/bench_simulate.py test_recorded_speedup).
-        threads = 1 if record is not None else block.threads
-        run_threads(order, threads, lambda i, c: block.chunk(*bounds(i), cancel=c),
+        run_threads(order, block.threads, lambda i, c: block.chunk(*bounds(i), cancel=c),
                     name="guandan-sim", finish=finish)
         return tally.total
     except KeyboardInterrupt as exc:

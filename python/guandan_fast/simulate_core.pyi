@@ -18,3 +18,7 @@ def run_chunk(start: int, stop: int, seed: int, kinds: Sequence[int], rules: Rul
 def record_match(seed: int, i: int, kinds: Sequence[int], rules: Rules = ...,
                  hand_budget: int | None = None, search: _Search = None
                  ) -> tuple[int, npt.NDArray[np.uint64], dict[str, Any]]: ...
+def record_chunk(start: int, stop: int, seed: int, kinds: Sequence[int],
+                 headers: Sequence[bytes], rules: Rules = ..., hand_budget: int | None = None,
+                 search: _Search = None, cancel: Any = None
+                 ) -> tuple[bytes, dict[str, Any]]: ...

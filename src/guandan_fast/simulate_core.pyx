@@ -14,15 +14,18 @@ True
 >>> r['matches'], r['team_wins'][0] + r['team_wins'][1]
 (2, 2)
 """
-from libc.stdlib cimport malloc, free
+from libc.stdlib cimport malloc, realloc, free
 from libc.string cimport memset
+from cpython.bytes cimport PyBytes_FromStringAndSize
 
 from guandan_fast.types cimport (u64, T_PASS, T_BOMB, T_STRAIGHT_FLUSH, T_TRIBUTE, T_BACK,
                                  move_type, card_count)
 from guandan_fast.rng cimport match_seed_of
 from guandan_fast.movegen_core cimport MAX_MOVES
 from guandan_fast.interrupt cimport Interrupt, interrupt_init, in_main_thread, raise_pending
-from guandan_fast.game_core cimport GameState, GameRulesC, last_partner_place
+from guandan_fast.game_core cimport GameState, GameRulesC, game_init, last_partner_place
+from guandan_fast.record_lines cimport (LineBuf, LINES_OK, LINES_NO_MEMORY, linebuf_append,
+                                        linebuf_free, write_hand_lines)
 from guandan_fast.rules_core cimport rules_to_c
 from guandan_fast.bots cimport Bot, AGENT_PIMC, AGENT_ISMCTS, N_AGENT_KINDS
 from guandan_fast.search cimport Agents
@@ -62,21 +65,29 @@ def match_seed(seed, long long i):
 cdef struct MoveLog:
     # What play_match's hook adds up per move (the driver calls it before each move).
     SimStats* st
-    u64* rec                   # (seat, lo, hi) per action, or NULL
-    long long rec_cap
-    long long* rec_n
+    u64** rec                  # *rec: (seat, lo, hi) per action; NULL: no log
+    long long* rec_cap         # its size in words
+    long long* rec_n           # words written
+    bint grow                  # a full log grows (realloc) instead of stopping the match
 
 
 cdef int log_move(void* ctx, const GameState* s, u64 lo, u64 hi) noexcept nogil:
     cdef MoveLog* m = <MoveLog*>ctx
     cdef SimStats* st = m.st
     cdef int t
+    cdef u64* grown
     if m.rec != NULL:
-        if m.rec_n[0] + 3 > m.rec_cap:
-            return 1
-        m.rec[m.rec_n[0]] = <u64>s.current
-        m.rec[m.rec_n[0] + 1] = lo
-        m.rec[m.rec_n[0] + 2] = hi
+        if m.rec_n[0] + 3 > m.rec_cap[0]:
+            if not m.grow:
+                return 1
+            grown = <u64*>realloc(m.rec[0], 2 * m.rec_cap[0] * sizeof(u64))
+            if grown == NULL:
+                return 1
+            m.rec[0] = grown
+            m.rec_cap[0] *= 2
+        m.rec[0][m.rec_n[0]] = <u64>s.current
+        m.rec[0][m.rec_n[0] + 1] = lo
+        m.rec[0][m.rec_n[0] + 2] = hi
         m.rec_n[0] += 3
     t = move_type(hi)
     if t == T_PASS:
@@ -90,12 +101,14 @@ cdef int log_move(void* ctx, const GameState* s, u64 lo, u64 hi) noexcept nogil:
 
 
 cdef int play_match(u64 mseed, const GameRulesC* rules, const Seating* seating, SimStats* st,
-                    u64* buf, long long* budget, u64* rec, long long rec_cap,
-                    long long* rec_n, Interrupt* it) noexcept nogil:
+                    u64* buf, long long* budget, u64** rec, long long* rec_cap,
+                    long long* rec_n, bint grow, Interrupt* it) noexcept nogil:
     """Play one match; returns 0 (over), 1 (stopped by the hand budget), -1 (error),
-    -2 (record buffer full), -3 (interrupted: it.stopped). ``budget`` (when not NULL) is
-    decremented per finished hand. ``rec`` (when not NULL) receives (seat, lo, hi) per
-    action. Dealt hands have 27 cards, so MAX_MOVES always suffices (-1 otherwise)."""
+    -2 (record buffer full, or out of memory with ``grow``), -3 (interrupted: it.stopped).
+    ``budget`` (when not NULL) is decremented per finished hand. ``*rec`` (when ``rec`` is
+    not NULL) receives (seat, lo, hi) per action from word 0; with ``grow`` it is a malloc'd
+    buffer made larger as needed. Dealt hands have 27 cards, so MAX_MOVES always suffices
+    (-1 otherwise)."""
     cdef GameState s
     cdef Bot bots[4]
     cdef MoveLog log
@@ -104,6 +117,9 @@ cdef int play_match(u64 mseed, const GameRulesC* rules, const Seating* seating, 
     log.rec = rec
     log.rec_cap = rec_cap
     log.rec_n = rec_n
+    log.grow = grow
+    if rec != NULL:
+        rec_n[0] = 0
     match_start(&s, bots, seating, mseed, rules)
     while True:
         r = drive(&s, bots, seating, buf, it, log_move, &log)
@@ -221,8 +237,8 @@ def run_chunk(long long start, long long stop, seed, kinds, rules=Rules(), hand_
         with nogil:
             i = start
             while i < stop:
-                r = play_match(match_seed_of(s64, i), &rc, &seating, &st, buf, bp, NULL, 0, NULL,
-                               &it)
+                r = play_match(match_seed_of(s64, i), &rc, &seating, &st, buf, bp, NULL, NULL,
+                               NULL, False, &it)
                 i += 1
                 if r != 0 or (bp != NULL and budget <= 0):
                     break
@@ -253,6 +269,7 @@ def record_match(seed, long long i, kinds, rules=Rules(), hand_budget=None, sear
     cdef long long* bp = NULL
     cdef int r = -2
     cdef u64* buf
+    cdef u64* recp
     cdef u64[::1] rec
     cdef Interrupt it
     cdef Seating seating
@@ -274,8 +291,9 @@ def record_match(seed, long long i, kinds, rules=Rules(), hand_budget=None, sear
                 if budget < 1:
                     raise ValueError(f"hand_budget must be >= 1, got {hand_budget}")
                 bp = &budget
+            recp = &rec[0]
             with nogil:
-                r = play_match(ms, &rc, &seating, &st, buf, bp, &rec[0], cap, &rec_n, &it)
+                r = play_match(ms, &rc, &seating, &st, buf, bp, &recp, &cap, &rec_n, False, &it)
             if r == -3:
                 raise_pending(&it)
             cap *= 4
@@ -286,3 +304,105 @@ def record_match(seed, long long i, kinds, rules=Rules(), hand_budget=None, sear
     return int(ms), arr[:rec_n].reshape(-1, 3), _stats_dict(&st)
 
 
+
+
+def record_chunk(long long start, long long stop, seed, kinds, headers, rules=Rules(),
+                 hand_budget=None, search=None, cancel=None):
+    """``run_chunk`` with the record: returns ``(record, counters)``, ``record`` the bytes of
+    the JSON Lines of every match played (``headers[i - start]``, match ``i``'s header line
+    as bytes with its newline, then its hand lines, ``record_lines``: the match replayed
+    from its start and every move checked), all without the GIL, so threads record side by
+    side. The lines are those of ``records.log_to_lines``.
+
+    >>> from guandan_fast.game import Game
+    >>> from guandan_fast.records import log_to_lines
+    >>> data, stats = record_chunk(0, 1, 0, (2, 0, 2, 0), [b'{"header": 0}\\n'])
+    >>> ms, actions, _ = record_match(0, 0, (2, 0, 2, 0))
+    >>> lines = log_to_lines(Game, ms, Rules(), None, actions)
+    >>> data.decode().splitlines()[1:] == lines[1:], stats['matches']
+    (True, 1)
+    """
+    cdef SimStats st
+    cdef GameRulesC rc = rules_to_c(rules)
+    cdef GameState origin
+    cdef int ks[4]
+    cdef u64 s64 = <u64>(seed & 0xFFFFFFFFFFFFFFFF)
+    cdef u64 ms = 0
+    cdef long long i, budget = 0, rec_n = 0, cap = 3 * 4096, bad = -1
+    cdef long long* bp = NULL
+    cdef int r = 0, w = LINES_OK
+    cdef u64* buf = NULL
+    cdef u64* rec = NULL
+    cdef const char** head = NULL
+    cdef Py_ssize_t* head_len = NULL
+    cdef LineBuf out
+    cdef Interrupt it
+    cdef Seating seating
+    cdef const unsigned char* flag = NULL
+    cdef unsigned char[::1] cancel_view
+    _check_kinds(kinds, ks)
+    cdef Agents ag = _agents(ks, search)
+    seating_init(&seating, ks, ag.ctx, NULL)
+    if cancel is not None:
+        cancel_view = cancel
+        if cancel_view.shape[0] < 1:
+            raise ValueError("cancel must be a writable buffer of at least one byte")
+        flag = &cancel_view[0]
+    interrupt_init(&it, 1024, in_main_thread(), <const volatile unsigned char*>flag)
+    if stop < start:
+        raise ValueError(f"stop ({stop}) must not be below start ({start})")
+    headers = list(headers)
+    if len(headers) < stop - start or not all(type(h) is bytes for h in headers):
+        raise ValueError(f"headers must be {stop - start} bytes objects, one per match")
+    if hand_budget is not None:
+        budget = hand_budget
+        if budget < 1:
+            raise ValueError(f"hand_budget must be >= 1, got {hand_budget}")
+        bp = &budget
+    memset(&st, 0, sizeof(SimStats))
+    out.data = NULL
+    out.n = 0
+    out.cap = 0
+    try:
+        buf = <u64*>malloc(2 * MAX_MOVES * sizeof(u64))
+        rec = <u64*>malloc(cap * sizeof(u64))
+        head = <const char**>malloc((stop - start + 1) * sizeof(char*))
+        head_len = <Py_ssize_t*>malloc((stop - start + 1) * sizeof(Py_ssize_t))
+        if buf == NULL or rec == NULL or head == NULL or head_len == NULL:
+            raise MemoryError()
+        for i in range(stop - start):
+            head[i] = <bytes>headers[i]
+            head_len[i] = len(<bytes>headers[i])
+        with nogil:
+            i = start
+            while i < stop:
+                ms = match_seed_of(s64, i)
+                r = play_match(ms, &rc, &seating, &st, buf, bp, &rec, &cap, &rec_n, True, &it)
+                if r < 0:
+                    break
+                if linebuf_append(&out, head[i - start], head_len[i - start]) < 0:
+                    w = LINES_NO_MEMORY
+                    break
+                game_init(&origin, ms, &rc)
+                w = write_hand_lines(&origin, rec, rec_n // 3, &out, &bad)
+                if w != LINES_OK:
+                    break
+                i += 1
+                if r != 0 or (bp != NULL and budget <= 0):
+                    break
+        if r == -3:
+            raise_pending(&it)
+        if r == -2 or w == LINES_NO_MEMORY:
+            raise MemoryError("no memory for the record of a match")
+        if r == -1:
+            raise RuntimeError(f"internal error in match {i} of seed {seed}: no legal move")
+        if w != LINES_OK:
+            raise RuntimeError(f"internal error in match {i} of seed {seed}: its log is "
+                               f"refused at row {bad}")
+        return PyBytes_FromStringAndSize(out.data, out.n), _stats_dict(&st)
+    finally:
+        free(buf)
+        free(rec)
+        free(head)
+        free(head_len)
+        linebuf_free(&out)
