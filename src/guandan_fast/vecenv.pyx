@@ -885,7 +885,10 @@ cdef void run_alone(Job* j) noexcept nogil:
 # Python side
 # ------------------------------------------------------------------------------------------
 
-Batch = namedtuple("Batch", "obs mask cand_offsets cand_ids cand_words cand_cards env_id seat phase")
+# module=: a namedtuple made in a compiled module takes the caller's module name
+# (importlib._bootstrap here), and pickle looks the class up there and fails.
+Batch = namedtuple("Batch", "obs mask cand_offsets cand_ids cand_words cand_cards env_id seat phase",
+                   module=__name__)
 Batch.__doc__ = """The learner decisions of every table (docs/learning.md, section 3).
 
 Zero-copy views of the env's buffers: valid until the env's next ``step``/``reset``."""
