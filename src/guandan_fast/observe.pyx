@@ -282,11 +282,14 @@ cdef extern from *:
     #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
     #include <immintrin.h>
     #define GF_AVX_PATH 1
+    /* A row of n >= 8 ends with one 8-float move over its last 8 (overlapping the one
+       before: the same values written twice) instead of a 4-float move and single floats.
+       The rows copied never overlap their source. */
     __attribute__((target("avx"))) static void gf_copy_f_avx(float *d, const float *s, int n) {
         int i = 0;
         #pragma GCC unroll 32
         for (; i + 8 <= n; i += 8) _mm256_storeu_ps(d + i, _mm256_loadu_ps(s + i));
-        if (i + 4 <= n) { _mm_storeu_ps(d + i, _mm_loadu_ps(s + i)); i += 4; }
+        if (i < n && n >= 8) { _mm256_storeu_ps(d + n - 8, _mm256_loadu_ps(s + n - 8)); return; }
         for (; i < n; i++) d[i] = s[i];
     }
     __attribute__((target("avx"))) static void gf_zero_f_avx(float *d, int n) {
@@ -294,7 +297,7 @@ cdef extern from *:
         __m256 z = _mm256_setzero_ps();
         #pragma GCC unroll 32
         for (; i + 8 <= n; i += 8) _mm256_storeu_ps(d + i, z);
-        if (i + 4 <= n) { _mm_storeu_ps(d + i, _mm_setzero_ps()); i += 4; }
+        if (i < n && n >= 8) { _mm256_storeu_ps(d + n - 8, z); return; }
         for (; i < n; i++) d[i] = 0.0f;
     }
     static int gf_avx = 0;
@@ -440,28 +443,55 @@ cdef inline const float* hand_row(const GameState* s, Track* t, int p) noexcept 
     return t.hand_f[p]
 
 
+cdef inline void put_cards_f(u64 lo, u64 hi, float* out) noexcept nogil:
+    """The counts of a move's cards (kind order) onto a zeroed row: per kind held (a few),
+    where set_cards_f writes all 54 from words (~60 instructions)."""
+    cdef int b
+    cdef u64 x = nonzero_pairs(lo & LO_CARD_MASK)
+    hi &= HI_CARD_MASK
+    while x:
+        b = __builtin_ctzll(x)
+        out[b >> 1] = <float>((lo >> b) & 3)
+        x &= x - 1
+    x = nonzero_pairs(hi)
+    out += LO_KINDS
+    while x:
+        b = __builtin_ctzll(x)
+        out[b >> 1] = <float>((hi >> b) & 3)
+        x &= x - 1
+
+
+cdef inline float cards_left(u64 lo, u64 hi) noexcept nogil:
+    """card_count of a hand in three popcounts: the pairs' high bits of both words fit in
+    one (lo's at odd bits, hi's shifted to even ones)."""
+    lo &= LO_CARD_MASK
+    hi &= HI_CARD_MASK
+    return <float>(__builtin_popcountll(lo) + __builtin_popcountll(hi)
+                   + __builtin_popcountll((lo & ~ODD_BITS) | ((hi & ~ODD_BITS) >> 1)))
+
+
 cdef void encode_obs(const GameState* s, Track* t, int p, float* out) noexcept nogil:
     cdef int r, q, i, ty, team = p & 1
-    # hand, played, cards_left and (when there is a top) top_cards are written whole below
-    zero_f_long(out + O_TOP_TYPE, OBS_SIZE - O_TOP_TYPE)
+    # hand, played and cards_left are written whole below; the rest is zeros and one-hots,
+    # the top's cards put onto zeros per kind
+    zero_f_long(out + O_TOP_CARDS, OBS_SIZE - O_TOP_CARDS)
     if t.dz:                        # a Track kept in DanZero's order: expand the words
         set_cards_f(s.hand_lo[p], s.hand_hi[p], out + O_HAND)
         for r in range(4):
             q = (p + r) & 3
             set_cards_f(t.played_lo[q], t.played_hi[q], out + O_PLAYED + 54 * r)
     else:                           # seats p .. p + 3 are rows p .. p + 3 of played_f
-        copy_f(out + O_HAND, hand_row(s, t, p), 54)
+        copy_f_long(out + O_HAND, hand_row(s, t, p), 54)
         copy_f_long(out + O_PLAYED, &t.played_f[p][0], 4 * 54)
     for r in range(4):
-        out[O_LEFT + r] = <float>card_count(s.hand_lo[(p + r) & 3], s.hand_hi[(p + r) & 3])
+        out[O_LEFT + r] = cards_left(s.hand_lo[(p + r) & 3], s.hand_hi[(p + r) & 3])
     if s.top_seat >= 0:
-        set_cards_f(s.top_lo, s.top_hi, out + O_TOP_CARDS)
+        put_cards_f(s.top_lo, s.top_hi, out + O_TOP_CARDS)
         ty = move_type(s.top_hi)
         out[O_TOP_TYPE + (ty if ty < 10 else 0)] = 1.0
         out[O_TOP_RANK + move_rank(s.top_hi)] = 1.0
         out[O_TOP_SEAT + ((s.top_seat - p) & 3)] = 1.0
     else:
-        zero_f(out + O_TOP_CARDS, 54)
         out[O_TOP_TYPE] = 1.0
     out[O_PASSES] = <float>s.passes
     out[O_LEVEL + s.level - 2] = 1.0

@@ -612,6 +612,8 @@ cdef extern from *:
         __m128i z = _mm_setzero_si128();
         #pragma GCC unroll 40
         for (; i + 16 <= n; i += 16) _mm_storeu_si128((__m128i *)(m + i), z);
+        /* the last bytes: one store over the row's last 16 (n >= 16) */
+        if (i < n && n >= 16) { _mm_storeu_si128((__m128i *)(m + n - 16), z); return; }
     #endif
         for (; i < n; i++) m[i] = 0;
     }
@@ -718,8 +720,13 @@ cdef void emit(Job* j, int i, int64_t o, int64_t r, bint csr) noexcept nogil:
     j.seat[i] = tb.s.current
     j.phase[i] = tb.s.phase
     if csr:
-        memcpy(j.ids + o, tb.ids, tb.n_legal * sizeof(int32_t))
-        memcpy(j.words + 2 * o, tb.words, 2 * tb.n_legal * sizeof(u64))
+        if tb.n_legal == 1:         # a forced move (~half the decisions): no memcpy calls
+            j.ids[o] = tb.ids[0]
+            j.words[2 * o] = tb.words[0]
+            j.words[2 * o + 1] = tb.words[1]
+        else:
+            memcpy(j.ids + o, tb.ids, tb.n_legal * sizeof(int32_t))
+            memcpy(j.words + 2 * o, tb.words, 2 * tb.n_legal * sizeof(u64))
         if j.cards != NULL:
             cards_u8_rows(tb.words, tb.n_legal, j.cards + 54 * o, j.dz)
     if j.rows == NULL:
