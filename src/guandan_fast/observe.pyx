@@ -128,6 +128,13 @@ cdef void track_play(Track* t, int seat, u64 lo, u64 hi) noexcept nogil:
         zero_f(t.last_f[seat], 54)
     if clo == 0 and chi == 0:       # a PASS: no cards move
         return
+    _track_cards(t, seat, lo, clo, chi)
+
+
+cdef void track_cards(Track* t, int seat, u64 lo, u64 clo, u64 chi) noexcept nogil:
+    # Called through _track_cards (a pointer, so that gcc does not inline it): the
+    # registers its loops need are then saved for a move with cards only, not for a pass
+    # (half the moves; 12 pushes and pops each).
     t.played_lo[seat] += lo
     t.played_hi[seat] += chi
     # The cached rows' keys: the mover's hand and (DanZero) the others' unseen cards lose
@@ -138,6 +145,10 @@ cdef void track_play(Track* t, int seat, u64 lo, u64 hi) noexcept nogil:
         track_cards_dz(t, seat, clo, chi)
     else:
         track_cards_kinds(t, seat, clo, chi)
+
+
+cdef void (*_track_cards)(Track*, int, u64, u64, u64) noexcept nogil
+_track_cards = track_cards
 
 
 cdef inline void track_cards_kinds(Track* t, int seat, u64 lo, u64 hi) noexcept nogil:
