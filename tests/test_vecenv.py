@@ -165,6 +165,17 @@ def test_seats_and_results_shapes_and_reward_convention():
     assert total > 5
 
 
+def test_batch_pickles_as_its_own_type():
+    # a copy of a batch (e.g. sent to another process) keeps its type and arrays
+    import pickle
+    b = gf.VecEnv(3, seed=2).reset()
+    assert type(b).__module__ == "guandan_fast.vecenv"
+    c = pickle.loads(pickle.dumps(b))
+    assert type(c) is type(b) and c._fields == b._fields
+    for x, y in zip(b, c):
+        assert (x is None and y is None) or (np.array_equal(x, y) and x.dtype == y.dtype)
+
+
 @pytest.mark.parametrize("threads", [1, 2])
 def test_fork_copies_a_table(threads):
     env = gf.VecEnv(3, seed=21, threads=threads)

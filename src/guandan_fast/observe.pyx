@@ -23,7 +23,7 @@ from libc.stdint cimport int8_t, uint8_t
 
 from guandan_fast.types cimport (u64, N_RANKS, N_KINDS, LO_KINDS, KIND_SB, KIND_HR, LO_CARD_MASK,
                                  HI_CARD_MASK, ODD_BITS, SUIT_MASK, SUIT_BITS, SB_BIT, HR_BIT, move_type,
-                                 move_rank, card_count, kind_count, __builtin_ctzll,
+                                 move_rank, kind_count, __builtin_ctzll,
                                  __builtin_popcountll)
 from guandan_fast.game_core cimport GameState
 from guandan_fast.game cimport game_state_ptr, game_hand_plays
@@ -128,6 +128,13 @@ cdef void track_play(Track* t, int seat, u64 lo, u64 hi) noexcept nogil:
         zero_f(t.last_f[seat], 54)
     if clo == 0 and chi == 0:       # a PASS: no cards move
         return
+    _track_cards(t, seat, lo, clo, chi)
+
+
+cdef void track_cards(Track* t, int seat, u64 lo, u64 clo, u64 chi) noexcept nogil:
+    # Called through _track_cards (a pointer, so that gcc does not inline it): the
+    # registers its loops need are then saved for a move with cards only, not for a pass
+    # (half the moves; 12 pushes and pops each).
     t.played_lo[seat] += lo
     t.played_hi[seat] += chi
     # The cached rows' keys: the mover's hand and (DanZero) the others' unseen cards lose
@@ -138,6 +145,10 @@ cdef void track_play(Track* t, int seat, u64 lo, u64 hi) noexcept nogil:
         track_cards_dz(t, seat, clo, chi)
     else:
         track_cards_kinds(t, seat, clo, chi)
+
+
+cdef void (*_track_cards)(Track*, int, u64, u64, u64) noexcept nogil
+_track_cards = track_cards
 
 
 cdef inline void track_cards_kinds(Track* t, int seat, u64 lo, u64 hi) noexcept nogil:
@@ -258,6 +269,7 @@ cdef extern from *:
         __m128 z = _mm_setzero_ps();
         #pragma GCC unroll 80
         for (; i + 4 <= n; i += 4) _mm_storeu_ps(d + i, z);
+        if (i < n && n >= 4) { _mm_storeu_ps(d + n - 4, z); return; }  /* over the last 4 */
     #endif
         for (; i < n; i++) d[i] = 0.0f;
     }
@@ -271,22 +283,26 @@ cdef extern from *:
     }
     """
     void zero_f "gf_zero_f"(float* d, int n) noexcept nogil
-    void copy_f "gf_copy_f"(float* d, const float* s, int n) noexcept nogil
 
 
-# The long pieces (the played rows, the one-hot tail) with 32-byte moves where the CPU has
-# AVX (checked once at import; the module is built for any x86-64): half the stores. A
-# function of its own (gcc inlines no AVX code into the rest), so only for long rows.
+# The rows an encoder copies (54 floats and more) and the zeroed tails with 32-byte moves
+# where the CPU has AVX (checked once at import; the module is built for any x86-64): half
+# the stores. A function of its own (gcc inlines no AVX code into the rest): the call costs
+# less than the 7 moves it saves on a 54-float row (measured: DanZero's encoder 369 -> 281
+# instructions with its four 54-float copies here).
 cdef extern from *:
     """
     #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
     #include <immintrin.h>
     #define GF_AVX_PATH 1
+    /* A row of n >= 8 ends with one 8-float move over its last 8 (overlapping the one
+       before: the same values written twice) instead of a 4-float move and single floats.
+       The rows copied never overlap their source. */
     __attribute__((target("avx"))) static void gf_copy_f_avx(float *d, const float *s, int n) {
         int i = 0;
         #pragma GCC unroll 32
         for (; i + 8 <= n; i += 8) _mm256_storeu_ps(d + i, _mm256_loadu_ps(s + i));
-        if (i + 4 <= n) { _mm_storeu_ps(d + i, _mm_loadu_ps(s + i)); i += 4; }
+        if (i < n && n >= 8) { _mm256_storeu_ps(d + n - 8, _mm256_loadu_ps(s + n - 8)); return; }
         for (; i < n; i++) d[i] = s[i];
     }
     __attribute__((target("avx"))) static void gf_zero_f_avx(float *d, int n) {
@@ -294,7 +310,7 @@ cdef extern from *:
         __m256 z = _mm256_setzero_ps();
         #pragma GCC unroll 32
         for (; i + 8 <= n; i += 8) _mm256_storeu_ps(d + i, z);
-        if (i + 4 <= n) { _mm_storeu_ps(d + i, _mm_setzero_ps()); i += 4; }
+        if (i < n && n >= 8) { _mm256_storeu_ps(d + n - 8, z); return; }
         for (; i < n; i++) d[i] = 0.0f;
     }
     static int gf_avx = 0;
@@ -460,28 +476,55 @@ cdef inline const float* hand_row(const GameState* s, Track* t, int p) noexcept 
     return t.hand_f[p]
 
 
+cdef inline void put_cards_f(u64 lo, u64 hi, float* out) noexcept nogil:
+    """The counts of a move's cards (kind order) onto a zeroed row: per kind held (a few),
+    where set_cards_f writes all 54 from words (~60 instructions)."""
+    cdef int b
+    cdef u64 x = nonzero_pairs(lo & LO_CARD_MASK)
+    hi &= HI_CARD_MASK
+    while x:
+        b = __builtin_ctzll(x)
+        out[b >> 1] = <float>((lo >> b) & 3)
+        x &= x - 1
+    x = nonzero_pairs(hi)
+    out += LO_KINDS
+    while x:
+        b = __builtin_ctzll(x)
+        out[b >> 1] = <float>((hi >> b) & 3)
+        x &= x - 1
+
+
+cdef inline int cards_left(u64 lo, u64 hi) noexcept nogil:
+    """card_count in three popcounts instead of four: the pairs' high bits of both words fit
+    in one word (lo's at odd bits, hi's shifted to even ones)."""
+    lo &= LO_CARD_MASK
+    hi &= HI_CARD_MASK
+    return (__builtin_popcountll(lo) + __builtin_popcountll(hi)
+            + __builtin_popcountll((lo & ~ODD_BITS) | ((hi & ~ODD_BITS) >> 1)))
+
+
 cdef void encode_obs(const GameState* s, Track* t, int p, float* out) noexcept nogil:
     cdef int r, q, i, ty, team = p & 1
-    # hand, played, cards_left and (when there is a top) top_cards are written whole below
-    zero_f_long(out + O_TOP_TYPE, OBS_SIZE - O_TOP_TYPE)
+    # hand, played and cards_left are written whole below; the rest is zeros and one-hots,
+    # the top's cards put onto zeros per kind
+    zero_f_long(out + O_TOP_CARDS, OBS_SIZE - O_TOP_CARDS)
     if t.dz:                        # a Track kept in DanZero's order: expand the words
         set_cards_f(s.hand_lo[p], s.hand_hi[p], out + O_HAND)
         for r in range(4):
             q = (p + r) & 3
             set_cards_f(t.played_lo[q], t.played_hi[q], out + O_PLAYED + 54 * r)
     else:                           # seats p .. p + 3 are rows p .. p + 3 of played_f
-        copy_f(out + O_HAND, hand_row(s, t, p), 54)
+        copy_f_long(out + O_HAND, hand_row(s, t, p), 54)
         copy_f_long(out + O_PLAYED, &t.played_f[p][0], 4 * 54)
     for r in range(4):
-        out[O_LEFT + r] = <float>card_count(s.hand_lo[(p + r) & 3], s.hand_hi[(p + r) & 3])
+        out[O_LEFT + r] = <float>cards_left(s.hand_lo[(p + r) & 3], s.hand_hi[(p + r) & 3])
     if s.top_seat >= 0:
-        set_cards_f(s.top_lo, s.top_hi, out + O_TOP_CARDS)
+        put_cards_f(s.top_lo, s.top_hi, out + O_TOP_CARDS)
         ty = move_type(s.top_hi)
         out[O_TOP_TYPE + (ty if ty < 10 else 0)] = 1.0
         out[O_TOP_RANK + move_rank(s.top_hi)] = 1.0
         out[O_TOP_SEAT + ((s.top_seat - p) & 3)] = 1.0
     else:
-        zero_f(out + O_TOP_CARDS, 54)
         out[O_TOP_TYPE] = 1.0
     out[O_PASSES] = <float>s.passes
     out[O_LEVEL + s.level - 2] = 1.0
@@ -615,8 +658,8 @@ cdef void encode_danzero(const GameState* s, Track* t, int p, float* out) noexce
     cdef int i, q, r, j, team = p & 1, partner = p ^ 2
     cdef bint out_partner = False
     cdef u64 un_lo = FULL_LO - s.hand_lo[p], un_hi = FULL_HI - (s.hand_hi[p] & HI_CARD_MASK)
-    if t.dz:                        # the Track's cached row (see Track)
-        copy_f(out, hand_row(s, t, p), 54)
+    if t.dz:                        # the Track's cached row (see Track); the 54-float rows
+        copy_f_long(out, hand_row(s, t, p), 54)     # are 7 AVX moves (the SSE ones: 14)
     else:
         set_cards_dz(s.hand_lo[p], s.hand_hi[p], out)
     memset(out + 54, 0, 12 * sizeof(float))
@@ -631,14 +674,14 @@ cdef void encode_danzero(const GameState* s, Track* t, int p, float* out) noexce
             set_cards_dz(un_lo, un_hi, t.unseen_f[p])
             t.unseen_key[p][0] = un_lo
             t.unseen_key[p][1] = un_hi
-        copy_f(out + 66, t.unseen_f[p], 54)
+        copy_f_long(out + 66, t.unseen_f[p], 54)
     else:
         set_cards_dz(un_lo, un_hi, out + 66)
     # The last move of the hand; "no move" is a row of -1.
     if t.n_moves > 0:
         j = (t.n_moves - 1) % HIST_LEN
         if t.dz:                    # the move is its seat's last one
-            copy_f(out + 120, t.last_f[t.hist_seat[j]], 54)
+            copy_f_long(out + 120, t.last_f[t.hist_seat[j]], 54)
         else:
             set_cards_dz(t.hist_lo[j], t.hist_hi[j], out + 120)
     else:
@@ -648,7 +691,7 @@ cdef void encode_danzero(const GameState* s, Track* t, int p, float* out) noexce
             out_partner = True
     if t.has_last[partner] and not out_partner:
         if t.dz:
-            copy_f(out + 174, t.last_f[partner], 54)
+            copy_f_long(out + 174, t.last_f[partner], 54)
         else:
             set_cards_dz(t.last_lo[partner], t.last_hi[partner], out + 174)
     else:
@@ -663,7 +706,7 @@ cdef void encode_danzero(const GameState* s, Track* t, int p, float* out) noexce
     for r in range(1, 4):
         q = (p + r) & 3
         # A receiver holds 28 cards between tribute and return: DanZero's 28 slots cap at 27.
-        i = card_count(s.hand_lo[q], s.hand_hi[q])
+        i = cards_left(s.hand_lo[q], s.hand_hi[q])
         out[390 + 28 * (r - 1) + (i if i < 27 else 27)] = 1.0
     out[474 + s.levels[team] - 2] = 1.0
     out[487 + s.levels[team ^ 1] - 2] = 1.0

@@ -612,6 +612,8 @@ cdef extern from *:
         __m128i z = _mm_setzero_si128();
         #pragma GCC unroll 40
         for (; i + 16 <= n; i += 16) _mm_storeu_si128((__m128i *)(m + i), z);
+        /* the last bytes: one store over the row's last 16 (n >= 16) */
+        if (i < n && n >= 16) { _mm_storeu_si128((__m128i *)(m + n - 16), z); return; }
     #endif
         for (; i < n; i++) m[i] = 0;
     }
@@ -718,8 +720,13 @@ cdef void emit(Job* j, int i, int64_t o, int64_t r, bint csr) noexcept nogil:
     j.seat[i] = tb.s.current
     j.phase[i] = tb.s.phase
     if csr:
-        memcpy(j.ids + o, tb.ids, tb.n_legal * sizeof(int32_t))
-        memcpy(j.words + 2 * o, tb.words, 2 * tb.n_legal * sizeof(u64))
+        if tb.n_legal == 1:         # a forced move (~half the decisions): no memcpy calls
+            j.ids[o] = tb.ids[0]
+            j.words[2 * o] = tb.words[0]
+            j.words[2 * o + 1] = tb.words[1]
+        else:
+            memcpy(j.ids + o, tb.ids, tb.n_legal * sizeof(int32_t))
+            memcpy(j.words + 2 * o, tb.words, 2 * tb.n_legal * sizeof(u64))
         if j.cards != NULL:
             cards_u8_rows(tb.words, tb.n_legal, j.cards + 54 * o, j.dz)
     if j.rows == NULL:
@@ -885,7 +892,10 @@ cdef void run_alone(Job* j) noexcept nogil:
 # Python side
 # ------------------------------------------------------------------------------------------
 
-Batch = namedtuple("Batch", "obs mask cand_offsets cand_ids cand_words cand_cards env_id seat phase")
+# module=: a namedtuple made in a compiled module takes the caller's module name
+# (importlib._bootstrap here), and pickle looks the class up there and fails.
+Batch = namedtuple("Batch", "obs mask cand_offsets cand_ids cand_words cand_cards env_id seat phase",
+                   module=__name__)
 Batch.__doc__ = """The learner decisions of every table (docs/learning.md, section 3).
 
 Zero-copy views of the env's buffers: valid until the env's next ``step``/``reset``."""
@@ -895,6 +905,28 @@ _ENCODERS = {None: ENC_NONE, "default": ENC_DEFAULT, "info": ENC_INFO, "danzero"
 _MODES = {"abstract": MODE_ABSTRACT, "candidates": MODE_CANDIDATES}
 _RESULT_FIELDS = ("env_id", "match", "hand_number", "level", "declarer", "finish", "levels",
                   "reward", "match_over", "match_winner")
+
+
+cdef extern from "numpy/arrayobject.h":
+    # (not in numpy's .pxd: the array type object, and PyArray_New with a data pointer)
+    ctypedef struct PyTypeObject:
+        pass
+    PyTypeObject PyArray_Type
+    object PyArray_New(PyTypeObject* subtype, int nd, cnp.npy_intp* dims, int type_num,
+                       cnp.npy_intp* strides, void* data, int itemsize, int flags, object obj)
+
+
+cdef inline object _head(cnp.ndarray a, Py_ssize_t c):
+    """``a[:c]`` of a C-contiguous array, made directly (a view with ``a`` as its base):
+    numpy's slicing (an index object parsed per call) took ~1 us of pending() per array."""
+    cdef cnp.npy_intp dims[2]
+    cdef cnp.ndarray v
+    dims[0] = c
+    dims[1] = cnp.PyArray_DIM(a, 1) if cnp.PyArray_NDIM(a) == 2 else 0
+    v = PyArray_New(&PyArray_Type, cnp.PyArray_NDIM(a), dims, cnp.PyArray_TYPE(a), NULL,
+                    cnp.PyArray_DATA(a), 0, cnp.NPY_ARRAY_CARRAY, None)
+    cnp.set_array_base(v, a)
+    return v
 
 
 cdef inline cnp.ndarray _empty(int nd, Py_ssize_t m, Py_ssize_t w, int typenum):
@@ -1467,8 +1499,9 @@ cdef class VecEnv:
         self._pending = True
         c = self._off_p[self.num_envs]
         # tuple.__new__: the namedtuple's own __new__ is a Python function (a frame per call)
-        return _tuple_new(Batch, (self._obs, self._mask, self._offsets, self._ids[:c],
-                                  self._words[:c], None if self._cards is None else self._cards[:c],
+        return _tuple_new(Batch, (self._obs, self._mask, self._offsets, _head(self._ids, c),
+                                  _head(self._words, c),
+                                  None if self._cards is None else _head(self._cards, c),
                                   self._env_id, self._seat, self._phase))
 
     def step(self, actions):
