@@ -189,3 +189,28 @@ def test_fuzzed_game_pickles_never_crash_the_interpreter():
     assert r.returncode == 0, r.stderr[-2000:]
     ok, bad, caught = map(int, r.stdout.split())
     assert ok + bad == 400 and caught > 20   # many corruptions reach _restore's check
+
+
+def test_every_named_tuple_type_of_the_package_pickles():
+    # A namedtuple made in a compiled module took importlib._bootstrap for its module (pickle
+    # then fails to find it): each carries its own module, and its values round-trip.
+    import importlib
+    import pkgutil
+
+    found = {}
+    for info in pkgutil.iter_modules(gf.__path__, "guandan_fast."):
+        if info.name.endswith("__main__"):
+            continue
+        mod = importlib.import_module(info.name)
+        for value in vars(mod).values():
+            if isinstance(value, type) and issubclass(value, tuple) and hasattr(value, "_fields"):
+                found[value.__qualname__] = value
+    assert {"ActionInfo", "Batch"} <= set(found)
+    for name, cls in found.items():
+        assert cls.__module__.startswith("guandan_fast"), (name, cls.__module__)
+        value = cls(*range(len(cls._fields)))
+        assert pickle.loads(pickle.dumps(value)) == value and \
+            type(pickle.loads(pickle.dumps(value))) is cls
+    from guandan_fast.actions import action_info
+    info = action_info(1)
+    assert pickle.loads(pickle.dumps(info)) == info

@@ -174,7 +174,9 @@ cdef int sort_actions(const u64* moves, int c, int level, int32_t* ids, u64* wor
 # Python API
 # ------------------------------------------------------------------------------------------
 
-ActionInfo = namedtuple("ActionInfo", "type rank pair size suit card")
+# module=: made in a compiled module, a namedtuple would take importlib._bootstrap for its
+# module, where pickle cannot find it
+ActionInfo = namedtuple("ActionInfo", "type rank pair size suit card", module=__name__)
 ActionInfo.__doc__ = """What an abstract action id stands for (docs/learning.md).
 
 ``type``: a move type name, or ``'JokerBomb'``; ``rank``: the rank label (``'2'``..``'A'``,
