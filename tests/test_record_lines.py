@@ -209,3 +209,16 @@ def test_a_block_over_threads_gives_one_threads_record():
     two = MatchBlock(4, kinds, Rules(), None, 2, True, names)(3, 40)
     assert two == one and one[0].count(b'"format"') == 37
     assert one[1] == core.run_chunk(3, 40, 4, kinds)
+
+
+@pytest.mark.parametrize("args, kw, message", [
+    ((5, 3), {}, r"stop \(3\) must not be below start \(5\)"),
+    ((0, 2), {"hand_budget": 0}, "hand_budget must be >= 1, got 0"),
+])
+def test_chunk_range_and_budget_are_checked_alike(args, kw, message):
+    # run_chunk and record_chunk share one check of the chunk's range and hand budget
+    kinds = (0, 0, 0, 0)
+    with pytest.raises(ValueError, match=message):
+        core.run_chunk(*args, 1, kinds, **kw)
+    with pytest.raises(ValueError, match=message):
+        core.record_chunk(*args, 1, kinds, [b"{}\n"] * 5, **kw)

@@ -309,6 +309,19 @@ cdef inline bint refused(const GameState* s, const u64* row) noexcept nogil:
 
 # -- the lines ---------------------------------------------------------------------------------
 
+cdef inline int append_move(LineBuf* out, const u64* row, bint comma) noexcept nogil:
+    """A log row's move text at the end of ``out`` (after ", " when ``comma``); -1 when
+    there is no memory for it."""
+    cdef char* p
+    if linebuf_reserve(out, MOVE_TEXT_MAX) < 0:
+        return -1
+    p = out.data + out.n
+    if comma:
+        p = put_lit(p, ", ")
+    out.n = put_move(p, row[0], row[1], row[2]) - out.data
+    return 0
+
+
 cdef int write_hand_lines(const GameState* start, const u64* rows, long long n, LineBuf* out,
                           long long* bad_row) noexcept nogil:
     cdef GameState s = start[0]
@@ -358,13 +371,9 @@ cdef int write_hand_lines(const GameState* start, const u64* rows, long long n, 
         p = put_lit(p, '"moves": [')
         out.n = p - out.data
         for j in range(first, i):
-            if linebuf_reserve(out, MOVE_TEXT_MAX) < 0:
+            if append_move(out, rows + 3 * j, j > first) < 0:
                 out.n = entry
                 return LINES_NO_MEMORY
-            p = out.data + out.n
-            if j > first:
-                p = put_lit(p, ", ")
-            out.n = put_move(p, rows[3 * j], rows[3 * j + 1], rows[3 * j + 2]) - out.data
         # The play, to the end of the hand or of the log.
         ended = False
         while i < n:
@@ -372,13 +381,9 @@ cdef int write_hand_lines(const GameState* start, const u64* rows, long long n, 
                 bad_row[0] = i
                 out.n = entry
                 return LINES_BAD_ROW
-            if linebuf_reserve(out, MOVE_TEXT_MAX) < 0:
+            if append_move(out, rows + 3 * i, i > first) < 0:
                 out.n = entry
                 return LINES_NO_MEMORY
-            p = out.data + out.n
-            if i > first:
-                p = put_lit(p, ", ")
-            out.n = put_move(p, rows[3 * i], rows[3 * i + 1], rows[3 * i + 2]) - out.data
             r = game_apply(&s, rows[3 * i + 1], rows[3 * i + 2])
             i += 1
             if r != STEP_CONTINUE:

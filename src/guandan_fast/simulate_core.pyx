@@ -185,6 +185,31 @@ cdef Agents _agents(const int* ks, search):
     return Agents(specs)
 
 
+cdef unsigned char[::1] _cancel_view(cancel):
+    """The run's cancel byte (``cancel``: a writable buffer, or None for no cancel), checked;
+    the caller keeps the view while the run reads the byte."""
+    cdef unsigned char[::1] view
+    if cancel is None:
+        return None
+    view = cancel
+    if view.shape[0] < 1:
+        raise ValueError("cancel must be a writable buffer of at least one byte")
+    return view
+
+
+cdef long long _chunk_budget(long long start, long long stop, hand_budget) except -1:
+    """The hand budget of a chunk of matches start..stop-1 (0: none), checked with the range."""
+    cdef long long budget
+    if stop < start:
+        raise ValueError(f"stop ({stop}) must not be below start ({start})")
+    if hand_budget is None:
+        return 0
+    budget = hand_budget
+    if budget < 1:
+        raise ValueError(f"hand_budget must be >= 1, got {hand_budget}")
+    return budget
+
+
 def run_chunk(long long start, long long stop, seed, kinds, rules=Rules(), hand_budget=None,
               search=None, cancel=None):
     """Play matches ``start .. stop-1`` of a run seeded ``seed`` between bots of ``kinds``
@@ -216,18 +241,12 @@ def run_chunk(long long start, long long stop, seed, kinds, rules=Rules(), hand_
     _check_kinds(kinds, ks)
     cdef Agents ag = _agents(ks, search)
     seating_init(&seating, ks, ag.ctx, NULL)
-    if cancel is not None:
-        cancel_view = cancel
-        if cancel_view.shape[0] < 1:
-            raise ValueError("cancel must be a writable buffer of at least one byte")
+    cancel_view = _cancel_view(cancel)
+    if cancel_view is not None:
         flag = &cancel_view[0]
     interrupt_init(&it, 1024, in_main_thread(), <const volatile unsigned char*>flag)
-    if stop < start:
-        raise ValueError(f"stop ({stop}) must not be below start ({start})")
-    if hand_budget is not None:
-        budget = hand_budget
-        if budget < 1:
-            raise ValueError(f"hand_budget must be >= 1, got {hand_budget}")
+    budget = _chunk_budget(start, stop, hand_budget)
+    if budget > 0:
         bp = &budget
     memset(&st, 0, sizeof(SimStats))
     buf = <u64*>malloc(2 * MAX_MOVES * sizeof(u64))
@@ -343,22 +362,16 @@ def record_chunk(long long start, long long stop, seed, kinds, headers, rules=Ru
     _check_kinds(kinds, ks)
     cdef Agents ag = _agents(ks, search)
     seating_init(&seating, ks, ag.ctx, NULL)
-    if cancel is not None:
-        cancel_view = cancel
-        if cancel_view.shape[0] < 1:
-            raise ValueError("cancel must be a writable buffer of at least one byte")
+    cancel_view = _cancel_view(cancel)
+    if cancel_view is not None:
         flag = &cancel_view[0]
     interrupt_init(&it, 1024, in_main_thread(), <const volatile unsigned char*>flag)
-    if stop < start:
-        raise ValueError(f"stop ({stop}) must not be below start ({start})")
+    budget = _chunk_budget(start, stop, hand_budget)
+    if budget > 0:
+        bp = &budget
     headers = list(headers)
     if len(headers) < stop - start or not all(type(h) is bytes for h in headers):
         raise ValueError(f"headers must be {stop - start} bytes objects, one per match")
-    if hand_budget is not None:
-        budget = hand_budget
-        if budget < 1:
-            raise ValueError(f"hand_budget must be >= 1, got {hand_budget}")
-        bp = &budget
     memset(&st, 0, sizeof(SimStats))
     out.data = NULL
     out.n = 0
