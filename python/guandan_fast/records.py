@@ -253,10 +253,6 @@ class RecordWriter:
             self.binary = (isinstance(target, (io.RawIOBase, io.BufferedIOBase))
                            or "b" in str(getattr(target, "mode", "")))
 
-    def line(self, text: str) -> None:
-        """One line of a record, already JSON (as ``game_to_lines`` gives them)."""
-        self.lines((text,))
-
     def lines(self, lines) -> None:
         """A match's lines, already JSON (records made elsewhere, e.g. by a worker), in one
         write: Ctrl-C arrives between Python steps, so it never leaves half a match."""

@@ -376,9 +376,10 @@ class MatchBlock:
 
 class Tally:
     """The merge side of a run (``runner.Ordered``): counters of the blocks ``0, 1, 2, ...``
-    (each ``(lines, counters)``) summed in block order, their record lines written in that
-    order to ``out`` (a ``records`` writer, or None); in hands mode, the block that reaches
-    the target stops the run and is kept in ``last`` as ``(block, hands still to play)``."""
+    (each ``(record bytes or None, counters)``) summed in block order, their records written
+    in that order to ``out`` (a ``records`` writer, or None); in hands mode, the block that
+    reaches the target stops the run and is kept in ``last`` as ``(block, hands still to
+    play)``."""
 
     def __init__(self, hands, out=None, progress=None) -> None:
         self.hands, self.out, self.progress = hands, out, progress
@@ -391,17 +392,18 @@ class Tally:
         return None if self.hands is None else self.hands - self.total["hands"]
 
     def merge(self, k, result) -> bool:
-        lines, stats = result
+        record, stats = result
         if self.hands is not None and self.total["hands"] + stats["hands"] >= self.hands:
             self.last = (k, self.hands - self.total["hands"])
             return True
-        self.add(lines, stats)
+        self.add(record, stats)
         return False
 
-    def add(self, lines, stats) -> None:
+    def add(self, record, stats) -> None:
+        """A block's result: its record's bytes (or None) and counters."""
         add_counts(self.total, stats)
-        if self.out is not None and lines:
-            self.out.block(lines)     # whole matches in one write
+        if self.out is not None and record:
+            self.out.block(record)    # whole matches in one write
 
     def after(self, k, result) -> None:
         """Progress: matches arrived (matches mode) or hands merged (hands mode)."""
@@ -417,8 +419,9 @@ class Tally:
 def _run_local(block, matches, hands, record, progress) -> dict:
     """The run on this machine: blocks of ``block.per_chunk`` matches over the threads (with
     a record, each block's lines are made on its thread as it is played, and written here in
-    block order, one write per block: whole matches); in hands mode, until the block that reaches the target, which is then
-    replayed with the remaining hand budget: its matches are deterministic, so this is exact."""
+    block order, one write per block: whole matches); in hands mode, until the block that
+    reaches the target, which is then replayed with the remaining hand budget: its matches
+    are deterministic, so this is exact."""
     from .records import RecordWriter
 
     out = None if record is None else RecordWriter(record, "record")
