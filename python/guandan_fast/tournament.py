@@ -467,10 +467,18 @@ def _run_on_ray(order, work, address) -> None:
 
 def _run_recorded(order, work, path) -> None:
     # Matches are played one by one in the calling thread; compiled ones through
-    # simulate_core.record_match (the same play as play_matches), replayed into a Game.
+    # simulate_core.record_match (the same play as play_matches), their lines written by the
+    # compiled writer and the log replayed into a Game for the outcome.
     from . import records
     from .game import Game
+    from .record_lines import hand_lines
     from .simulate_core import record_match
+
+    def names(seats):
+        return [a.name for a in seats]
+
+    def about(d, s):
+        return {"seed": seed, "deal": d, "seating": s}
 
     with records.RecordWriter(path, "record") as out:
         seed, rules = work.seed, work.rules
@@ -486,11 +494,13 @@ def _run_recorded(order, work, path) -> None:
                                                           rules,
                                                           search=[a.search_spec for a in seats])
                             game = Game(seed=ms, rules=rules)
+                            head = records.header_lines([ms], rules, None, names(seats),
+                                                        tournament=about(d, s))[0]
+                            out.block((head + "\n").encode("utf-8") + hand_lines(game, actions))
                             game.play_log(actions)
                         else:
                             game = _play_python(_deal_seed(seed, d), seats, rules)
-                        out.write(game, [a.name for a in seats],
-                                  tournament={"seed": seed, "deal": d, "seating": s})
+                            out.write(game, names(seats), tournament=about(d, s))
                         rows.append(_outcome_of(game))
             except KeyboardInterrupt:
                 # the whole deals of this job count in the partial result (both seatings)
