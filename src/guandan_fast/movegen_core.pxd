@@ -22,8 +22,9 @@ cdef struct Hand:
     int W                # wilds held (0..2): hearts of the level rank
     u64 wild_lo          # the words of one wild (a heart, so always in lo)
     u64 sw[4]            # natural (non-wild) copies per suit, 2 bits per rank index (cnt())
-    u64 av               # natural copies per rank, all suits, 4 bits per rank (navail(),
-                         # run_windows, the rank masks)
+    u64 av               # natural copies per rank, all suits, 4 bits per rank (navail())
+    unsigned char avb[16]  # the same, a byte per rank (then zeros): the rank masks
+                         # (ranks_with) and the runs' windows (run_windows)
     u64 c01              # 4 bits per rank: the copies of suit 0, and of suit 1 shifted by 2
     u64 c23              # the same for suits 2 and 3 (build_unit reads a rank's byte off them)
     int nsb              # small jokers held (0..2)

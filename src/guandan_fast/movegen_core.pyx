@@ -213,34 +213,100 @@ cdef inline int pos_rank(int pos) noexcept nogil:
 
 cdef extern from *:
     """
+    /* A hand's natural counts per rank as 16 bytes (ranks 0..12, then zeros: Hand.avb) beside
+       their 4-bit form (Hand.av): with SSE2 (x86-64 always has it) "the ranks holding at least
+       k" is one byte compare and a movemask (against about 15 word operations gathering a bit
+       per 4-bit field), and the runs' windows a few byte additions. Other targets get the
+       4-bit word code. */
+    #include <stdint.h>
     #define GF_NIBBLES_13 0x1111111111111ULL
     #define GF_NIBBLES_16 0x1111111111111111ULL
+    #if defined(__SSE2__) && defined(__x86_64__)
+    #include <emmintrin.h>
+    #define GF_BYTE_COUNTS 1
+    /* gf_bytes[i]: every byte i - 1 (row 0: -1) */
+    #define GF_ROW(v) {v, v, v, v, v, v, v, v, v, v, v, v, v, v, v, v}
+    static const signed char gf_bytes[17][16] __attribute__((aligned(16))) = {
+        GF_ROW(-1), GF_ROW(0), GF_ROW(1), GF_ROW(2), GF_ROW(3), GF_ROW(4), GF_ROW(5),
+        GF_ROW(6), GF_ROW(7), GF_ROW(8), GF_ROW(9), GF_ROW(10), GF_ROW(11), GF_ROW(12),
+        GF_ROW(13), GF_ROW(14), GF_ROW(15)};
+    #define GF_BYTES(i) _mm_load_si128((const __m128i *)gf_bytes[i])
+    #else
+    #define GF_BYTE_COUNTS 0
+    #endif
+
+    /* Bit i set when bit 4i of x is (i < 16): the 4-bit fields' flags gathered. */
+    static inline int gf_nibble_bits(uint64_t x) {
+        x &= GF_NIBBLES_16;
+        x = (x | (x >> 3)) & 0x0303030303030303ULL;
+        x = (x | (x >> 6)) & 0x000F000F000F000FULL;
+        x = (x | (x >> 12)) & 0x000000FF000000FFULL;
+        return (int)((x | (x >> 24)) & 0xFFFF);
+    }
+
+    static inline void gf_count_bytes(uint64_t av, unsigned char *avb) {
+    #if GF_BYTE_COUNTS
+        __m128i x = _mm_cvtsi64_si128((long long)av), m = GF_BYTES(16);
+        _mm_storeu_si128((__m128i *)avb, _mm_unpacklo_epi8(_mm_and_si128(x, m),
+                                                           _mm_and_si128(_mm_srli_epi16(x, 4), m)));
+    #else
+        int r;
+        for (r = 0; r < 16; r++) avb[r] = (unsigned char)((av >> (4 * r)) & 15);
+    #endif
+    }
+
+    /* Rank mask of the ranks holding at least k (0..15) natural cards. Without SSE2: count
+       >= k exactly when count + 8 - k sets bit 3 of its field (counts are at most 8). */
+    static inline int gf_ranks_with(const unsigned char *avb, uint64_t av, int k) {
+    #if GF_BYTE_COUNTS
+        return _mm_movemask_epi8(_mm_cmpgt_epi8(_mm_loadu_si128((const __m128i *)avb),
+                                                GF_BYTES(k))) & 0x1FFF;
+    #else
+        if (k <= 0) return 0x1FFF;
+        return gf_nibble_bits((av + (uint64_t)(8 - k) * GF_NIBBLES_13) >> 3) & 0x1FFF;
+    #endif
+    }
+
+    /* Bit p set when a run of `width` groups of n cards from natural position p needs at
+       most W wilds beside the hand's natural cards: the cards missing per rank (n minus the
+       count, at least 0) at their positions (rank r at r + 2, the ace also at 1), summed
+       over `width` shifted copies, compared with W. */
+    static inline int gf_run_windows(const unsigned char *avb, uint64_t av, int width, int n,
+                                     int W) {
+    #if GF_BYTE_COUNTS
+        __m128i need = _mm_subs_epu8(GF_BYTES(n + 1), _mm_loadu_si128((const __m128i *)avb));
+        __m128i pos, sums;
+        need = _mm_and_si128(need, _mm_setr_epi8(-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+                                                 -1, -1, 0, 0, 0));
+        pos = _mm_or_si128(_mm_slli_si128(need, 2),
+                           _mm_cvtsi32_si128((_mm_extract_epi16(need, 6) & 0xFF) << 8));
+        sums = pos;
+        if (width > 1) sums = _mm_add_epi8(sums, _mm_srli_si128(pos, 1));
+        if (width > 2) sums = _mm_add_epi8(sums, _mm_srli_si128(pos, 2));
+        if (width > 3) sums = _mm_add_epi8(sums, _mm_srli_si128(pos, 3));
+        if (width > 4) sums = _mm_add_epi8(sums, _mm_srli_si128(pos, 4));
+        return ~_mm_movemask_epi8(_mm_cmpgt_epi8(sums, GF_BYTES(W + 1))) & 0xFFFE;
+    #else
+        /* the same on 4-bit fields (at most 6 missing per field: no carry) */
+        uint64_t need = (uint64_t)n * GF_NIBBLES_13, pos, sums;
+        int k;
+        for (k = 1; k <= n; k++)
+            need -= ((av + (uint64_t)(8 - k) * GF_NIBBLES_13) >> 3) & GF_NIBBLES_13;
+        pos = (need << 8) | (((need >> 48) & 15) << 4);
+        sums = pos;
+        for (k = 1; k < width; k++) sums += pos >> (4 * k);
+        return ~gf_nibble_bits((sums + (uint64_t)(7 - W) * GF_NIBBLES_16) >> 3) & 0xFFFE;
+    #endif
+    }
     """
-    const u64 NIBBLES_13 "GF_NIBBLES_13"     # 1 in each of 13 4-bit fields (one per rank)
-    const u64 NIBBLES_16 "GF_NIBBLES_16"     # 1 in each of 16 4-bit fields
+    void count_bytes "gf_count_bytes"(u64 av, unsigned char* avb) noexcept nogil
+    int gf_ranks_with(const unsigned char* avb, u64 av, int k) noexcept nogil
+    int gf_run_windows(const unsigned char* avb, u64 av, int width, int n, int W) noexcept nogil
 
 
-cdef inline int nibble_bits(u64 x) noexcept nogil:
-    """Bit i set when bit 4i of x is (i < 16)."""
-    x &= NIBBLES_16
-    x = (x | (x >> 3)) & <u64>0x0303030303030303
-    x = (x | (x >> 6)) & <u64>0x000F000F000F000F
-    x = (x | (x >> 12)) & <u64>0x000000FF000000FF
-    return <int>((x | (x >> 24)) & 0xFFFF)
-
-
-cdef inline int nibble_ranks(u64 x) noexcept nogil:
-    """Rank mask: bit r set when bit 4r of x is (r < 13)."""
-    return nibble_bits(x) & ALL_RANKS
-
-
-cdef inline int ranks_with(u64 av, int k) noexcept nogil:
-    """Rank mask of the ranks holding at least k natural cards; av: the counts, 4 bits per
-    rank (at most 8 each). count >= k exactly when count + 8 - k sets bit 3 of its field (at
-    most 15: no carry into the next one)."""
-    if k <= 0:
-        return ALL_RANKS
-    return nibble_ranks((av + (<u64>(8 - k)) * NIBBLES_13) >> 3)
+cdef inline int ranks_with(const Hand* h, int k) noexcept nogil:
+    """Rank mask of the ranks holding at least k natural cards (k <= 15)."""
+    return gf_ranks_with(h.avb, h.av, k)
 
 
 cdef inline int ranks_above(int key, int lr) noexcept nogil:
@@ -252,23 +318,12 @@ cdef inline int ranks_above(int key, int lr) noexcept nogil:
     return m
 
 
-cdef inline int run_windows(u64 av, int width, int n, int W) noexcept nogil:
+cdef inline int run_windows(const Hand* h, int width, int n, int W) noexcept nogil:
     """Bit p set when a run of `width` groups of n cards from natural position p needs at
     most W wilds beside the hand's natural cards (Straight 5 x 1, ThreePair 3 x 2, TwoTrips
-    2 x 3); av: the natural counts, 4 bits per rank. Every window at once: the cards missing
-    per rank (n minus the count, at least 0) as nibbles at their positions (rank r at r + 2,
-    the ace also at 1), summed over `width` shifted copies (at most 6 per nibble). Bits past
-    a type's last window mean nothing (callers stop there)."""
-    cdef u64 need = (<u64>n) * NIBBLES_13, pos, sums
-    cdef int k
-    for k in range(1, n + 1):           # minus one per k the count reaches
-        need -= ((av + (<u64>(8 - k)) * NIBBLES_13) >> 3) & NIBBLES_13
-    pos = (need << 8) | (((need >> (4 * ACE_RANK)) & 15) << 4)
-    sums = pos
-    for k in range(1, width):
-        sums += pos >> (4 * k)
-    # more than W missing: the nibble + 7 - W sets its bit 3 (at most 6 + 7: no carry)
-    return ~nibble_bits((sums + (<u64>(7 - W)) * NIBBLES_16) >> 3) & 0xFFFE
+    2 x 3): every window at once (gf_run_windows). Bits past a type's last window mean
+    nothing (callers stop there)."""
+    return gf_run_windows(h.avb, h.av, width, n, W)
 
 
 cdef inline int windows_above(int key, int last) noexcept nogil:
@@ -375,6 +430,7 @@ cdef void hand_count(Hand* h, u64 lo, u64 hi, int level) noexcept nogil:
     h.sw[2] = hi & SUIT_MASK
     h.sw[3] = (hi >> SUIT_BITS) & SUIT_MASK
     rank_counts(h.sw, &h.av, &h.c01, &h.c23)
+    count_bytes(h.av, h.avb)
     h.nsb = <int>((hi >> SB_BIT) & 3)
     h.nhr = <int>((hi >> HR_BIT) & 3)
     h.sfdone = 0
@@ -1025,8 +1081,8 @@ cdef inline void joker_bomb(Ctx* c) noexcept nogil:
 
 cdef inline int pair_ranks(Ctx* c, int held) noexcept nogil:
     """Rank mask of the ranks with a pair (naturals and wilds; the level rank's may be all
-    wilds): group_pair's condition. held: ranks_with(c.h.av, 1)."""
-    return ranks_with(c.h.av, 2 - c.h.W) & (held | (1 << c.h.lr))
+    wilds): group_pair's condition. held: ranks_with(c.h, 1)."""
+    return ranks_with(c.h, 2 - c.h.W) & (held | (1 << c.h.lr))
 
 
 cdef void compact_groups(Ctx* c) noexcept nogil:
@@ -1228,7 +1284,7 @@ cdef inline int run_group(Ctx* c, const Groups* gr, int r, int n, u64* lo, u64* 
     """canon_group(c, r, n) for a ThreePair (n = 2) or TwoTrips (n = 3) window: read from the
     groups generate_actions built on a lead (gr not NULL; canon_group is a function of the
     hand, so the words are the same), else built here. On a lead gr holds every rank's trips
-    that the hand can make (ranks_with(av, 3 - W)) and every pair but the two-wild pair of a
+    that the hand can make (ranks_with(h, 3 - W)) and every pair but the two-wild pair of a
     rank held by no natural card (a Pair action of that rank would be the level's pair), which
     a run may use: canon_group's words for it are the two wilds."""
     cdef int pen
@@ -1260,7 +1316,7 @@ cdef void compact_sequences(Ctx* c, const Groups* gr) noexcept nogil:
     cdef u64 lo, hi, l, h
     # (the windows the wilds cannot fill are skipped before any rank is looked at)
     if (c.size == 0 or c.size == 5) and c.tmask & (1 << T_STRAIGHT):
-        wins = run_windows(c.h.av, 5, 1, c.h.W) & windows_above(c.minkey, LAST_STRAIGHT_POS)
+        wins = run_windows(c.h, 5, 1, c.h.W) & windows_above(c.minkey, LAST_STRAIGHT_POS)
         while wins:
             p = __builtin_ctzll(wins)
             wins &= wins - 1
@@ -1277,7 +1333,7 @@ cdef void compact_sequences(Ctx* c, const Groups* gr) noexcept nogil:
                     hi += KW_HI[suit[i]][r]
             emit_action(c, A_STRAIGHT + p - 1, lo, hi | move_tag(T_STRAIGHT, p))
     if (c.size == 0 or c.size == 6) and c.tmask & (1 << T_THREE_PAIR):
-        wins = run_windows(c.h.av, 3, 2, c.h.W) & windows_above(c.minkey, LAST_THREE_PAIR_POS)
+        wins = run_windows(c.h, 3, 2, c.h.W) & windows_above(c.minkey, LAST_THREE_PAIR_POS)
         while wins:
             p = __builtin_ctzll(wins)
             wins &= wins - 1
@@ -1297,7 +1353,7 @@ cdef void compact_sequences(Ctx* c, const Groups* gr) noexcept nogil:
             if ok and w <= c.h.W:
                 emit_action(c, A_THREE_PAIR + p - 1, lo, hi | move_tag(T_THREE_PAIR, p))
     if (c.size == 0 or c.size == 6) and c.tmask & (1 << T_TWO_TRIPS):
-        wins = run_windows(c.h.av, 2, 3, c.h.W) & windows_above(c.minkey, LAST_TWO_TRIPS_POS)
+        wins = run_windows(c.h, 2, 3, c.h.W) & windows_above(c.minkey, LAST_TWO_TRIPS_POS)
         while wins:
             p = __builtin_ctzll(wins)
             wins &= wins - 1
@@ -1480,7 +1536,7 @@ cdef int generate_actions(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
     c.n = 1 if follow else 0
     build_sfu(&c)
     above = ranks_above(c.minkey, c.h.lr)
-    held = ranks_with(c.h.av, 1)
+    held = ranks_with(c.h, 1)
     fh = (c.tmask >> T_THREE_WITH_TWO) & 1
     if c.tmask & (1 << T_SINGLE):
         m = (held | ((1 << c.h.lr) if c.h.W else 0)) & above
@@ -1509,7 +1565,7 @@ cdef int generate_actions(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
                 emit_id(&c, A_PAIR + r, g.pair_lo[r], g.pair_hi[r] | move_tag(T_PAIR, r + 2))
             joker_pairs(&c)
     if c.tmask & ((1 << T_TRIPS) | (1 << T_THREE_WITH_TWO)):
-        g.trips = ranks_with(c.h.av, 3 - c.h.W) & above
+        g.trips = ranks_with(c.h, 3 - c.h.W) & above
         m = g.trips
         while m:
             r = __builtin_ctzll(m)
@@ -1520,7 +1576,7 @@ cdef int generate_actions(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
     if fh:
         action_full_houses(&c, &g)
     compact_sequences(&c, NULL if follow else &g)
-    m = ranks_with(c.h.av, 4 - c.h.W)
+    m = ranks_with(c.h, 4 - c.h.W)
     while m:
         r = __builtin_ctzll(m)
         m &= m - 1
@@ -1613,14 +1669,14 @@ cdef bint follow_possible(Ctx* c, u64 last_hi, const RulesC* rules) noexcept nog
     cdef int pm[4]
     cdef int sfw[4]
     cdef int sfu[4]
-    cdef u64 av = c.h.av
+    cdef const Hand* h = c.h
     if nsb == 2 and nhr == 2 and tier < TIER_JOKERS:
         return True                     # the joker bomb
     lt = move_type(last_hi)
     # The top's own type first (the common answer); bombs and straight flushes after.
     if tier == 0 and lt <= T_TRIPS:
         above = ranks_above(key, lr)
-        held = ranks_with(av, 1)
+        held = ranks_with(h, 1)
         if lt == T_SINGLE:
             if (nsb and VALUE_SB > key) or (nhr and VALUE_HR > key):
                 return True
@@ -1628,13 +1684,13 @@ cdef bint follow_possible(Ctx* c, u64 last_hi, const RulesC* rules) noexcept nog
         elif lt == T_PAIR:
             if (nsb == 2 and VALUE_SB > key) or (nhr == 2 and VALUE_HR > key):
                 return True
-            m = ranks_with(av, 2 - W) & (held | (1 << lr))
+            m = ranks_with(h, 2 - W) & (held | (1 << lr))
         else:
-            m = ranks_with(av, 3 - W)
+            m = ranks_with(h, 3 - W)
         if m & above:
             return True
     # Same-rank bombs: a rank's largest is its best (the tier grows with the size).
-    m = ranks_with(av, 4 - W)
+    m = ranks_with(h, 4 - W)
     while m:
         r = __builtin_ctzll(m)
         m &= m - 1
@@ -1656,12 +1712,12 @@ cdef bint follow_possible(Ctx* c, u64 last_hi, const RulesC* rules) noexcept nog
     if lt == T_THREE_WITH_TWO:
         # a triple above the top's, and a pair of another rank (or of jokers) that the wilds
         # the triple leaves can complete
-        m = ranks_with(av, 3 - W) & ranks_above(key, lr)
+        m = ranks_with(h, 3 - W) & ranks_above(key, lr)
         if m == 0:
             return False
         if rules.fullhouse_joker_pair and (nsb == 2 or nhr == 2):
             return True
-        held = ranks_with(av, 1) | (1 << lr)
+        held = ranks_with(h, 1) | (1 << lr)
         while m:
             x = __builtin_ctzll(m)
             m &= m - 1
@@ -1669,11 +1725,11 @@ cdef bint follow_possible(Ctx* c, u64 last_hi, const RulesC* rules) noexcept nog
             wt = 3 - ax if ax < 3 else 0
             if x == lr and wt == 0 and W == 2:
                 return True             # two wilds as the pair (edge case 42)
-            if ranks_with(av, 2 - (W - wt)) & held & ~(1 << x):
+            if ranks_with(h, 2 - (W - wt)) & held & ~(1 << x):
                 return True
         return False
     if lt == T_STRAIGHT:
-        m = run_windows(av, 5, 1, W) & windows_above(key, LAST_STRAIGHT_POS)
+        m = run_windows(h, 5, 1, W) & windows_above(key, LAST_STRAIGHT_POS)
         if m == 0:
             return False
         if rules.sf_as_straight:
@@ -1696,7 +1752,7 @@ cdef bint follow_possible(Ctx* c, u64 last_hi, const RulesC* rules) noexcept nog
         width = 3 if lt == T_THREE_PAIR else 2
         last = LAST_THREE_PAIR_POS if lt == T_THREE_PAIR else LAST_TWO_TRIPS_POS
         # windows above the top's, up to the type's last
-        return (run_windows(av, width, n, W) & windows_above(key, last)) != 0
+        return (run_windows(h, width, n, W) & windows_above(key, last)) != 0
     return False
 
 
