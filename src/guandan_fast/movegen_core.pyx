@@ -193,15 +193,17 @@ cdef inline void emit_action(Ctx* c, int a, u64 lo, u64 hi) noexcept nogil:
     c.n += 1
 
 
-cdef inline void emit_id(Ctx* c, int a, u64 lo, u64 hi) noexcept nogil:
+cdef inline int put_id(int32_t* ids, u64* out, int n, int a, u64 lo, u64 hi) noexcept nogil:
     # emit_action() in generate_actions' own blocks (action_singles, its pairs and trips,
-    # action_full_houses): there ids is set and the buffers hold N_ACTIONS moves, one per id
-    # at most, so neither the capacity nor ids needs a test (two compares and branches fewer
-    # per move; these blocks write most of a decision's moves).
-    c.out[2 * c.n] = lo
-    c.out[2 * c.n + 1] = hi
-    c.ids[c.n] = a
-    c.n += 1
+    # action_full_houses), which write most of a decision's moves: there ids is set and the
+    # buffers hold N_ACTIONS moves, one per id at most, so neither the capacity nor ids needs
+    # a test; and the count stays in a register (the block's local n, returned here plus one,
+    # stored in c.n once at its end: c.n in memory is reloaded after every store through ids,
+    # which may alias it).
+    out[2 * n] = lo
+    out[2 * n + 1] = hi
+    ids[n] = a
+    return n + 1
 
 
 cdef inline int pos_rank(int pos) noexcept nogil:
@@ -309,13 +311,28 @@ cdef inline int ranks_with(const Hand* h, int k) noexcept nogil:
     return gf_ranks_with(h.avb, h.av, k)
 
 
+# ABOVE[key][lr]: rank mask of the ranks whose single-order value beats key (0..17; row 18:
+# any larger key, none) when the level's rank index is lr (the level rank: VALUE_LEVEL).
+cdef unsigned short ABOVE[19][N_RANKS]
+
+
+cdef _init_above():
+    cdef int key, lr, r, m
+    for key in range(19):
+        for lr in range(N_RANKS):
+            m = 0
+            for r in range(N_RANKS):
+                if rank_value(r, lr) > key:
+                    m |= 1 << r
+            ABOVE[key][lr] = m
+
+
+_init_above()
+
+
 cdef inline int ranks_above(int key, int lr) noexcept nogil:
-    """Rank mask of the ranks whose single-order value beats key (the level rank: VALUE_LEVEL)."""
-    cdef int m = ALL_RANKS & ~((1 << (key - 1 if key > 1 else 0)) - 1)   # r + 2 > key
-    m &= ~(1 << lr)
-    if VALUE_LEVEL > key:
-        m |= 1 << lr
-    return m
+    """Rank mask of the ranks whose single-order value beats key (>= 0)."""
+    return ABOVE[key if key < 18 else 18][lr]
 
 
 cdef inline int run_windows(const Hand* h, int width, int n, int W) noexcept nogil:
@@ -1020,15 +1037,19 @@ cdef void action_singles(Ctx* c, int m) noexcept nogil:
         taken |= held[s]
     sel_lo = sel[0] | (sel[1] << SUIT_BITS)
     sel_hi = sel[2] | (sel[3] << SUIT_BITS)
+    cdef int32_t* ids = c.ids
+    cdef u64* out = c.out
+    cdef int n = c.n
     while m:
         r = __builtin_ctzll(m)
         m &= m - 1
         if navail(c, r):
             bits = ((<u64>1) << (2 * r)) | ((<u64>1) << (SUIT_BITS + 2 * r))
-            emit_id(c, A_SINGLE + r, sel_lo & bits,
-                    (sel_hi & bits) | move_tag(T_SINGLE, r + 2))
+            n = put_id(ids, out, n, A_SINGLE + r, sel_lo & bits,
+                       (sel_hi & bits) | move_tag(T_SINGLE, r + 2))
         elif r == c.h.lr and c.h.W:
-            emit_id(c, A_SINGLE + r, c.h.wild_lo, move_tag(T_SINGLE, r + 2))
+            n = put_id(ids, out, n, A_SINGLE + r, c.h.wild_lo, move_tag(T_SINGLE, r + 2))
+    c.n = n
 
 
 cdef inline void group_pair(Ctx* c, int r) noexcept nogil:
@@ -1478,6 +1499,9 @@ cdef void action_full_houses(Ctx* c, Groups* g) noexcept nogil:
             pairs_w[0] |= 1 << PAIR_HR
             g.pair_lo[PAIR_HR] = 0
             g.pair_hi[PAIR_HR] = 2 * HR_HI
+    cdef int32_t* ids = c.ids
+    cdef u64* out = c.out
+    cdef int n = c.n
     trips = g.trips
     while trips:
         t = __builtin_ctzll(trips)
@@ -1494,8 +1518,9 @@ cdef void action_full_houses(Ctx* c, Groups* g) noexcept nogil:
         while pairs:
             q = __builtin_ctzll(pairs)
             pairs &= pairs - 1
-            emit_id(c, base + (q if q < t else q - 1), g.trip_lo[t] + g.pair_lo[q],
-                    (g.trip_hi[t] + g.pair_hi[q]) | tag)
+            n = put_id(ids, out, n, base + (q if q < t else q - 1), g.trip_lo[t] + g.pair_lo[q],
+                       (g.trip_hi[t] + g.pair_hi[q]) | tag)
+    c.n = n
 
 
 cdef int generate_actions(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
@@ -1510,7 +1535,7 @@ cdef int generate_actions(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
     # after that test.
     cdef Ctx c
     cdef Groups g
-    cdef int r, m, pen, above, held
+    cdef int r, m, n, pen, above, held
     cdef bint follow = not (last_lo == 0 and last_hi == 0)
     cdef bint fh
     hi &= HI_CARD_MASK
@@ -1559,20 +1584,26 @@ cdef int generate_actions(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
             g.pair_w[r] = canon_group(&c, r, 2, &g.pair_lo[r], &g.pair_hi[r], &pen)
         if c.tmask & (1 << T_PAIR):
             m = g.pairs & above
+            n = c.n
             while m:
                 r = __builtin_ctzll(m)
                 m &= m - 1
-                emit_id(&c, A_PAIR + r, g.pair_lo[r], g.pair_hi[r] | move_tag(T_PAIR, r + 2))
+                n = put_id(ids, out, n, A_PAIR + r, g.pair_lo[r],
+                           g.pair_hi[r] | move_tag(T_PAIR, r + 2))
+            c.n = n
             joker_pairs(&c)
     if c.tmask & ((1 << T_TRIPS) | (1 << T_THREE_WITH_TWO)):
         g.trips = ranks_with(c.h, 3 - c.h.W) & above
         m = g.trips
+        n = c.n
         while m:
             r = __builtin_ctzll(m)
             m &= m - 1
             g.trip_w[r] = canon_group(&c, r, 3, &g.trip_lo[r], &g.trip_hi[r], &pen)
             if c.tmask & (1 << T_TRIPS):
-                emit_id(&c, A_TRIPS + r, g.trip_lo[r], g.trip_hi[r] | move_tag(T_TRIPS, r + 2))
+                n = put_id(ids, out, n, A_TRIPS + r, g.trip_lo[r],
+                           g.trip_hi[r] | move_tag(T_TRIPS, r + 2))
+        c.n = n
     if fh:
         action_full_houses(&c, &g)
     compact_sequences(&c, NULL if follow else &g)
