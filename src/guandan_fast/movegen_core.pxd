@@ -29,7 +29,9 @@ cdef struct Hand:
     u64 c23              # the same for suits 2 and 3 (build_unit reads a rank's byte off them)
     int nsb              # small jokers held (0..2)
     int nhr              # big jokers held
-    # -- built on demand (build_sfu: sfdone set; build_unit: a bit of bu per rank) --
+    # -- built on demand (build_sfu: sfdone set; build_unit: a bit of bu per rank;
+    #    bomb_rank: bombtk >= 0) --
+    int bombtk           # the best bomb as tier * 32 + key (0: none; -1: not counted yet)
     int sfdone           # pm, sfw, sfu, sfany are built
     int sfany            # some sfw[s] is not zero (else every sfu is zero too)
     int pm[4]            # per suit, "position mask": bit p set when the hand holds a natural

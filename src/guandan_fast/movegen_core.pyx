@@ -22,7 +22,8 @@ from guandan_fast.types cimport (u64, N_RANKS, N_SUITS, SUIT_BITS, SB_BIT, HR_BI
                                  TIER_STRAIGHT_FLUSH, TIER_JOKERS, LAST_STRAIGHT_POS,
                                  LAST_THREE_PAIR_POS, LAST_TWO_TRIPS_POS, move_type, move_tag,
                                  rank_value, bomb_tier, tier_key, card_count, MAX_BOMB_SIZE,
-                                 ODD_BITS, VALUE_LEVEL, ACE_RANK, __builtin_ctzll, __builtin_popcountll)
+                                 ODD_BITS, VALUE_LEVEL, ACE_RANK, __builtin_ctzll, __builtin_popcountll,
+                                 __builtin_clzll)
 from guandan_fast.movegen_core cimport RulesC, MAX_MOVES, Hand
 from guandan_fast.action_space cimport (N_ACTIONS, A_PASS, A_SINGLE, A_PAIR, A_TRIPS, A_FULL_HOUSE,
                                         A_STRAIGHT, A_THREE_PAIR, A_TWO_TRIPS, A_BOMB,
@@ -452,6 +453,7 @@ cdef void hand_count(Hand* h, u64 lo, u64 hi, int level) noexcept nogil:
     h.nhr = <int>((hi >> HR_BIT) & 3)
     h.sfdone = 0
     h.bu = 0
+    h.bombtk = -1
 
 
 cdef inline void ctx_hand(Ctx* c, u64 lo, u64 hi, int level) noexcept nogil:
@@ -1686,7 +1688,39 @@ cdef bint can_follow(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
     return follow_possible(&c, last_hi, rules)
 
 
-cdef bint follow_possible(Ctx* c, u64 last_hi, const RulesC* rules) noexcept nogil:
+cdef int bomb_rank(Ctx* c) noexcept nogil:
+    """The hand's best bomb on the ladder (docs/rules.md §5) as tier * 32 + key, 0 when it
+    holds none; counted once per Hand (h.bombtk) and read by follow_possible: a bomb top is
+    beaten exactly when this is larger than its own tier * 32 + key, a non-bomb top when it
+    is not 0. Same-rank bombs: a rank's largest is its best (the tier grows with the size);
+    straight flushes: the highest window of any suit (build_sfu)."""
+    cdef Hand* h = c.h
+    cdef int best = 0, m, r, n, t, sf
+    if h.nsb == 2 and h.nhr == 2:
+        best = TIER_JOKERS * 32                 # the joker bomb, above everything
+    else:
+        m = ranks_with(h, 4 - h.W)
+        while m:
+            r = __builtin_ctzll(m)
+            m &= m - 1
+            n = navail(c, r) + h.W
+            if n > MAX_BOMB_SIZE:
+                n = MAX_BOMB_SIZE
+            t = bomb_tier(n) * 32 + rank_value(r, h.lr)
+            if t > best:
+                best = t
+        if best < (TIER_STRAIGHT_FLUSH + 1) * 32:
+            build_sfu(c)
+            sf = h.sfw[0] | h.sfw[1] | h.sfw[2] | h.sfw[3]
+            if sf:
+                t = TIER_STRAIGHT_FLUSH * 32 + 63 - __builtin_clzll(sf)
+                if t > best:
+                    best = t
+    h.bombtk = best
+    return best
+
+
+cdef inline bint follow_possible(Ctx* c, u64 last_hi, const RulesC* rules) noexcept nogil:
     # Exactly "generate() on this follow lists more than PASS" (either mode: both list a
     # move of every (type, key) that the complete list has), decided from the hand's
     # counts (ctx_hand) and the bounds (set_bounds) with no move listed: a forced pass (46 %
@@ -1694,18 +1728,14 @@ cdef bint follow_possible(Ctx* c, u64 last_hi, const RulesC* rules) noexcept nog
     # test below is the feasibility condition of the compact generator's matching part
     # (compact_groups, compact_full_houses, straight_choice, compact_sequences, gen_sf), on
     # rank masks; tests/test_fast_movegen.py compares it with generate() on many hands and tops.
-    cdef int lr = c.h.lr, W = c.h.W, nsb = c.h.nsb, nhr = c.h.nhr, tier = c.btier, lt, r, s, n, t2
-    cdef int key = c.bkey if c.btier else c.minkey
-    cdef int x, wt, p, u, ax, width, last, above, held, m
-    cdef int pm[4]
-    cdef int sfw[4]
-    cdef int sfu[4]
+    # Inline, the common answers first: a top of one to three cards by the top's own type,
+    # then bombs (bomb_rank, once per hand); the runs and full houses in follow_runs.
+    cdef int lr = c.h.lr, W = c.h.W, nsb = c.h.nsb, nhr = c.h.nhr, tier = c.btier, lt
+    cdef int key, above, held, m, bk
     cdef const Hand* h = c.h
-    if nsb == 2 and nhr == 2 and tier < TIER_JOKERS:
-        return True                     # the joker bomb
     lt = move_type(last_hi)
-    # The top's own type first (the common answer); bombs and straight flushes after.
     if tier == 0 and lt <= T_TRIPS:
+        key = c.minkey
         above = ranks_above(key, lr)
         held = ranks_with(h, 1)
         if lt == T_SINGLE:
@@ -1720,26 +1750,26 @@ cdef bint follow_possible(Ctx* c, u64 last_hi, const RulesC* rules) noexcept nog
             m = ranks_with(h, 3 - W)
         if m & above:
             return True
-    # Same-rank bombs: a rank's largest is its best (the tier grows with the size).
-    m = ranks_with(h, 4 - W)
-    while m:
-        r = __builtin_ctzll(m)
-        m &= m - 1
-        n = navail(c, r) + W
-        if n > MAX_BOMB_SIZE:
-            n = MAX_BOMB_SIZE
-        t2 = bomb_tier(n)
-        if t2 > tier or (t2 == tier and rank_value(r, lr) > key):
-            return True
-    if tier < TIER_STRAIGHT_FLUSH or (tier == TIER_STRAIGHT_FLUSH and key < LAST_STRAIGHT_POS):
-        # straight flushes at windows above the top's (any window over a lower tier), in the
-        # suits with five distinct ranks counting the wilds
-        u = 0 if tier < TIER_STRAIGHT_FLUSH else (2 << key) - 1
-        build_sfu(c)
-        if (c.h.sfw[0] | c.h.sfw[1] | c.h.sfw[2] | c.h.sfw[3]) & ~u:
-            return True
+    bk = h.bombtk
+    if bk < 0:
+        bk = bomb_rank(c)
+    if bk > (tier * 32 + c.bkey if tier else 0):
+        return True
     if tier or lt <= T_TRIPS:
         return False
+    return follow_runs(c, lt, rules)
+
+
+cdef bint follow_runs(Ctx* c, int lt, const RulesC* rules) noexcept nogil:
+    """follow_possible for a full house, straight, three-pair or two-trips top that no bomb
+    of the hand answers: the top's own type."""
+    cdef int lr = c.h.lr, W = c.h.W, nsb = c.h.nsb, nhr = c.h.nhr, s, n
+    cdef int key = c.minkey
+    cdef int x, wt, p, u, ax, width, last, held, m
+    cdef int pm[4]
+    cdef int sfw[4]
+    cdef int sfu[4]
+    cdef const Hand* h = c.h
     if lt == T_THREE_WITH_TWO:
         # a triple above the top's, and a pair of another rank (or of jokers) that the wilds
         # the triple leaves can complete
