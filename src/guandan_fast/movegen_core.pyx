@@ -1018,15 +1018,16 @@ cdef inline u64 spread1(u64 x) noexcept nogil:
     return (x | (x << 1)) & <u64>0x55555555
 
 
-cdef void action_singles(Ctx* c, int m) noexcept nogil:
-    """group_single for every rank of m at once (canon_group's one-card choice on masks):
-    per rank, the first suit holding a free copy (one whose use breaks no straight flush:
-    the card no straight flush of the hand can use, or a second copy of it), else the first
-    suit holding it; a level rank held only as wilds plays a wild. Needs build_sfu."""
+cdef void single_choice(Ctx* c, u64* sel_lo, u64* sel_hi) noexcept nogil:
+    """canon_group's one-card choice of every rank at once, on suit masks: per rank, the
+    first suit holding a free copy (one whose use breaks no straight flush: the card no
+    straight flush of the hand can use, or a second copy of it), else the first suit holding
+    it; as card words with one card per rank held (action_singles, and the straights'
+    natural cards: compact_sequences). Needs build_sfu."""
     cdef u64 held[4]
     cdef u64 sel[4]
-    cdef u64 taken = 0, free, bits, sel_lo, sel_hi
-    cdef int s, r
+    cdef u64 taken = 0, free
+    cdef int s
     for s in range(4):
         held[s] = (c.h.sw[s] | (c.h.sw[s] >> 1)) & ODD_BITS          # bit 2r: a copy held
         free = held[s]
@@ -1037,8 +1038,15 @@ cdef void action_singles(Ctx* c, int m) noexcept nogil:
     for s in range(4):
         sel[s] |= held[s] & ~taken
         taken |= held[s]
-    sel_lo = sel[0] | (sel[1] << SUIT_BITS)
-    sel_hi = sel[2] | (sel[3] << SUIT_BITS)
+    sel_lo[0] = sel[0] | (sel[1] << SUIT_BITS)
+    sel_hi[0] = sel[2] | (sel[3] << SUIT_BITS)
+
+
+cdef void action_singles(Ctx* c, int m, u64 sel_lo, u64 sel_hi) noexcept nogil:
+    """group_single for every rank of m at once: the natural card of single_choice's words
+    (sel_lo, sel_hi); a level rank held only as wilds plays a wild."""
+    cdef u64 bits
+    cdef int r
     cdef int32_t* ids = c.ids
     cdef u64* out = c.out
     cdef int n = c.n
@@ -1301,6 +1309,9 @@ cdef struct Groups:
     u64 pair_hi[N_PAIR_SLOTS]
     u64 trip_lo[N_RANKS]
     u64 trip_hi[N_RANKS]
+    int sel                 # sel_lo, sel_hi hold single_choice's words
+    u64 sel_lo
+    u64 sel_hi
 
 
 cdef inline int run_group(Ctx* c, const Groups* gr, int r, int n, u64* lo, u64* hi) noexcept nogil:
@@ -1334,26 +1345,50 @@ cdef void compact_sequences(Ctx* c, const Groups* gr) noexcept nogil:
     # gr: the canonical pairs and trips of every rank when generate_actions built them on a
     # lead (run_group), else NULL. A lead's ThreePair and TwoTrips windows then cost a lookup
     # per rank instead of a canon_group (issue 19).
-    cdef int p, i, r, w, ok, g, wins
+    cdef int p, i, r, w, ok, g, wins, held, nat, used
     cdef int suit[5]
-    cdef u64 lo, hi, l, h
+    cdef u64 lo, hi, l, h, sel_lo, sel_hi, rb
     # (the windows the wilds cannot fill are skipped before any rank is looked at)
     if (c.size == 0 or c.size == 5) and c.tmask & (1 << T_STRAIGHT):
         wins = run_windows(c.h, 5, 1, c.h.W) & windows_above(c.minkey, LAST_STRAIGHT_POS)
+        if wins:
+            # each rank's natural card is its single's (straight_choice's first choice):
+            # single_choice's words, masked to the window's ranks, the gaps filled by wilds
+            if gr != NULL and gr.sel:
+                sel_lo = gr.sel_lo
+                sel_hi = gr.sel_hi
+            else:
+                single_choice(c, &sel_lo, &sel_hi)
+            held = ranks_with(c.h, 1)
         while wins:
             p = __builtin_ctzll(wins)
             wins &= wins - 1
-            if not straight_choice(c, p, suit):
-                continue
-            lo = 0
-            hi = 0
-            for i in range(5):
-                r = pos_rank(p + i)
-                if suit[i] < 0:
-                    lo += c.h.wild_lo
-                else:
-                    lo += KW_LO[suit[i]][r]
-                    hi += KW_HI[suit[i]][r]
+            nat = ((0x1F << p) >> 2) & ALL_RANKS
+            if p == 1:
+                nat |= 1 << ACE_RANK
+            nat &= held
+            rb = spread1(nat)
+            rb |= rb << SUIT_BITS
+            lo = sel_lo & rb
+            hi = sel_hi & rb
+            used = ((lo & SUIT_MASK) != 0) + ((lo >> SUIT_BITS) != 0) + ((hi & SUIT_MASK) != 0) \
+                + ((hi >> SUIT_BITS) != 0)
+            if used == 1 and not c.sfs:
+                # one suit only is a straight flush: straight_choice changes the slot that
+                # costs least
+                if not straight_choice(c, p, suit):
+                    continue
+                lo = 0
+                hi = 0
+                for i in range(5):
+                    r = pos_rank(p + i)
+                    if suit[i] < 0:
+                        lo += c.h.wild_lo
+                    else:
+                        lo += KW_LO[suit[i]][r]
+                        hi += KW_HI[suit[i]][r]
+            else:
+                lo += c.h.wild_lo * (5 - __builtin_popcountll(nat))
             emit_action(c, A_STRAIGHT + p - 1, lo, hi | move_tag(T_STRAIGHT, p))
     if (c.size == 0 or c.size == 6) and c.tmask & (1 << T_THREE_PAIR):
         wins = run_windows(c.h, 3, 2, c.h.W) & windows_above(c.minkey, LAST_THREE_PAIR_POS)
@@ -1561,6 +1596,7 @@ cdef int generate_actions(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
     c.ids = ids
     c.cap = N_ACTIONS
     c.n = 1 if follow else 0
+    g.sel = 0
     build_sfu(&c)
     above = ranks_above(c.minkey, c.h.lr)
     held = ranks_with(c.h, 1)
@@ -1568,7 +1604,10 @@ cdef int generate_actions(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
     if c.tmask & (1 << T_SINGLE):
         m = (held | ((1 << c.h.lr) if c.h.W else 0)) & above
         if __builtin_popcountll(m) > 2:
-            action_singles(&c, m)           # (its set-up pays from three ranks on)
+            # (its set-up pays from three ranks on; a lead's straights reuse it)
+            single_choice(&c, &g.sel_lo, &g.sel_hi)
+            g.sel = 1
+            action_singles(&c, m, g.sel_lo, g.sel_hi)
         else:
             while m:
                 r = __builtin_ctzll(m)
