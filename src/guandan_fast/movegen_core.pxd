@@ -9,12 +9,12 @@ cdef struct RulesC:
     bint sf_as_straight
     bint fullhouse_joker_pair
 
-cdef struct Hand:
+cdef struct HandCounts:
     # One hand broken down for the generator (movegen_core.hand_count), and the canonical
     # choices' tables built from it on demand: a function of (lo, hi, level) alone, so a
     # caller that asks again about the same hand (VecEnv keeps one per table and seat: a seat
     # that passed is asked again with the same hand) may keep it between calls and pass it
-    # to generate_actions as a memo. level 0: holds no hand yet (hand_memo_clear).
+    # to generate_actions as a memo. Zeroed (level 0), it holds no hand yet.
     u64 lo               # the hand it describes (hi: card bits only)
     u64 hi
     int level
@@ -45,10 +45,6 @@ cdef struct Hand:
     int rcol[N_RANKS]    # last copies of straight-flush cards (bytes of SUB_* form: 2 bits
     int nfree[N_RANKS]   # per suit); nfree: the copies in fcol (build_unit)
 
-# A memo that holds no hand (the next generate_actions with it counts the hand).
-cdef inline void hand_memo_clear(Hand* m) noexcept nogil:
-    m.level = 0
-
 cdef enum:
     # Capacity, in moves, of a buffer that always suffices for one generate() call on a hand of
     # at most 27 cards (each move takes two u64 words in the buffer). Larger hands (Game.setup
@@ -66,10 +62,10 @@ cdef int generate(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi, const Rul
 # (PASS first on a follow), the full houses made by (triple rank, pair group) as the action
 # space defines them. ids and out hold N_ACTIONS entries (one move per id at most). Returns
 # the count. A follow that nothing in the hand beats costs can_follow's test, no listing.
-# memo: NULL, or a Hand the caller keeps (hand_memo_clear first): reused when it holds this
+# memo: NULL, or a HandCounts the caller keeps (zeroed at first: no hand): reused when it holds this
 # hand and level, else refilled; either way it then holds this hand.
 cdef int generate_actions(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
-                          const RulesC* rules, int32_t* ids, u64* out, Hand* memo) noexcept nogil
+                          const RulesC* rules, int32_t* ids, u64* out, HandCounts* memo) noexcept nogil
 
 # generate() into a heap buffer that is grown (realloc) to the exact count when it is too
 # small: the buffer is sized from the hand, so any hand fits. *buf may be NULL with *cap 0.

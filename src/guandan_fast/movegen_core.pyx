@@ -24,7 +24,7 @@ from guandan_fast.types cimport (u64, N_RANKS, N_SUITS, SUIT_BITS, SB_BIT, HR_BI
                                  rank_value, bomb_tier, tier_key, card_count, MAX_BOMB_SIZE,
                                  ODD_BITS, VALUE_LEVEL, ACE_RANK, __builtin_ctzll, __builtin_popcountll,
                                  __builtin_clzll)
-from guandan_fast.movegen_core cimport RulesC, MAX_MOVES, Hand
+from guandan_fast.movegen_core cimport RulesC, MAX_MOVES, HandCounts
 from guandan_fast.action_space cimport (N_ACTIONS, A_PASS, A_SINGLE, A_PAIR, A_TRIPS, A_FULL_HOUSE,
                                         A_STRAIGHT, A_THREE_PAIR, A_TWO_TRIPS, A_BOMB,
                                         A_STRAIGHT_FLUSH, A_JOKER_BOMB)
@@ -127,12 +127,12 @@ cdef enum:
     OPT2_CAP = 16
     OPT3_CAP = 31
 
-# Everything one generate() call knows: the hand broken down (h: a Hand of movegen_core.pxd,
+# Everything one generate() call knows: the hand broken down (h: a HandCounts of movegen_core.pxd,
 # its own `own`, or a caller's memo kept between calls on the same hand), what to generate,
 # where to write, and tables built lazily (only for the ranks a call needs: a follow needs few).
 cdef struct Ctx:
-    Hand* h              # the hand's counts and the canonical choices' tables (hand_count)
-    Hand own             # h's storage when the caller keeps no memo
+    HandCounts* h              # the hand's counts and the canonical choices' tables (hand_count)
+    HandCounts own             # h's storage when the caller keeps no memo
     int col[N_RANKS]     # h.sw again, one byte per rank: 2 bits per suit (indexes SUB_* tables;
                          # complete mode only: build_cols)
     bint sfs             # Rules.sf_as_straight: a one-suit run is also a Straight
@@ -216,8 +216,8 @@ cdef inline int pos_rank(int pos) noexcept nogil:
 
 cdef extern from *:
     """
-    /* A hand's natural counts per rank as 16 bytes (ranks 0..12, then zeros: Hand.avb) beside
-       their 4-bit form (Hand.av): with SSE2 (x86-64 always has it) "the ranks holding at least
+    /* A hand's natural counts per rank as 16 bytes (ranks 0..12, then zeros: HandCounts.avb) beside
+       their 4-bit form (HandCounts.av): with SSE2 (x86-64 always has it) "the ranks holding at least
        k" is one byte compare and a movemask (against about 15 word operations gathering a bit
        per 4-bit field), and the runs' windows a few byte additions. Other targets get the
        4-bit word code. */
@@ -307,7 +307,7 @@ cdef extern from *:
     int gf_run_windows(const unsigned char* avb, u64 av, int width, int n, int W) noexcept nogil
 
 
-cdef inline int ranks_with(const Hand* h, int k) noexcept nogil:
+cdef inline int ranks_with(const HandCounts* h, int k) noexcept nogil:
     """Rank mask of the ranks holding at least k natural cards (k <= 15)."""
     return gf_ranks_with(h.avb, h.av, k)
 
@@ -336,7 +336,7 @@ cdef inline int ranks_above(int key, int lr) noexcept nogil:
     return ABOVE[key if key < 18 else 18][lr]
 
 
-cdef inline int run_windows(const Hand* h, int width, int n, int W) noexcept nogil:
+cdef inline int run_windows(const HandCounts* h, int width, int n, int W) noexcept nogil:
     """Bit p set when a run of `width` groups of n cards from natural position p needs at
     most W wilds beside the hand's natural cards (Straight 5 x 1, ThreePair 3 x 2, TwoTrips
     2 x 3): every window at once (gf_run_windows). Bits past a type's last window mean
@@ -432,7 +432,7 @@ cdef extern from *:
     void sf_suits "gf_sf_suits"(const u64* sw, int W, int* pm, int* sfw, int* sfu) noexcept nogil
 
 
-cdef void hand_count(Hand* h, u64 lo, u64 hi, int level) noexcept nogil:
+cdef void hand_count(HandCounts* h, u64 lo, u64 hi, int level) noexcept nogil:
     """The hand's counts (what a follow's feasibility test reads, follow_possible): wilds,
     naturals per suit and per rank, jokers; nothing built on demand yet. hi: cards only
     (HI_CARD_MASK)."""
@@ -1561,7 +1561,7 @@ cdef void action_full_houses(Ctx* c, Groups* g) noexcept nogil:
 
 
 cdef int generate_actions(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
-                          const RulesC* rules, int32_t* ids, u64* out, Hand* memo) noexcept nogil:
+                          const RulesC* rules, int32_t* ids, u64* out, HandCounts* memo) noexcept nogil:
     # The compact generator's canonical moves, block by block in the action space's order
     # (action_space.pxd): PASS, singles, pairs, trips (rank by rank, jokers last), full
     # houses, the three runs, bombs (rank by rank, size by size), straight flushes (window by
@@ -1729,11 +1729,11 @@ cdef bint can_follow(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
 
 cdef int bomb_rank(Ctx* c) noexcept nogil:
     """The hand's best bomb on the ladder (docs/rules.md §5) as tier * 32 + key, 0 when it
-    holds none; counted once per Hand (h.bombtk) and read by follow_possible: a bomb top is
+    holds none; counted once per HandCounts (h.bombtk) and read by follow_possible: a bomb top is
     beaten exactly when this is larger than its own tier * 32 + key, a non-bomb top when it
     is not 0. Same-rank bombs: a rank's largest is its best (the tier grows with the size);
     straight flushes: the highest window of any suit (build_sfu)."""
-    cdef Hand* h = c.h
+    cdef HandCounts* h = c.h
     cdef int best = 0, m, r, n, t, sf
     if h.nsb == 2 and h.nhr == 2:
         best = TIER_JOKERS * 32                 # the joker bomb, above everything
@@ -1771,7 +1771,7 @@ cdef inline bint follow_possible(Ctx* c, u64 last_hi, const RulesC* rules) noexc
     # then bombs (bomb_rank, once per hand); the runs and full houses in follow_runs.
     cdef int lr = c.h.lr, W = c.h.W, nsb = c.h.nsb, nhr = c.h.nhr, tier = c.btier, lt
     cdef int key, above, held, m, bk
-    cdef const Hand* h = c.h
+    cdef const HandCounts* h = c.h
     lt = move_type(last_hi)
     if tier == 0 and lt <= T_TRIPS:
         key = c.minkey
@@ -1808,7 +1808,7 @@ cdef bint follow_runs(Ctx* c, int lt, const RulesC* rules) noexcept nogil:
     cdef int pm[4]
     cdef int sfw[4]
     cdef int sfu[4]
-    cdef const Hand* h = c.h
+    cdef const HandCounts* h = c.h
     if lt == T_THREE_WITH_TWO:
         # a triple above the top's, and a pair of another rank (or of jokers) that the wilds
         # the triple leaves can complete

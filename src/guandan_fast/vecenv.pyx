@@ -20,7 +20,7 @@ from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t
 
 from guandan_fast.types cimport u64
 from guandan_fast.rng cimport sm_next, match_seed_of
-from guandan_fast.movegen_core cimport MAX_MOVES, Hand
+from guandan_fast.movegen_core cimport MAX_MOVES, HandCounts
 from guandan_fast.game_core cimport (GameState, GameRulesC, STEP_CONTINUE, STEP_MATCH_OVER,
                                      PH_PLAY, PH_OVER, last_partner_place)
 from guandan_fast.rules_core cimport rules_to_c
@@ -464,7 +464,7 @@ cdef struct Table:
     # Per seat, its hand as the move generator last broke it down (a seat that passed is asked
     # again with the same hand: 57 % of random play's decisions). Zeroed by reset() (no hand
     # held), refilled by generate_actions whenever the seat's hand or the level differs.
-    Hand memo[4]
+    HandCounts memo[4]
     Result res[MAX_RES]
     # Never written: the last line one thread writes of table i and the first line another
     # writes of table i + 1 are a line apart (no false sharing between neighbouring tables).
