@@ -677,8 +677,8 @@ cdef void gen_bombs(Ctx* c) noexcept nogil:
 
 
 cdef void gen_sf(Ctx* c, bint compact) noexcept nogil:
-    cdef int s, p, i, nat, missing, extra, sub, r
-    cdef u64 blo, bhi, lo, hi, t
+    cdef int s, p, i, nat, missing, extra, sub, r, pos
+    cdef u64 blo, bhi, lo, hi, t, cards
     cdef u64 slo[5]
     cdef u64 shi[5]
     if c.size and c.size != 5:
@@ -690,8 +690,11 @@ cdef void gen_sf(Ctx* c, bint compact) noexcept nogil:
         any_ |= wins[s]
     if any_ == 0:
         return
-    for p in range(1, LAST_STRAIGHT_POS + 1):
-        if not (any_ >> p) & 1 or not bomb_ok(c, TIER_STRAIGHT_FLUSH, p):
+    any_ &= (2 << LAST_STRAIGHT_POS) - 2
+    while any_:
+        p = __builtin_ctzll(any_)
+        any_ &= any_ - 1
+        if not bomb_ok(c, TIER_STRAIGHT_FLUSH, p):
             continue
         t = move_tag(T_STRAIGHT_FLUSH, p)
         for s in range(4):
@@ -701,6 +704,18 @@ cdef void gen_sf(Ctx* c, bint compact) noexcept nogil:
             missing = 5 - POP5[nat]
             blo = c.h.wild_lo * missing
             bhi = 0
+            if compact:
+                # one card of each natural position, as one suit's 2-bit fields at once
+                # (position q is rank q - 2, position 1 the ace)
+                pos = nat << p
+                cards = spread1(((pos >> 2) | (((pos >> 1) & 1) << ACE_RANK)) & ALL_RANKS)
+                cards <<= SUIT_BITS * (s & 1)
+                if s < 2:
+                    blo += cards
+                else:
+                    bhi = cards
+                emit_action(c, A_STRAIGHT_FLUSH + (p - 1) * N_SUITS + s, blo, bhi | t)
+                continue
             for i in range(5):
                 r = pos_rank(p + i)
                 if (nat >> i) & 1:
@@ -709,8 +724,6 @@ cdef void gen_sf(Ctx* c, bint compact) noexcept nogil:
                     blo += slo[i]
                     bhi += shi[i]
             emit_action(c, A_STRAIGHT_FLUSH + (p - 1) * N_SUITS + s, blo, bhi | t)
-            if compact:
-                continue
             extra = c.h.W - missing
             if extra == 0:
                 continue
