@@ -599,14 +599,16 @@ cdef void advance(Table* tb, const Config* cfg, u64* scratch) noexcept nogil:
         hand_over(tb, cfg, r)
 
 
-# A mask row cleared with 16-byte stores (a memset of its 501 bytes becomes `rep stosq`,
-# which starts slower than these 32 stores).
+# A mask row cleared with 32-byte stores where the CPU has AVX (checked once at import; the
+# module is built for any x86-64), else 16-byte ones: a memset of its 501 bytes becomes
+# `rep stosq`, which starts slower than these 16 (or 32) stores. The AVX stores are a
+# function of their own (gcc inlines no AVX code into the rest).
 cdef extern from *:
     """
     #if defined(__SSE2__)
     #include <emmintrin.h>
     #endif
-    static inline void vec_zero_mask(unsigned char *m, int n) {
+    static inline void vec_zero_mask_sse(unsigned char *m, int n) {
         int i = 0;
     #if defined(__SSE2__)
         __m128i z = _mm_setzero_si128();
@@ -617,8 +619,36 @@ cdef extern from *:
     #endif
         for (; i < n; i++) m[i] = 0;
     }
+    #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+    #include <immintrin.h>
+    #define VEC_AVX_PATH 1
+    __attribute__((target("avx"))) static void vec_zero_mask_avx(unsigned char *m, int n) {
+        int i = 0;
+        __m256i z = _mm256_setzero_si256();
+        #pragma GCC unroll 20
+        for (; i + 32 <= n; i += 32) _mm256_storeu_si256((__m256i *)(m + i), z);
+        if (i < n && n >= 32) { _mm256_storeu_si256((__m256i *)(m + n - 32), z); return; }
+        for (; i < n; i++) m[i] = 0;
+    }
+    static int vec_avx = 0;
+    static void vec_check_avx(void) {
+        __builtin_cpu_init();
+        vec_avx = __builtin_cpu_supports("avx") ? 1 : 0;
+    }
+    #else
+    static void vec_check_avx(void) {}
+    #endif
+    static inline void vec_zero_mask(unsigned char *m, int n) {
+    #ifdef VEC_AVX_PATH
+        if (vec_avx) { vec_zero_mask_avx(m, n); return; }
+    #endif
+        vec_zero_mask_sse(m, n);
+    }
     """
     void vec_zero_mask(uint8_t* m, int n) noexcept nogil
+    void vec_check_avx() noexcept nogil
+
+vec_check_avx()
 
 
 cdef inline void zero_mask(uint8_t* mask) noexcept nogil:
