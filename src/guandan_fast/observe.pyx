@@ -223,7 +223,8 @@ cdef inline void track_cards_kinds(Track* t, int seat, u64 lo, u64 hi) noexcept 
 
 cdef inline void track_cards_dz(Track* t, int seat, u64 lo, u64 hi) noexcept nogil:
     """The same in DanZero's order, and onto the mover's last-move row (cleared before),
-    and off the other seats' unseen rows and keys."""
+    and off the other seats' unseen rows and keys (one bit per kind held: see _F_COUNT;
+    the column straight from the bit: _U8_POS)."""
     cdef float* pa = t.played_f[seat]
     cdef float* pb = t.played_f[seat + 4]
     cdef float* hand = t.hand_f[seat]
@@ -231,19 +232,19 @@ cdef inline void track_cards_dz(Track* t, int seat, u64 lo, u64 hi) noexcept nog
     cdef float* u1 = t.unseen_f[(seat + 1) & 3]
     cdef float* u2 = t.unseen_f[(seat + 2) & 3]
     cdef float* u3 = t.unseen_f[(seat + 3) & 3]
-    cdef int k, col, q, half
+    cdef const uint8_t* pos = &_U8_POS[1][0][0]
+    cdef int b, col, q, half
     cdef float n
-    cdef u64 word, x
+    cdef u64 x
     for q in range(1, 4):
         t.unseen_key[(seat + q) & 3][0] -= lo
         t.unseen_key[(seat + q) & 3][1] -= hi
     for half in range(2):
-        word = lo if half == 0 else hi
-        x = nonzero_pairs(word)
+        x = lo if half == 0 else hi
         while x:
-            k = __builtin_ctzll(x)
-            col = _DZ_POS[(LO_KINDS if half else 0) + (k >> 1)]
-            n = <float>((word >> k) & 3)
+            b = __builtin_ctzll(x)
+            col = pos[b]
+            n = _F_COUNT[b]
             pa[col] += n
             pb[col] += n
             hand[col] -= n
@@ -252,6 +253,7 @@ cdef inline void track_cards_dz(Track* t, int seat, u64 lo, u64 hi) noexcept nog
             u2[col] -= n
             u3[col] -= n
             x &= x - 1
+        pos += 64
 
 
 # ------------------------------------------------------------------------------------------
@@ -347,13 +349,28 @@ cdef extern from *:
     /* A row of n >= 8 ends with one 8-float move over its last 8 (overlapping the one
        before: the same values written twice) instead of a 4-float move and single floats.
        The rows copied never overlap their source. */
-    __attribute__((target("avx"))) static void gf_copy_f_avx(float *d, const float *s, int n) {
+    __attribute__((target("avx"), always_inline)) static inline void gf_copy_f_avx_body(
+            float *d, const float *s, int n) {
         int i = 0;
-        #pragma GCC unroll 32
+        #pragma GCC unroll 80
         for (; i + 8 <= n; i += 8) _mm256_storeu_ps(d + i, _mm256_loadu_ps(s + i));
         if (i < n && n >= 8) { _mm256_storeu_ps(d + n - 8, _mm256_loadu_ps(s + n - 8)); return; }
         for (; i < n; i++) d[i] = s[i];
     }
+    /* One function per length the encoders copy, the moves unrolled (a length known only
+       at run time costs a chain of compares before the first move: ~25 instructions more
+       on a 54-float row); any other length, a loop. */
+    __attribute__((target("avx"))) static void gf_copy_f_avx(float *d, const float *s, int n) {
+        int i = 0;
+        for (; i + 8 <= n; i += 8) _mm256_storeu_ps(d + i, _mm256_loadu_ps(s + i));
+        if (i < n && n >= 8) { _mm256_storeu_ps(d + n - 8, _mm256_loadu_ps(s + n - 8)); return; }
+        for (; i < n; i++) d[i] = s[i];
+    }
+    #define GF_COPY_N(N) __attribute__((target("avx"))) static void gf_copy_f_avx_##N( \
+            float *d, const float *s) { gf_copy_f_avx_body(d, s, N); }
+    GF_COPY_N(54)
+    GF_COPY_N(162)
+    GF_COPY_N(536)
     __attribute__((target("avx"))) static void gf_zero_f_avx(float *d, int n) {
         int i = 0;
         __m256 z = _mm256_setzero_ps();
@@ -372,7 +389,13 @@ cdef extern from *:
     #endif
     static inline void gf_copy_f_long(float *d, const float *s, int n) {
     #ifdef GF_AVX_PATH
-        if (gf_avx) { gf_copy_f_avx(d, s, n); return; }
+        if (gf_avx) {
+            if (__builtin_constant_p(n) && n == 54) { gf_copy_f_avx_54(d, s); return; }
+            if (__builtin_constant_p(n) && n == 162) { gf_copy_f_avx_162(d, s); return; }
+            if (__builtin_constant_p(n) && n == 536) { gf_copy_f_avx_536(d, s); return; }
+            gf_copy_f_avx(d, s, n);
+            return;
+        }
     #endif
         gf_copy_f(d, s, n);
     }
