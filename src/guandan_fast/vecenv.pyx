@@ -724,20 +724,32 @@ cdef inline int check_action(Job* j, int i) noexcept nogil:
 
 cdef void step_range(Job* j, Span* sp, Lane* me, int lo, int hi, u64* scratch) noexcept nogil:
     """Step tables lo..hi-1: their candidate / result counts into sp, errors into the lane."""
+    # j's fields and the sums in locals: the mask's byte stores may alias anything, so gcc
+    # would otherwise reload them through j (and store the sums) at every table.
+    cdef Table* tb = j.tabs + lo
+    cdef const Config* cfg = j.cfg
+    cdef const int32_t* choice = NULL if j.fresh else j.choice
+    cdef Py_ssize_t dim = j.dim
+    cdef float* obs = j.obs + lo * dim if dim > 0 else NULL
+    cdef uint8_t* mask = j.mask + <Py_ssize_t>lo * N_ACTIONS if j.mask != NULL else NULL
+    cdef int64_t n_legal = 0
+    cdef int32_t n_res = 0, err = 0
     cdef int i
-    cdef Table* tb
+    for i in range(lo, hi):
+        table_step(tb, cfg, -1 if choice == NULL else choice[i], scratch, obs, mask)
+        n_legal += tb.n_legal
+        n_res += tb.n_res
+        err |= tb.error
+        tb += 1
+        if obs != NULL:
+            obs += dim
+        if mask != NULL:
+            mask += N_ACTIONS
     sp.lo = lo
     sp.hi = hi
-    sp.n_legal = 0
-    sp.n_res = 0
-    for i in range(lo, hi):
-        tb = &j.tabs[i]
-        table_step(tb, j.cfg, -1 if j.fresh else j.choice[i], scratch,
-                   j.obs + <Py_ssize_t>i * j.dim if j.dim > 0 else NULL,
-                   j.mask + <Py_ssize_t>i * N_ACTIONS if j.mask != NULL else NULL)
-        sp.n_legal += tb.n_legal
-        sp.n_res += tb.n_res
-        me.err |= tb.error
+    sp.n_legal = n_legal
+    sp.n_res = n_res
+    me.err |= err
 
 
 cdef void emit(Job* j, int i, int64_t o, int64_t r, bint csr) noexcept nogil:
@@ -770,10 +782,13 @@ cdef void emit(Job* j, int i, int64_t o, int64_t r, bint csr) noexcept nogil:
 cdef void emit_span(Job* j, const Span* sp) noexcept nogil:
     cdef int i
     cdef int64_t o = sp.off, r = sp.roff
+    # A local copy of the job: its fields stay in registers (the batch's byte stores, seat
+    # and phase, may alias anything but a local whose address does not escape).
+    cdef Job jl = j[0]
     for i in range(sp.lo, sp.hi):
-        emit(j, i, o, r, j.csr)
-        o += j.tabs[i].n_legal
-        r += j.tabs[i].n_res
+        emit(&jl, i, o, r, jl.csr)
+        o += jl.tabs[i].n_legal
+        r += jl.tabs[i].n_res
 
 
 # The phases of a parallel step (the pool's state word; 0: nothing to claim).
