@@ -191,7 +191,7 @@ cdef inline void track_cards_kinds(Track* t, int seat, u64 lo, u64 hi) noexcept 
     cdef float* r3 = base + at[3]
     cdef float* hand = base + seat * OBS_SIZE + O_HAND
     cdef float n, c = 0.0           # the move's cards (small integers: exact in floats)
-    cdef int b, col
+    cdef unsigned int b, col       # unsigned: no sign extension per card
     while lo:
         b = __builtin_ctzll(lo)
         n = _F_COUNT[b]
@@ -551,7 +551,7 @@ cdef inline const float* hand_row(const GameState* s, Track* t, int p) noexcept 
 cdef inline void put_cards_f(u64 lo, u64 hi, float* out) noexcept nogil:
     """The counts of a move's cards (kind order) onto a zeroed row: one store per kind held
     (see _F_COUNT), where set_cards_f writes all 54 from words (~60 instructions)."""
-    cdef int b
+    cdef unsigned int b            # unsigned: no sign extension per card
     lo &= LO_CARD_MASK
     hi &= HI_CARD_MASK
     while lo:
