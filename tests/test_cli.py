@@ -525,6 +525,54 @@ def test_tournament_interrupted_from_python_carries_the_partial_result():
     assert max(seen) >= pair.matches   # progress came along the way
 
 
+@pytest.mark.parametrize("cut", [7, 8])
+def test_ctrl_c_right_after_a_record_write_keeps_record_and_totals_equal(tmp_path, monkeypatch,
+                                                                         cut):
+    """Ctrl-C that arrives while a match is written (here: as the write returns) is held
+    until the match is also counted: the record holds the partial result's whole deals (and
+    at most the first seating of the next)."""
+    import signal
+
+    from guandan_fast import records
+
+    rec = tmp_path / "t.jsonl"
+    real_block, writes = records.RecordWriter.block, []
+
+    def block(self, data):
+        real_block(self, data)
+        writes.append(data)
+        if len(writes) == cut:
+            signal.raise_signal(signal.SIGINT)
+
+    monkeypatch.setattr(records.RecordWriter, "block", block)
+    with pytest.raises(KeyboardInterrupt) as info:
+        gf.tournament("random,greedy", deals=50, seed=4, record=str(rec))
+    n = rec.read_bytes().count(b'"format"')
+    assert n == cut and info.value.partial.deals == cut // 2
+
+
+def test_ctrl_c_as_a_simulate_record_write_starts_keeps_record_and_totals_equal(
+        tmp_path, monkeypatch):
+    import signal
+
+    from guandan_fast import records
+
+    rec = tmp_path / "s.jsonl"
+    real_block, writes = records.RecordWriter.block, []
+
+    def block(self, data):              # Ctrl-C as the second block starts to be written
+        writes.append(data)
+        if len(writes) == 2:
+            signal.raise_signal(signal.SIGINT)
+        real_block(self, data)
+
+    monkeypatch.setattr(records.RecordWriter, "block", block)
+    with pytest.raises(KeyboardInterrupt) as info:
+        gf.simulate(matches=100_000, seed=2, threads=1, record=str(rec))
+    n = rec.read_bytes().count(b'"format"')
+    assert n >= 2 and info.value.partial.matches == n
+
+
 def test_ctrl_c_on_perft_prints_the_reference_count_so_far():
     import re
     import signal

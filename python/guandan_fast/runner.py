@@ -22,11 +22,13 @@ True
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import threading
 from typing import Any, Callable
 
 __all__ = ["Ordered", "run_threads", "run_processes", "run_workers", "check_cluster",
-           "CLUSTERS"]
+           "interrupt_held", "CLUSTERS"]
 
 #: Cluster backends (``cluster=``): None runs on this machine.
 CLUSTERS = (None, "ray")
@@ -117,6 +119,41 @@ class Ordered:
     @property
     def done(self) -> bool:
         return self.stopped or (self.n is not None and self.merged >= self.n)
+
+
+@contextlib.contextmanager
+def interrupt_held():
+    """Hold Ctrl-C over steps that must happen together, such as writing a match to the
+    record and counting it: a SIGINT that arrives inside is raised when the block ends (by
+    the handler that was in place), so the record and the totals agree. Python delivers
+    signals to the main thread only, so elsewhere (and where no Python handler is in place)
+    this holds nothing.
+
+    >>> steps = []
+    >>> try:
+    ...     with interrupt_held():
+    ...         signal.raise_signal(signal.SIGINT)     # Ctrl-C
+    ...         steps.append("written")
+    ...         steps.append("counted")
+    ... except KeyboardInterrupt:
+    ...     steps.append("interrupted")
+    >>> steps
+    ['written', 'counted', 'interrupted']
+    """
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.getsignal(signal.SIGINT)
+    if not callable(previous):        # off the main thread, SIG_IGN, SIG_DFL or a C handler
+        yield
+        return
+    held = []
+    signal.signal(signal.SIGINT, lambda signum, frame: held.append(frame))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if held:
+        previous(signal.SIGINT, held[0])
 
 
 def run_workers(n: int, worker: Callable[[], None], fail: Callable[[BaseException], None],

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from .agents import names as agent_names, parse_agents
-from .runner import Ordered, check_cluster, run_threads
+from .runner import Ordered, check_cluster, interrupt_held, run_threads
 from .rules import Rules
 from .validate import check_callable, check_count, check_rules, check_seed
 
@@ -401,9 +401,10 @@ class Tally:
 
     def add(self, record, stats) -> None:
         """A block's result: its record's bytes (or None) and counters."""
-        add_counts(self.total, stats)
-        if self.out is not None and record:
-            self.out.block(record)    # whole matches in one write
+        with interrupt_held():        # the record and the totals agree
+            add_counts(self.total, stats)
+            if self.out is not None and record:
+                self.out.block(record)    # whole matches in one write
 
     def after(self, k, result) -> None:
         """Progress: matches arrived (matches mode) or hands merged (hands mode)."""

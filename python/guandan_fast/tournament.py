@@ -40,7 +40,7 @@ from typing import Callable
 
 from .agents import parse_agents
 from .rules import Rules
-from .runner import Ordered, check_cluster, run_processes, run_threads
+from .runner import Ordered, check_cluster, interrupt_held, run_processes, run_threads
 from .stats import (Z95, clustered_wilson_interval, mean_interval, t_quantile,  # noqa: F401
                     wilson_interval)
 from .validate import check_callable, check_count, check_rules, check_seed
@@ -496,12 +496,18 @@ def _run_recorded(order, work, path) -> None:
                             game = Game(seed=ms, rules=rules)
                             head = records.header_lines([ms], rules, None, names(seats),
                                                         tournament=about(d, s))[0]
-                            out.block((head + "\n").encode("utf-8") + hand_lines(game, actions))
+                            data = (head + "\n").encode("utf-8") + hand_lines(game, actions)
                             game.play_log(actions)
                         else:
                             game = _play_python(_deal_seed(seed, d), seats, rules)
-                            out.write(game, names(seats), tournament=about(d, s))
-                        rows.append(_outcome_of(game))
+                            data = None
+                        outcome = _outcome_of(game)
+                        with interrupt_held():     # the record and the totals agree
+                            if data is None:
+                                out.write(game, names(seats), tournament=about(d, s))
+                            else:
+                                out.block(data)
+                            rows.append(outcome)
             except KeyboardInterrupt:
                 # the whole deals of this job count in the partial result (both seatings)
                 if len(rows) >= 2:

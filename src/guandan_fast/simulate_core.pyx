@@ -185,29 +185,52 @@ cdef Agents _agents(const int* ks, search):
     return Agents(specs)
 
 
-cdef unsigned char[::1] _cancel_view(cancel):
-    """The run's cancel byte (``cancel``: a writable buffer, or None for no cancel), checked;
-    the caller keeps the view while the run reads the byte."""
-    cdef unsigned char[::1] view
-    if cancel is None:
-        return None
-    view = cancel
-    if view.shape[0] < 1:
-        raise ValueError("cancel must be a writable buffer of at least one byte")
-    return view
-
-
-cdef long long _chunk_budget(long long start, long long stop, hand_budget) except -1:
-    """The hand budget of a chunk of matches start..stop-1 (0: none), checked with the range."""
+cdef long long _hand_budget(hand_budget) except -1:
+    """A run's hand budget, checked (0: none)."""
     cdef long long budget
-    if stop < start:
-        raise ValueError(f"stop ({stop}) must not be below start ({start})")
     if hand_budget is None:
         return 0
     budget = hand_budget
     if budget < 1:
         raise ValueError(f"hand_budget must be >= 1, got {hand_budget}")
     return budget
+
+
+cdef class _ChunkRun:
+    """What every entry point that plays matches sets up the same way, checked: the seats'
+    agents and their seating, the Ctrl-C / cancel check, the hand budget. The caller keeps
+    the object alive while its nogil loop reads ``seating``, ``it`` and ``budget_at``."""
+    cdef int ks[4]
+    cdef Agents agents
+    cdef Seating seating
+    cdef Interrupt it
+    cdef unsigned char[::1] cancel_view   # holds the cancel buffer while ``it`` reads it
+    cdef long long budget                 # hands left (the loop counts it down)
+    cdef long long* budget_at             # &budget, or NULL for no budget
+
+    def __cinit__(self, kinds, search, hand_budget, cancel):
+        cdef const unsigned char* flag = NULL
+        _check_kinds(kinds, self.ks)
+        self.agents = _agents(self.ks, search)
+        seating_init(&self.seating, self.ks, self.agents.ctx, NULL)
+        if cancel is not None:
+            self.cancel_view = cancel
+            if self.cancel_view.shape[0] < 1:
+                raise ValueError("cancel must be a writable buffer of at least one byte")
+            flag = &self.cancel_view[0]
+        interrupt_init(&self.it, 1024, in_main_thread(), <const volatile unsigned char*>flag)
+        self.budget = _hand_budget(hand_budget)
+        self.budget_at = &self.budget if self.budget > 0 else NULL
+
+    cdef bint spent(self) noexcept nogil:
+        """The hand budget is used up."""
+        return self.budget_at != NULL and self.budget <= 0
+
+
+cdef int _check_range(long long start, long long stop) except -1:
+    if stop < start:
+        raise ValueError(f"stop ({stop}) must not be below start ({start})")
+    return 0
 
 
 def run_chunk(long long start, long long stop, seed, kinds, rules=Rules(), hand_budget=None,
@@ -228,26 +251,12 @@ def run_chunk(long long start, long long stop, seed, kinds, rules=Rules(), hand_
     """
     cdef SimStats st
     cdef GameRulesC rc = rules_to_c(rules)
-    cdef int ks[4]
     cdef u64 s64 = <u64>(seed & 0xFFFFFFFFFFFFFFFF)
-    cdef long long i, budget = 0
-    cdef long long* bp = NULL
+    cdef long long i
     cdef int r = 0
     cdef u64* buf
-    cdef Interrupt it
-    cdef Seating seating
-    cdef const unsigned char* flag = NULL
-    cdef unsigned char[::1] cancel_view
-    _check_kinds(kinds, ks)
-    cdef Agents ag = _agents(ks, search)
-    seating_init(&seating, ks, ag.ctx, NULL)
-    cancel_view = _cancel_view(cancel)
-    if cancel_view is not None:
-        flag = &cancel_view[0]
-    interrupt_init(&it, 1024, in_main_thread(), <const volatile unsigned char*>flag)
-    budget = _chunk_budget(start, stop, hand_budget)
-    if budget > 0:
-        bp = &budget
+    _check_range(start, stop)
+    cdef _ChunkRun run = _ChunkRun(kinds, search, hand_budget, cancel)
     memset(&st, 0, sizeof(SimStats))
     buf = <u64*>malloc(2 * MAX_MOVES * sizeof(u64))
     if buf == NULL:
@@ -256,13 +265,13 @@ def run_chunk(long long start, long long stop, seed, kinds, rules=Rules(), hand_
         with nogil:
             i = start
             while i < stop:
-                r = play_match(match_seed_of(s64, i), &rc, &seating, &st, buf, bp, NULL, NULL,
-                               NULL, False, &it)
+                r = play_match(match_seed_of(s64, i), &rc, &run.seating, &st, buf, run.budget_at,
+                               NULL, NULL, NULL, False, &run.it)
                 i += 1
-                if r != 0 or (bp != NULL and budget <= 0):
+                if r != 0 or run.spent():
                     break
         if r == -3:
-            raise_pending(&it)
+            raise_pending(&run.it)
     finally:
         free(buf)
     if r == -1:
@@ -281,21 +290,14 @@ def record_match(seed, long long i, kinds, rules=Rules(), hand_budget=None, sear
     """
     cdef SimStats st
     cdef GameRulesC rc = rules_to_c(rules)
-    cdef int ks[4]
     cdef u64 s64 = <u64>(seed & 0xFFFFFFFFFFFFFFFF)
     cdef u64 ms = match_seed_of(s64, i)
-    cdef long long budget = 0, rec_n = 0, cap = 3 * 4096
-    cdef long long* bp = NULL
+    cdef long long rec_n = 0, cap = 3 * 4096
     cdef int r = -2
     cdef u64* buf
     cdef u64* recp
     cdef u64[::1] rec
-    cdef Interrupt it
-    cdef Seating seating
-    _check_kinds(kinds, ks)
-    cdef Agents ag = _agents(ks, search)
-    seating_init(&seating, ks, ag.ctx, NULL)
-    interrupt_init(&it, 1024, in_main_thread(), NULL)
+    cdef _ChunkRun run = _ChunkRun(kinds, search, hand_budget, None)
     buf = <u64*>malloc(2 * MAX_MOVES * sizeof(u64))
     if buf == NULL:
         raise MemoryError()
@@ -305,16 +307,13 @@ def record_match(seed, long long i, kinds, rules=Rules(), hand_budget=None, sear
             rec = arr
             memset(&st, 0, sizeof(SimStats))
             rec_n = 0
-            if hand_budget is not None:
-                budget = hand_budget
-                if budget < 1:
-                    raise ValueError(f"hand_budget must be >= 1, got {hand_budget}")
-                bp = &budget
+            run.budget = _hand_budget(hand_budget)    # a retry with a bigger buffer starts over
             recp = &rec[0]
             with nogil:
-                r = play_match(ms, &rc, &seating, &st, buf, bp, &recp, &cap, &rec_n, False, &it)
+                r = play_match(ms, &rc, &run.seating, &st, buf, run.budget_at, &recp, &cap,
+                               &rec_n, False, &run.it)
             if r == -3:
-                raise_pending(&it)
+                raise_pending(&run.it)
             cap *= 4
     finally:
         free(buf)
@@ -344,31 +343,17 @@ def record_chunk(long long start, long long stop, seed, kinds, headers, rules=Ru
     cdef SimStats st
     cdef GameRulesC rc = rules_to_c(rules)
     cdef GameState origin
-    cdef int ks[4]
     cdef u64 s64 = <u64>(seed & 0xFFFFFFFFFFFFFFFF)
     cdef u64 ms = 0
-    cdef long long i, budget = 0, rec_n = 0, cap = 3 * 4096, bad = -1
-    cdef long long* bp = NULL
+    cdef long long i, rec_n = 0, cap = 3 * 4096, bad = -1
     cdef int r = 0, w = LINES_OK
     cdef u64* buf = NULL
     cdef u64* rec = NULL
     cdef const char** head = NULL
     cdef Py_ssize_t* head_len = NULL
     cdef LineBuf out
-    cdef Interrupt it
-    cdef Seating seating
-    cdef const unsigned char* flag = NULL
-    cdef unsigned char[::1] cancel_view
-    _check_kinds(kinds, ks)
-    cdef Agents ag = _agents(ks, search)
-    seating_init(&seating, ks, ag.ctx, NULL)
-    cancel_view = _cancel_view(cancel)
-    if cancel_view is not None:
-        flag = &cancel_view[0]
-    interrupt_init(&it, 1024, in_main_thread(), <const volatile unsigned char*>flag)
-    budget = _chunk_budget(start, stop, hand_budget)
-    if budget > 0:
-        bp = &budget
+    _check_range(start, stop)
+    cdef _ChunkRun run = _ChunkRun(kinds, search, hand_budget, cancel)
     headers = list(headers)
     if len(headers) < stop - start or not all(type(h) is bytes for h in headers):
         raise ValueError(f"headers must be {stop - start} bytes objects, one per match")
@@ -390,7 +375,8 @@ def record_chunk(long long start, long long stop, seed, kinds, headers, rules=Ru
             i = start
             while i < stop:
                 ms = match_seed_of(s64, i)
-                r = play_match(ms, &rc, &seating, &st, buf, bp, &rec, &cap, &rec_n, True, &it)
+                r = play_match(ms, &rc, &run.seating, &st, buf, run.budget_at, &rec, &cap, &rec_n,
+                               True, &run.it)
                 if r < 0:
                     break
                 if linebuf_append(&out, head[i - start], head_len[i - start]) < 0:
@@ -401,10 +387,10 @@ def record_chunk(long long start, long long stop, seed, kinds, headers, rules=Ru
                 if w != LINES_OK:
                     break
                 i += 1
-                if r != 0 or (bp != NULL and budget <= 0):
+                if r != 0 or run.spent():
                     break
         if r == -3:
-            raise_pending(&it)
+            raise_pending(&run.it)
         if r == -2 or w == LINES_NO_MEMORY:
             raise MemoryError("no memory for the record of a match")
         if r == -1:
