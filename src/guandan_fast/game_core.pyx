@@ -7,7 +7,7 @@ switches on the 128-bit encoding of docs/design.md. Allocation-free except
 comes from Python first. This module has no Python API.
 """
 from libc.stdlib cimport realloc
-from libc.string cimport memset
+from libc.string cimport memset, memcpy
 from libc.stdint cimport uint8_t
 
 from guandan_fast.types cimport (u64, N_CARDS, HAND_SIZE, MAX_LEVEL, ACE_RANK, SUIT_BITS, N_KINDS,
@@ -54,22 +54,44 @@ cdef inline int next_in(const GameState* s, int p) noexcept nogil:
 # Dealing and starting hands
 # ------------------------------------------------------------------------------------------
 
+# The deck before the shuffle (card i is kind i >> 1) and each kind's one card as words
+# (_ONE_LO[k], _ONE_HI[k]): the deal copies the one and adds up the others, without a branch
+# or a shift per card.
+cdef uint8_t _DECK0[N_CARDS]
+cdef u64 _ONE_LO[N_KINDS]
+cdef u64 _ONE_HI[N_KINDS]
+for _i in range(N_CARDS):
+    _DECK0[_i] = _i >> 1
+for _i in range(N_KINDS):
+    kind_words(_i, &_ONE_LO[_i], &_ONE_HI[_i])
+
+
 cdef void shuffle_deal(GameState* s, uint8_t* deck) noexcept nogil:
-    """Fisher-Yates over the 108 physical cards from the match's generator; 27 cards per seat."""
-    cdef int i, j, p
-    cdef uint8_t tmp
-    for i in range(N_CARDS):
-        deck[i] = <uint8_t>(i >> 1)
-    for i in range(107, 0, -1):
-        j = <int>sm_below(&s.rng, <u64>(i + 1))
-        tmp = deck[i]
-        deck[i] = deck[j]
-        deck[j] = tmp
-    for p in range(4):
-        s.hand_lo[p] = 0
-        s.hand_hi[p] = 0
-        for i in range(HAND_SIZE * p, HAND_SIZE * p + HAND_SIZE):
-            hand_add(s, p, deck[i], 1)
+    """Fisher-Yates over the 108 physical cards from the match's generator; 27 cards per seat
+    (seat p: cards 27p .. 27p + 26). A card is final once the shuffle has passed it (it goes
+    from the top down), so each seat's hand is summed as the shuffle passes its cards."""
+    cdef int i, j, p, last
+    cdef uint8_t c
+    cdef u64 lo, hi
+    cdef u64 rng = s.rng            # a local: the deck's byte stores could alias s.rng
+    memcpy(deck, _DECK0, N_CARDS)
+    for p in range(3, -1, -1):
+        lo = 0
+        hi = 0
+        last = HAND_SIZE * p if p > 0 else 1
+        for i in range(HAND_SIZE * p + HAND_SIZE - 1, last - 1, -1):
+            j = <int>sm_below(&rng, <u64>(i + 1))
+            c = deck[j]
+            deck[j] = deck[i]
+            deck[i] = c
+            lo += _ONE_LO[c]
+            hi += _ONE_HI[c]
+        if p == 0:                  # card 0: what the shuffle left there
+            lo += _ONE_LO[deck[0]]
+            hi += _ONE_HI[deck[0]]
+        s.hand_lo[p] = lo
+        s.hand_hi[p] = hi
+    s.rng = rng
 
 
 cdef void reset_hand(GameState* s) noexcept nogil:

@@ -25,7 +25,7 @@ from guandan_fast.types cimport (u64, N_RANKS, N_KINDS, LO_KINDS, KIND_SB, KIND_
                                  HI_CARD_MASK, ODD_BITS, SUIT_MASK, SUIT_BITS, SB_BIT, HR_BIT, move_type,
                                  move_rank, kind_count, __builtin_ctzll,
                                  __builtin_popcountll)
-from guandan_fast.game_core cimport GameState
+from guandan_fast.game_core cimport GameState, PH_PLAY
 from guandan_fast.game cimport game_state_ptr, game_hand_plays
 
 cimport numpy as cnp
@@ -96,6 +96,15 @@ cdef extern from *:
     const u64 NO_ROW "GF_NO_ROW"      # a key no hand or unseen set has (the top bits set)
 
 
+cdef inline int cards_left(u64 lo, u64 hi) noexcept nogil:
+    """card_count in three popcounts instead of four: the pairs' high bits of both words fit
+    in one word (lo's at odd bits, hi's shifted to even ones)."""
+    lo &= LO_CARD_MASK
+    hi &= HI_CARD_MASK
+    return (__builtin_popcountll(lo) + __builtin_popcountll(hi)
+            + __builtin_popcountll((lo & ~ODD_BITS) | ((hi & ~ODD_BITS) >> 1)))
+
+
 cdef inline void track_clear(Track* t, int dz) noexcept nogil:
     cdef int q
     # everything but the cached rows, which their keys make unused
@@ -151,30 +160,71 @@ cdef void (*_track_cards)(Track*, int, u64, u64, u64) noexcept nogil
 _track_cards = track_cards
 
 
+# _F_COUNT[b]: the count a word's lone set bit b of a 2-bit count stands for (1 + (b & 1)),
+# as a float. A move or a hand holds at most two of a kind (two decks), so a word has exactly
+# one set bit per kind held: bit b is kind b >> 1 of the word, with count _F_COUNT[b] (the
+# loops below visit those bits, with no shift, mask or conversion per card).
+cdef float _F_COUNT[64]
+for _b in range(64):
+    _F_COUNT[_b] = 1 + (_b & 1)
+
+# Where a move of seat s lands in the four cached observation rows (Track.obs_row, as float
+# indices from obs_row[0][0]): _ROW_PLAYED[s][r] is row r's played block of seat s (the
+# mover is seat (s - r) & 3 of row r), _ROW_LEFT[s][r] its cards-left entry there.
+cdef int _ROW_PLAYED[4][4]
+cdef int _ROW_LEFT[4][4]
+for _s in range(4):
+    for _r in range(4):
+        _ROW_PLAYED[_s][_r] = _r * OBS_SIZE + O_PLAYED + 54 * ((_s - _r) & 3)
+        _ROW_LEFT[_s][_r] = _r * OBS_SIZE + O_LEFT + ((_s - _r) & 3)
+
+
 cdef inline void track_cards_kinds(Track* t, int seat, u64 lo, u64 hi) noexcept nogil:
-    """A move's cards (kind order) onto the mover's played rows and off its hand row."""
-    cdef float* pa = t.played_f[seat]
-    cdef float* pb = t.played_f[seat + 4]
-    cdef float* hand = t.hand_f[seat]
-    cdef int k, col, half
-    cdef float n
-    cdef u64 word, x
-    for half in range(2):          # the lo word's kinds, then the hi word's (per kind held)
-        word = lo if half == 0 else hi
-        x = nonzero_pairs(word)
-        while x:
-            k = __builtin_ctzll(x)
-            col = (LO_KINDS if half else 0) + (k >> 1)
-            n = <float>((word >> k) & 3)
-            pa[col] += n
-            pb[col] += n
-            hand[col] -= n
-            x &= x - 1
+    """A move's cards (kind order) onto the mover's played block in the four seats' cached
+    observation rows, off its hand there, and its card count off the rows' cards left (rows
+    not in use get them too: they are rebuilt before use)."""
+    cdef float* base = &t.obs_row[0][0]
+    cdef const int* at = _ROW_PLAYED[seat]
+    cdef float* r0 = base + at[0]
+    cdef float* r1 = base + at[1]
+    cdef float* r2 = base + at[2]
+    cdef float* r3 = base + at[3]
+    cdef float* hand = base + seat * OBS_SIZE + O_HAND
+    cdef float n, c = 0.0           # the move's cards (small integers: exact in floats)
+    cdef unsigned int b, col       # unsigned: no sign extension per card
+    while lo:
+        b = __builtin_ctzll(lo)
+        n = _F_COUNT[b]
+        col = b >> 1
+        r0[col] += n
+        r1[col] += n
+        r2[col] += n
+        r3[col] += n
+        hand[col] -= n
+        c += n
+        lo &= lo - 1
+    while hi:
+        b = __builtin_ctzll(hi)
+        n = _F_COUNT[b]
+        col = LO_KINDS + (b >> 1)
+        r0[col] += n
+        r1[col] += n
+        r2[col] += n
+        r3[col] += n
+        hand[col] -= n
+        c += n
+        hi &= hi - 1
+    at = _ROW_LEFT[seat]
+    base[at[0]] -= c
+    base[at[1]] -= c
+    base[at[2]] -= c
+    base[at[3]] -= c
 
 
 cdef inline void track_cards_dz(Track* t, int seat, u64 lo, u64 hi) noexcept nogil:
     """The same in DanZero's order, and onto the mover's last-move row (cleared before),
-    and off the other seats' unseen rows and keys."""
+    and off the other seats' unseen rows and keys (one bit per kind held: see _F_COUNT;
+    the column straight from the bit: _U8_POS)."""
     cdef float* pa = t.played_f[seat]
     cdef float* pb = t.played_f[seat + 4]
     cdef float* hand = t.hand_f[seat]
@@ -182,19 +232,19 @@ cdef inline void track_cards_dz(Track* t, int seat, u64 lo, u64 hi) noexcept nog
     cdef float* u1 = t.unseen_f[(seat + 1) & 3]
     cdef float* u2 = t.unseen_f[(seat + 2) & 3]
     cdef float* u3 = t.unseen_f[(seat + 3) & 3]
-    cdef int k, col, q, half
+    cdef const uint8_t* pos = &_U8_POS[1][0][0]
+    cdef int b, col, q, half
     cdef float n
-    cdef u64 word, x
+    cdef u64 x
     for q in range(1, 4):
         t.unseen_key[(seat + q) & 3][0] -= lo
         t.unseen_key[(seat + q) & 3][1] -= hi
     for half in range(2):
-        word = lo if half == 0 else hi
-        x = nonzero_pairs(word)
+        x = lo if half == 0 else hi
         while x:
-            k = __builtin_ctzll(x)
-            col = _DZ_POS[(LO_KINDS if half else 0) + (k >> 1)]
-            n = <float>((word >> k) & 3)
+            b = __builtin_ctzll(x)
+            col = pos[b]
+            n = _F_COUNT[b]
             pa[col] += n
             pb[col] += n
             hand[col] -= n
@@ -203,6 +253,7 @@ cdef inline void track_cards_dz(Track* t, int seat, u64 lo, u64 hi) noexcept nog
             u2[col] -= n
             u3[col] -= n
             x &= x - 1
+        pos += 64
 
 
 # ------------------------------------------------------------------------------------------
@@ -298,13 +349,28 @@ cdef extern from *:
     /* A row of n >= 8 ends with one 8-float move over its last 8 (overlapping the one
        before: the same values written twice) instead of a 4-float move and single floats.
        The rows copied never overlap their source. */
-    __attribute__((target("avx"))) static void gf_copy_f_avx(float *d, const float *s, int n) {
+    __attribute__((target("avx"), always_inline)) static inline void gf_copy_f_avx_body(
+            float *d, const float *s, int n) {
         int i = 0;
-        #pragma GCC unroll 32
+        #pragma GCC unroll 80
         for (; i + 8 <= n; i += 8) _mm256_storeu_ps(d + i, _mm256_loadu_ps(s + i));
         if (i < n && n >= 8) { _mm256_storeu_ps(d + n - 8, _mm256_loadu_ps(s + n - 8)); return; }
         for (; i < n; i++) d[i] = s[i];
     }
+    /* One function per length the encoders copy, the moves unrolled (a length known only
+       at run time costs a chain of compares before the first move: ~25 instructions more
+       on a 54-float row); any other length, a loop. */
+    __attribute__((target("avx"))) static void gf_copy_f_avx(float *d, const float *s, int n) {
+        int i = 0;
+        for (; i + 8 <= n; i += 8) _mm256_storeu_ps(d + i, _mm256_loadu_ps(s + i));
+        if (i < n && n >= 8) { _mm256_storeu_ps(d + n - 8, _mm256_loadu_ps(s + n - 8)); return; }
+        for (; i < n; i++) d[i] = s[i];
+    }
+    #define GF_COPY_N(N) __attribute__((target("avx"))) static void gf_copy_f_avx_##N( \
+            float *d, const float *s) { gf_copy_f_avx_body(d, s, N); }
+    GF_COPY_N(54)
+    GF_COPY_N(162)
+    GF_COPY_N(536)
     __attribute__((target("avx"))) static void gf_zero_f_avx(float *d, int n) {
         int i = 0;
         __m256 z = _mm256_setzero_ps();
@@ -323,7 +389,13 @@ cdef extern from *:
     #endif
     static inline void gf_copy_f_long(float *d, const float *s, int n) {
     #ifdef GF_AVX_PATH
-        if (gf_avx) { gf_copy_f_avx(d, s, n); return; }
+        if (gf_avx) {
+            if (__builtin_constant_p(n) && n == 54) { gf_copy_f_avx_54(d, s); return; }
+            if (__builtin_constant_p(n) && n == 162) { gf_copy_f_avx_162(d, s); return; }
+            if (__builtin_constant_p(n) && n == 536) { gf_copy_f_avx_536(d, s); return; }
+            gf_copy_f_avx(d, s, n);
+            return;
+        }
     #endif
         gf_copy_f(d, s, n);
     }
@@ -477,56 +549,32 @@ cdef inline const float* hand_row(const GameState* s, Track* t, int p) noexcept 
 
 
 cdef inline void put_cards_f(u64 lo, u64 hi, float* out) noexcept nogil:
-    """The counts of a move's cards (kind order) onto a zeroed row: per kind held (a few),
-    where set_cards_f writes all 54 from words (~60 instructions)."""
-    cdef int b
-    cdef u64 x = nonzero_pairs(lo & LO_CARD_MASK)
-    hi &= HI_CARD_MASK
-    while x:
-        b = __builtin_ctzll(x)
-        out[b >> 1] = <float>((lo >> b) & 3)
-        x &= x - 1
-    x = nonzero_pairs(hi)
-    out += LO_KINDS
-    while x:
-        b = __builtin_ctzll(x)
-        out[b >> 1] = <float>((hi >> b) & 3)
-        x &= x - 1
-
-
-cdef inline int cards_left(u64 lo, u64 hi) noexcept nogil:
-    """card_count in three popcounts instead of four: the pairs' high bits of both words fit
-    in one word (lo's at odd bits, hi's shifted to even ones)."""
+    """The counts of a move's cards (kind order) onto a zeroed row: one store per kind held
+    (see _F_COUNT), where set_cards_f writes all 54 from words (~60 instructions)."""
+    cdef unsigned int b            # unsigned: no sign extension per card
     lo &= LO_CARD_MASK
     hi &= HI_CARD_MASK
-    return (__builtin_popcountll(lo) + __builtin_popcountll(hi)
-            + __builtin_popcountll((lo & ~ODD_BITS) | ((hi & ~ODD_BITS) >> 1)))
+    while lo:
+        b = __builtin_ctzll(lo)
+        out[b >> 1] = _F_COUNT[b]
+        lo &= lo - 1
+    out += LO_KINDS
+    while hi:
+        b = __builtin_ctzll(hi)
+        out[b >> 1] = _F_COUNT[b]
+        hi &= hi - 1
 
 
-cdef void encode_obs(const GameState* s, Track* t, int p, float* out) noexcept nogil:
-    cdef int r, q, i, ty, team = p & 1
-    # hand, played and cards_left are written whole below; the rest is zeros and one-hots,
-    # the top's cards put onto zeros per kind
+cdef void obs_fixed(const GameState* s, Track* t, int p, float* out) noexcept nogil:
+    """Seat p's observation but the part that changes at every decision (see put_decision),
+    left zeros: the hand, played rows and cards left from words, then the one-hots."""
+    cdef int r, q, i, team = p & 1
     zero_f_long(out + O_TOP_CARDS, OBS_SIZE - O_TOP_CARDS)
-    if t.dz:                        # a Track kept in DanZero's order: expand the words
-        set_cards_f(s.hand_lo[p], s.hand_hi[p], out + O_HAND)
-        for r in range(4):
-            q = (p + r) & 3
-            set_cards_f(t.played_lo[q], t.played_hi[q], out + O_PLAYED + 54 * r)
-    else:                           # seats p .. p + 3 are rows p .. p + 3 of played_f
-        copy_f_long(out + O_HAND, hand_row(s, t, p), 54)
-        copy_f_long(out + O_PLAYED, &t.played_f[p][0], 4 * 54)
+    set_cards_f(s.hand_lo[p], s.hand_hi[p], out + O_HAND)
     for r in range(4):
-        out[O_LEFT + r] = <float>cards_left(s.hand_lo[(p + r) & 3], s.hand_hi[(p + r) & 3])
-    if s.top_seat >= 0:
-        put_cards_f(s.top_lo, s.top_hi, out + O_TOP_CARDS)
-        ty = move_type(s.top_hi)
-        out[O_TOP_TYPE + (ty if ty < 10 else 0)] = 1.0
-        out[O_TOP_RANK + move_rank(s.top_hi)] = 1.0
-        out[O_TOP_SEAT + ((s.top_seat - p) & 3)] = 1.0
-    else:
-        out[O_TOP_TYPE] = 1.0
-    out[O_PASSES] = <float>s.passes
+        q = (p + r) & 3
+        set_cards_f(t.played_lo[q], t.played_hi[q], out + O_PLAYED + 54 * r)
+        out[O_LEFT + r] = <float>cards_left(s.hand_lo[q], s.hand_hi[q])
     out[O_LEVEL + s.level - 2] = 1.0
     out[O_TEAM_LEVELS + s.levels[team] - 2] = 1.0
     out[O_TEAM_LEVELS + 13 + s.levels[team ^ 1] - 2] = 1.0
@@ -535,8 +583,6 @@ cdef void encode_obs(const GameState* s, Track* t, int p, float* out) noexcept n
     else:
         out[O_DECLARER + (0 if s.declarer == team else 1)] = 1.0
     out[O_PHASE + s.phase] = 1.0
-    if s.current >= 0:
-        out[O_TO_ACT + ((s.current - p) & 3)] = 1.0
     for i in range(s.n_finished):
         out[O_FINISH + 4 * ((s.finish[i] - p) & 3) + i] = 1.0
     # The exchange as p saw it (docs/design.md: a card is known to its payer and receiver).
@@ -554,6 +600,51 @@ cdef void encode_obs(const GameState* s, Track* t, int p, float* out) noexcept n
             if s.back_kind[i] >= 0:
                 out[O_EXCH_GIVEN + s.back_kind[i]] += 1.0
     out[O_EXCH_ROLE + 2] = <float>s.anti_tribute
+
+
+cdef inline void put_decision(const GameState* s, int p, float* out) noexcept nogil:
+    """The part of p's observation that changes at every decision, onto its zeros: the
+    top (cards per kind held, type, rank, seat), passes and the seat to act."""
+    cdef int ty
+    if s.top_seat >= 0:
+        put_cards_f(s.top_lo, s.top_hi, out + O_TOP_CARDS)
+        ty = move_type(s.top_hi)
+        out[O_TOP_TYPE + (ty if ty < 10 else 0)] = 1.0
+        out[O_TOP_RANK + move_rank(s.top_hi)] = 1.0
+        out[O_TOP_SEAT + ((s.top_seat - p) & 3)] = 1.0
+    else:
+        out[O_TOP_TYPE] = 1.0
+    out[O_PASSES] = <float>s.passes
+    if s.current >= 0:
+        out[O_TO_ACT + ((s.current - p) & 3)] = 1.0
+
+
+cdef void encode_obs(const GameState* s, Track* t, int p, float* out) noexcept nogil:
+    # In the play phase of a kind-order Track: seat p's cached row (see Track), rebuilt when
+    # its key does not match (the hand's first encode of p), with the places finished since
+    # it was built added; copied whole (67 AVX moves), then the decision's part written.
+    # Otherwise (the exchange, a DanZero-order Track) everything from the state's words.
+    cdef float* row
+    cdef int i
+    cdef u64 lo, hi
+    if t.dz or s.phase != PH_PLAY:
+        obs_fixed(s, t, p, out)
+        put_decision(s, p, out)
+        return
+    row = t.obs_row[p]
+    lo = s.hand_lo[p] & LO_CARD_MASK
+    hi = s.hand_hi[p] & HI_CARD_MASK
+    if t.hand_key[p][0] != lo or t.hand_key[p][1] != hi or t.row_nfin[p] > s.n_finished:
+        obs_fixed(s, t, p, row)
+        t.hand_key[p][0] = lo
+        t.hand_key[p][1] = hi
+        t.row_nfin[p] = <int8_t>s.n_finished
+    elif t.row_nfin[p] < s.n_finished:
+        for i in range(t.row_nfin[p], s.n_finished):
+            row[O_FINISH + 4 * ((s.finish[i] - p) & 3) + i] = 1.0
+        t.row_nfin[p] = <int8_t>s.n_finished
+    copy_f_long(out, row, OBS_SIZE)
+    put_decision(s, p, out)
 
 
 cdef void encode_info(const GameState* s, Track* t, int p, float* out) noexcept nogil:

@@ -604,14 +604,16 @@ cdef void advance(Table* tb, const Config* cfg, u64* scratch) noexcept nogil:
         hand_over(tb, cfg, r)
 
 
-# A mask row cleared with 16-byte stores (a memset of its 501 bytes becomes `rep stosq`,
-# which starts slower than these 32 stores).
+# A mask row cleared with 32-byte stores where the CPU has AVX (checked once at import; the
+# module is built for any x86-64), else 16-byte ones: a memset of its 501 bytes becomes
+# `rep stosq`, which starts slower than these 16 (or 32) stores. The AVX stores are a
+# function of their own (gcc inlines no AVX code into the rest).
 cdef extern from *:
     """
     #if defined(__SSE2__)
     #include <emmintrin.h>
     #endif
-    static inline void vec_zero_mask(unsigned char *m, int n) {
+    static inline void vec_zero_mask_sse(unsigned char *m, int n) {
         int i = 0;
     #if defined(__SSE2__)
         __m128i z = _mm_setzero_si128();
@@ -622,8 +624,36 @@ cdef extern from *:
     #endif
         for (; i < n; i++) m[i] = 0;
     }
+    #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+    #include <immintrin.h>
+    #define VEC_AVX_PATH 1
+    __attribute__((target("avx"))) static void vec_zero_mask_avx(unsigned char *m, int n) {
+        int i = 0;
+        __m256i z = _mm256_setzero_si256();
+        #pragma GCC unroll 20
+        for (; i + 32 <= n; i += 32) _mm256_storeu_si256((__m256i *)(m + i), z);
+        if (i < n && n >= 32) { _mm256_storeu_si256((__m256i *)(m + n - 32), z); return; }
+        for (; i < n; i++) m[i] = 0;
+    }
+    static int vec_avx = 0;
+    static void vec_check_avx(void) {
+        __builtin_cpu_init();
+        vec_avx = __builtin_cpu_supports("avx") ? 1 : 0;
+    }
+    #else
+    static void vec_check_avx(void) {}
+    #endif
+    static inline void vec_zero_mask(unsigned char *m, int n) {
+    #ifdef VEC_AVX_PATH
+        if (vec_avx) { vec_zero_mask_avx(m, n); return; }
+    #endif
+        vec_zero_mask_sse(m, n);
+    }
     """
     void vec_zero_mask(uint8_t* m, int n) noexcept nogil
+    void vec_check_avx() noexcept nogil
+
+vec_check_avx()
 
 
 cdef inline void zero_mask(uint8_t* mask) noexcept nogil:
@@ -699,20 +729,32 @@ cdef inline int check_action(Job* j, int i) noexcept nogil:
 
 cdef void step_range(Job* j, Span* sp, Lane* me, int lo, int hi, u64* scratch) noexcept nogil:
     """Step tables lo..hi-1: their candidate / result counts into sp, errors into the lane."""
+    # j's fields and the sums in locals: the mask's byte stores may alias anything, so gcc
+    # would otherwise reload them through j (and store the sums) at every table.
+    cdef Table* tb = j.tabs + lo
+    cdef const Config* cfg = j.cfg
+    cdef const int32_t* choice = NULL if j.fresh else j.choice
+    cdef Py_ssize_t dim = j.dim
+    cdef float* obs = j.obs + lo * dim if dim > 0 else NULL
+    cdef uint8_t* mask = j.mask + <Py_ssize_t>lo * N_ACTIONS if j.mask != NULL else NULL
+    cdef int64_t n_legal = 0
+    cdef int32_t n_res = 0, err = 0
     cdef int i
-    cdef Table* tb
+    for i in range(lo, hi):
+        table_step(tb, cfg, -1 if choice == NULL else choice[i], scratch, obs, mask)
+        n_legal += tb.n_legal
+        n_res += tb.n_res
+        err |= tb.error
+        tb += 1
+        if obs != NULL:
+            obs += dim
+        if mask != NULL:
+            mask += N_ACTIONS
     sp.lo = lo
     sp.hi = hi
-    sp.n_legal = 0
-    sp.n_res = 0
-    for i in range(lo, hi):
-        tb = &j.tabs[i]
-        table_step(tb, j.cfg, -1 if j.fresh else j.choice[i], scratch,
-                   j.obs + <Py_ssize_t>i * j.dim if j.dim > 0 else NULL,
-                   j.mask + <Py_ssize_t>i * N_ACTIONS if j.mask != NULL else NULL)
-        sp.n_legal += tb.n_legal
-        sp.n_res += tb.n_res
-        me.err |= tb.error
+    sp.n_legal = n_legal
+    sp.n_res = n_res
+    me.err |= err
 
 
 cdef void emit(Job* j, int i, int64_t o, int64_t r, bint csr) noexcept nogil:
@@ -745,10 +787,13 @@ cdef void emit(Job* j, int i, int64_t o, int64_t r, bint csr) noexcept nogil:
 cdef void emit_span(Job* j, const Span* sp) noexcept nogil:
     cdef int i
     cdef int64_t o = sp.off, r = sp.roff
+    # A local copy of the job: its fields stay in registers (the batch's byte stores, seat
+    # and phase, may alias anything but a local whose address does not escape).
+    cdef Job jl = j[0]
     for i in range(sp.lo, sp.hi):
-        emit(j, i, o, r, j.csr)
-        o += j.tabs[i].n_legal
-        r += j.tabs[i].n_res
+        emit(&jl, i, o, r, jl.csr)
+        o += jl.tabs[i].n_legal
+        r += jl.tabs[i].n_res
 
 
 # The phases of a parallel step (the pool's state word; 0: nothing to claim).
