@@ -371,14 +371,29 @@ cdef extern from *:
     GF_COPY_N(54)
     GF_COPY_N(162)
     GF_COPY_N(536)
-    __attribute__((target("avx"))) static void gf_zero_f_avx(float *d, int n) {
+    __attribute__((target("avx"), always_inline)) static inline void gf_zero_f_avx_body(
+            float *d, int n) {
         int i = 0;
         __m256 z = _mm256_setzero_ps();
-        #pragma GCC unroll 32
+        #pragma GCC unroll 128
         for (; i + 8 <= n; i += 8) _mm256_storeu_ps(d + i, z);
         if (i < n && n >= 8) { _mm256_storeu_ps(d + n - 8, z); return; }
         for (; i < n; i++) d[i] = 0.0f;
     }
+    __attribute__((target("avx"))) static void gf_zero_f_avx(float *d, int n) {
+        int i = 0;
+        __m256 z = _mm256_setzero_ps();
+        for (; i + 8 <= n; i += 8) _mm256_storeu_ps(d + i, z);
+        if (i < n && n >= 8) { _mm256_storeu_ps(d + n - 8, z); return; }
+        for (; i < n; i++) d[i] = 0.0f;
+    }
+    /* The same per length zeroed: the observation from its played rows (482 floats),
+       DanZero's tail (123), the history tokens (944). */
+    #define GF_ZERO_N(N) __attribute__((target("avx"))) static void gf_zero_f_avx_##N( \
+            float *d) { gf_zero_f_avx_body(d, N); }
+    GF_ZERO_N(482)
+    GF_ZERO_N(123)
+    GF_ZERO_N(944)
     static int gf_avx = 0;
     static void gf_check_avx(void) {
         __builtin_cpu_init();
@@ -401,7 +416,13 @@ cdef extern from *:
     }
     static inline void gf_zero_f_long(float *d, int n) {
     #ifdef GF_AVX_PATH
-        if (gf_avx) { gf_zero_f_avx(d, n); return; }
+        if (gf_avx) {
+            if (__builtin_constant_p(n) && n == 482) { gf_zero_f_avx_482(d); return; }
+            if (__builtin_constant_p(n) && n == 123) { gf_zero_f_avx_123(d); return; }
+            if (__builtin_constant_p(n) && n == 944) { gf_zero_f_avx_944(d); return; }
+            gf_zero_f_avx(d, n);
+            return;
+        }
     #endif
         gf_zero_f(d, n);
     }
@@ -567,13 +588,15 @@ cdef inline void put_cards_f(u64 lo, u64 hi, float* out) noexcept nogil:
 
 cdef void obs_fixed(const GameState* s, Track* t, int p, float* out) noexcept nogil:
     """Seat p's observation but the part that changes at every decision (see put_decision),
-    left zeros: the hand, played rows and cards left from words, then the one-hots."""
+    left zeros: the hand, played rows and cards left from words, then the one-hots. (The
+    played rows onto zeros per kind: a row is built at a seat's first decision of a hand,
+    when few cards have been played.)"""
     cdef int r, q, i, team = p & 1
-    zero_f_long(out + O_TOP_CARDS, OBS_SIZE - O_TOP_CARDS)
+    zero_f_long(out + O_PLAYED, OBS_SIZE - O_PLAYED)
     set_cards_f(s.hand_lo[p], s.hand_hi[p], out + O_HAND)
     for r in range(4):
         q = (p + r) & 3
-        set_cards_f(t.played_lo[q], t.played_hi[q], out + O_PLAYED + 54 * r)
+        put_cards_f(t.played_lo[q], t.played_hi[q], out + O_PLAYED + 54 * r)
         out[O_LEFT + r] = <float>cards_left(s.hand_lo[q], s.hand_hi[q])
     out[O_LEVEL + s.level - 2] = 1.0
     out[O_TEAM_LEVELS + s.levels[team] - 2] = 1.0
