@@ -25,7 +25,7 @@ from guandan_fast.types cimport (u64, N_RANKS, N_SUITS, KIND_SB, KIND_HR, HI_CAR
                                  move_rank, move_tag, wild_kind, single_kind, card_count,
                                  NONBOMB_TYPES, __builtin_ctzll, rank_value, play_key)
 from guandan_fast.codec cimport move_of
-from guandan_fast.movegen_core cimport generate_actions, classify_cards
+from guandan_fast.movegen_core cimport classify_cards
 from guandan_fast.game_core cimport GameState, PH_PLAY, PH_OVER, game_legal
 from guandan_fast.game cimport game_state_ptr
 
@@ -131,17 +131,13 @@ cdef int action_of_move(u64 lo, u64 hi, int level) noexcept nogil:
 # Legal abstract actions and their canonical moves (nogil)
 # ------------------------------------------------------------------------------------------
 
-cdef int fill_legal_actions(const GameState* s, u64* scratch, int32_t* ids, u64* words) noexcept nogil:
-    cdef int p = s.current, n
+cdef int fill_exchange_actions(const GameState* s, u64* scratch, int32_t* ids,
+                               u64* words) noexcept nogil:
+    cdef int n
     if s.phase == PH_OVER:
         return 0
-    if s.phase != PH_PLAY:
-        n = game_legal(s, True, scratch, ACT_SCRATCH)
-        return sort_actions(scratch, n, s.level, ids, words)
-    # The compact generator lists the canonical moves with their ids, in id order (a forced
-    # pass, decided from the hand's counts, costs no listing).
-    return generate_actions(s.hand_lo[p], s.hand_hi[p], s.level, s.top_lo, s.top_hi,
-                            &s.rules.gen, ids, words)
+    n = game_legal(s, True, scratch, ACT_SCRATCH)
+    return sort_actions(scratch, n, s.level, ids, words)
 
 
 cdef int sort_actions(const u64* moves, int c, int level, int32_t* ids, u64* words) noexcept nogil:
@@ -307,7 +303,7 @@ cdef struct Listing:
 cdef int _legal(object game, Listing* out) except -1:
     """Fill `out` with game's legal actions and their canonical moves; their number."""
     cdef GameState* s = game_state_ptr(game)
-    return fill_legal_actions(s, out.scratch, out.ids, out.words)
+    return fill_legal_actions(s, out.scratch, out.ids, out.words, NULL)
 
 
 def legal_action_mask(game, out=None):
@@ -440,7 +436,7 @@ def time_legal_actions(game, long reps):
     t = time.perf_counter()
     with nogil:
         for i in range(reps):
-            n += fill_legal_actions(s, la.scratch, la.ids, la.words)
+            n += fill_legal_actions(s, la.scratch, la.ids, la.words, NULL)
     dt = time.perf_counter() - t
     global _sink
     _sink = n

@@ -2,12 +2,50 @@
 # Contract shared with game.pyx; see docs/design.md for the encoding. No function here checks
 # its input: callers pass hands and moves built by checked code.
 from libc.stdint cimport int32_t
-from guandan_fast.types cimport u64
+from guandan_fast.types cimport u64, N_RANKS
 
 cdef struct RulesC:
     # The two docs/rules.md §12 switches that move generation depends on.
     bint sf_as_straight
     bint fullhouse_joker_pair
+
+cdef struct Hand:
+    # One hand broken down for the generator (movegen_core.hand_count), and the canonical
+    # choices' tables built from it on demand: a function of (lo, hi, level) alone, so a
+    # caller that asks again about the same hand (VecEnv keeps one per table and seat: a seat
+    # that passed is asked again with the same hand) may keep it between calls and pass it
+    # to generate_actions as a memo. level 0: holds no hand yet (hand_memo_clear).
+    u64 lo               # the hand it describes (hi: card bits only)
+    u64 hi
+    int level
+    int lr               # rank index of the level rank (level - 2)
+    int W                # wilds held (0..2): hearts of the level rank
+    u64 wild_lo          # the words of one wild (a heart, so always in lo)
+    u64 sw[4]            # natural (non-wild) copies per suit, 2 bits per rank index (cnt())
+    u64 av               # natural copies per rank, all suits, 4 bits per rank (navail())
+    unsigned char avb[16]  # the same, a byte per rank (then zeros): the rank masks
+                         # (ranks_with) and the runs' windows (run_windows)
+    u64 c01              # 4 bits per rank: the copies of suit 0, and of suit 1 shifted by 2
+    u64 c23              # the same for suits 2 and 3 (build_unit reads a rank's byte off them)
+    int nsb              # small jokers held (0..2)
+    int nhr              # big jokers held
+    # -- built on demand (build_sfu: sfdone set; build_unit: a bit of bu per rank) --
+    int sfdone           # pm, sfw, sfu, sfany are built
+    int sfany            # some sfw[s] is not zero (else every sfu is zero too)
+    int pm[4]            # per suit, "position mask": bit p set when the hand holds a natural
+                         # card of that suit at sequence position p (1..14; the ace at 1 and
+                         # 14); built only when some suit can hold a straight flush
+    int sfw[4]           # per suit, the straight-flush windows of the hand (sf_suits)
+    int sfu[4]           # per suit, "straight-flush usable": rank mask of the naturals that some
+                         # straight-flush window of the hand (with its wilds) could use
+    int bu               # rank mask of the ranks whose preference split below is built
+    int fcol[N_RANKS]    # rank r's natural copies that break no straight flush, and the
+    int rcol[N_RANKS]    # last copies of straight-flush cards (bytes of SUB_* form: 2 bits
+    int nfree[N_RANKS]   # per suit); nfree: the copies in fcol (build_unit)
+
+# A memo that holds no hand (the next generate_actions with it counts the hand).
+cdef inline void hand_memo_clear(Hand* m) noexcept nogil:
+    m.level = 0
 
 cdef enum:
     # Capacity, in moves, of a buffer that always suffices for one generate() call on a hand of
@@ -26,8 +64,10 @@ cdef int generate(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi, const Rul
 # (PASS first on a follow), the full houses made by (triple rank, pair group) as the action
 # space defines them. ids and out hold N_ACTIONS entries (one move per id at most). Returns
 # the count. A follow that nothing in the hand beats costs can_follow's test, no listing.
+# memo: NULL, or a Hand the caller keeps (hand_memo_clear first): reused when it holds this
+# hand and level, else refilled; either way it then holds this hand.
 cdef int generate_actions(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
-                          const RulesC* rules, int32_t* ids, u64* out) noexcept nogil
+                          const RulesC* rules, int32_t* ids, u64* out, Hand* memo) noexcept nogil
 
 # generate() into a heap buffer that is grown (realloc) to the exact count when it is too
 # small: the buffer is sized from the hand, so any hand fits. *buf may be NULL with *cap 0.

@@ -23,7 +23,7 @@ from guandan_fast.types cimport (u64, N_RANKS, N_SUITS, SUIT_BITS, SB_BIT, HR_BI
                                  LAST_THREE_PAIR_POS, LAST_TWO_TRIPS_POS, move_type, move_tag,
                                  rank_value, bomb_tier, tier_key, card_count, MAX_BOMB_SIZE,
                                  ODD_BITS, VALUE_LEVEL, ACE_RANK, __builtin_ctzll, __builtin_popcountll)
-from guandan_fast.movegen_core cimport RulesC, MAX_MOVES
+from guandan_fast.movegen_core cimport RulesC, MAX_MOVES, Hand
 from guandan_fast.action_space cimport (N_ACTIONS, A_PASS, A_SINGLE, A_PAIR, A_TRIPS, A_FULL_HOUSE,
                                         A_STRAIGHT, A_THREE_PAIR, A_TWO_TRIPS, A_BOMB,
                                         A_STRAIGHT_FLUSH, A_JOKER_BOMB)
@@ -126,26 +126,14 @@ cdef enum:
     OPT2_CAP = 16
     OPT3_CAP = 31
 
-# Everything one generate() call knows: the hand broken down, what to generate, where to write,
-# and tables built lazily (only for the ranks a call needs: a follow needs few).
+# Everything one generate() call knows: the hand broken down (h: a Hand of movegen_core.pxd,
+# its own `own`, or a caller's memo kept between calls on the same hand), what to generate,
+# where to write, and tables built lazily (only for the ranks a call needs: a follow needs few).
 cdef struct Ctx:
-    # -- the hand (ctx_init) --
-    int level
-    int lr               # rank index of the level rank (level - 2)
-    int W                # wilds held (0..2): hearts of the level rank
-    u64 wild_lo          # the words of one wild (a heart, so always in lo)
-    u64 sw[4]            # natural (non-wild) copies per suit, 2 bits per rank index (cnt())
-    int col[N_RANKS]     # the same, one byte per rank: 2 bits per suit (indexes SUB_* tables;
+    Hand* h              # the hand's counts and the canonical choices' tables (hand_count)
+    Hand own             # h's storage when the caller keeps no memo
+    int col[N_RANKS]     # h.sw again, one byte per rank: 2 bits per suit (indexes SUB_* tables;
                          # complete mode only: build_cols)
-    u64 av               # natural copies per rank, all suits, 4 bits per rank (navail(),
-                         # run_windows, the rank masks)
-    u64 c01              # 4 bits per rank: the copies of suit 0, and of suit 1 shifted by 2
-    u64 c23              # the same for suits 2 and 3 (build_unit reads a rank's byte off them)
-    int pm[4]            # per suit, "position mask": bit p set when the hand holds a natural
-                         # card of that suit at sequence position p (1..14; the ace at 1 and 14);
-                         # built by build_sfu when some suit can hold a straight flush
-    int nsb              # small jokers held (0..2)
-    int nhr              # big jokers held
     bint sfs             # Rules.sf_as_straight: a one-suit run is also a Straight
     bint fjp             # Rules.fullhouse_joker_pair: a joker pair may be a full house's pair
     # -- what to generate (run(), classify_cards) --
@@ -172,26 +160,16 @@ cdef struct Ctx:
     Opt o1[N_RANKS][OPT1_CAP]
     Opt o2[N_RANKS][OPT2_CAP]
     Opt o3[N_RANKS][OPT3_CAP]
-    # -- compact mode (docs/design.md "Compact mode") --
-    int sfw[4]           # per suit, the straight-flush windows of the hand (sf_suits)
-    int sfu[4]           # per suit, "straight-flush usable": rank mask of the naturals that some
-                         # straight-flush window of the hand (with its wilds) could use
-    int sfany            # some sfw[s] is not zero (else every sfu is zero too)
-    int sfdone           # pm, sfw, sfu, sfany are built (build_sfu, once per Ctx)
-    int bu               # rank mask of the ranks whose preference split below is built
-    int fcol[N_RANKS]    # rank r's natural copies that break no straight flush, and the
-    int rcol[N_RANKS]    # last copies of straight-flush cards (bytes of SUB_* form: 2 bits
-    int nfree[N_RANKS]   # per suit); nfree: the copies in fcol (build_unit)
 
 
 cdef inline int cnt(const Ctx* c, int r, int s) noexcept nogil:
     """Natural copies (0..2) of rank index r in suit s."""
-    return <int>((c.sw[s] >> (2 * r)) & 3)
+    return <int>((c.h.sw[s] >> (2 * r)) & 3)
 
 
 cdef inline int navail(const Ctx* c, int r) noexcept nogil:
     """Natural copies (0..8) of rank index r, all suits."""
-    return <int>((c.av >> (4 * r)) & 15)
+    return <int>((c.h.av >> (4 * r)) & 15)
 
 
 cdef inline void emit(Ctx* c, u64 lo, u64 hi) noexcept nogil:
@@ -215,15 +193,17 @@ cdef inline void emit_action(Ctx* c, int a, u64 lo, u64 hi) noexcept nogil:
     c.n += 1
 
 
-cdef inline void emit_id(Ctx* c, int a, u64 lo, u64 hi) noexcept nogil:
+cdef inline int put_id(int32_t* ids, u64* out, int n, int a, u64 lo, u64 hi) noexcept nogil:
     # emit_action() in generate_actions' own blocks (action_singles, its pairs and trips,
-    # action_full_houses): there ids is set and the buffers hold N_ACTIONS moves, one per id
-    # at most, so neither the capacity nor ids needs a test (two compares and branches fewer
-    # per move; these blocks write most of a decision's moves).
-    c.out[2 * c.n] = lo
-    c.out[2 * c.n + 1] = hi
-    c.ids[c.n] = a
-    c.n += 1
+    # action_full_houses), which write most of a decision's moves: there ids is set and the
+    # buffers hold N_ACTIONS moves, one per id at most, so neither the capacity nor ids needs
+    # a test; and the count stays in a register (the block's local n, returned here plus one,
+    # stored in c.n once at its end: c.n in memory is reloaded after every store through ids,
+    # which may alias it).
+    out[2 * n] = lo
+    out[2 * n + 1] = hi
+    ids[n] = a
+    return n + 1
 
 
 cdef inline int pos_rank(int pos) noexcept nogil:
@@ -235,62 +215,132 @@ cdef inline int pos_rank(int pos) noexcept nogil:
 
 cdef extern from *:
     """
+    /* A hand's natural counts per rank as 16 bytes (ranks 0..12, then zeros: Hand.avb) beside
+       their 4-bit form (Hand.av): with SSE2 (x86-64 always has it) "the ranks holding at least
+       k" is one byte compare and a movemask (against about 15 word operations gathering a bit
+       per 4-bit field), and the runs' windows a few byte additions. Other targets get the
+       4-bit word code. */
+    #include <stdint.h>
     #define GF_NIBBLES_13 0x1111111111111ULL
     #define GF_NIBBLES_16 0x1111111111111111ULL
+    #if defined(__SSE2__) && defined(__x86_64__)
+    #include <emmintrin.h>
+    #define GF_BYTE_COUNTS 1
+    /* gf_bytes[i]: every byte i - 1 (row 0: -1) */
+    #define GF_ROW(v) {v, v, v, v, v, v, v, v, v, v, v, v, v, v, v, v}
+    static const signed char gf_bytes[17][16] __attribute__((aligned(16))) = {
+        GF_ROW(-1), GF_ROW(0), GF_ROW(1), GF_ROW(2), GF_ROW(3), GF_ROW(4), GF_ROW(5),
+        GF_ROW(6), GF_ROW(7), GF_ROW(8), GF_ROW(9), GF_ROW(10), GF_ROW(11), GF_ROW(12),
+        GF_ROW(13), GF_ROW(14), GF_ROW(15)};
+    #define GF_BYTES(i) _mm_load_si128((const __m128i *)gf_bytes[i])
+    #else
+    #define GF_BYTE_COUNTS 0
+    #endif
+
+    /* Bit i set when bit 4i of x is (i < 16): the 4-bit fields' flags gathered. */
+    static inline int gf_nibble_bits(uint64_t x) {
+        x &= GF_NIBBLES_16;
+        x = (x | (x >> 3)) & 0x0303030303030303ULL;
+        x = (x | (x >> 6)) & 0x000F000F000F000FULL;
+        x = (x | (x >> 12)) & 0x000000FF000000FFULL;
+        return (int)((x | (x >> 24)) & 0xFFFF);
+    }
+
+    static inline void gf_count_bytes(uint64_t av, unsigned char *avb) {
+    #if GF_BYTE_COUNTS
+        __m128i x = _mm_cvtsi64_si128((long long)av), m = GF_BYTES(16);
+        _mm_storeu_si128((__m128i *)avb, _mm_unpacklo_epi8(_mm_and_si128(x, m),
+                                                           _mm_and_si128(_mm_srli_epi16(x, 4), m)));
+    #else
+        int r;
+        for (r = 0; r < 16; r++) avb[r] = (unsigned char)((av >> (4 * r)) & 15);
+    #endif
+    }
+
+    /* Rank mask of the ranks holding at least k (0..15) natural cards. Without SSE2: count
+       >= k exactly when count + 8 - k sets bit 3 of its field (counts are at most 8). */
+    static inline int gf_ranks_with(const unsigned char *avb, uint64_t av, int k) {
+    #if GF_BYTE_COUNTS
+        return _mm_movemask_epi8(_mm_cmpgt_epi8(_mm_loadu_si128((const __m128i *)avb),
+                                                GF_BYTES(k))) & 0x1FFF;
+    #else
+        if (k <= 0) return 0x1FFF;
+        return gf_nibble_bits((av + (uint64_t)(8 - k) * GF_NIBBLES_13) >> 3) & 0x1FFF;
+    #endif
+    }
+
+    /* Bit p set when a run of `width` groups of n cards from natural position p needs at
+       most W wilds beside the hand's natural cards: the cards missing per rank (n minus the
+       count, at least 0) at their positions (rank r at r + 2, the ace also at 1), summed
+       over `width` shifted copies, compared with W. */
+    static inline int gf_run_windows(const unsigned char *avb, uint64_t av, int width, int n,
+                                     int W) {
+    #if GF_BYTE_COUNTS
+        __m128i need = _mm_subs_epu8(GF_BYTES(n + 1), _mm_loadu_si128((const __m128i *)avb));
+        __m128i pos, sums;
+        need = _mm_and_si128(need, _mm_setr_epi8(-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+                                                 -1, -1, 0, 0, 0));
+        pos = _mm_or_si128(_mm_slli_si128(need, 2),
+                           _mm_cvtsi32_si128((_mm_extract_epi16(need, 6) & 0xFF) << 8));
+        sums = pos;
+        if (width > 1) sums = _mm_add_epi8(sums, _mm_srli_si128(pos, 1));
+        if (width > 2) sums = _mm_add_epi8(sums, _mm_srli_si128(pos, 2));
+        if (width > 3) sums = _mm_add_epi8(sums, _mm_srli_si128(pos, 3));
+        if (width > 4) sums = _mm_add_epi8(sums, _mm_srli_si128(pos, 4));
+        return ~_mm_movemask_epi8(_mm_cmpgt_epi8(sums, GF_BYTES(W + 1))) & 0xFFFE;
+    #else
+        /* the same on 4-bit fields (at most 6 missing per field: no carry) */
+        uint64_t need = (uint64_t)n * GF_NIBBLES_13, pos, sums;
+        int k;
+        for (k = 1; k <= n; k++)
+            need -= ((av + (uint64_t)(8 - k) * GF_NIBBLES_13) >> 3) & GF_NIBBLES_13;
+        pos = (need << 8) | (((need >> 48) & 15) << 4);
+        sums = pos;
+        for (k = 1; k < width; k++) sums += pos >> (4 * k);
+        return ~gf_nibble_bits((sums + (uint64_t)(7 - W) * GF_NIBBLES_16) >> 3) & 0xFFFE;
+    #endif
+    }
     """
-    const u64 NIBBLES_13 "GF_NIBBLES_13"     # 1 in each of 13 4-bit fields (one per rank)
-    const u64 NIBBLES_16 "GF_NIBBLES_16"     # 1 in each of 16 4-bit fields
+    void count_bytes "gf_count_bytes"(u64 av, unsigned char* avb) noexcept nogil
+    int gf_ranks_with(const unsigned char* avb, u64 av, int k) noexcept nogil
+    int gf_run_windows(const unsigned char* avb, u64 av, int width, int n, int W) noexcept nogil
 
 
-cdef inline int nibble_bits(u64 x) noexcept nogil:
-    """Bit i set when bit 4i of x is (i < 16)."""
-    x &= NIBBLES_16
-    x = (x | (x >> 3)) & <u64>0x0303030303030303
-    x = (x | (x >> 6)) & <u64>0x000F000F000F000F
-    x = (x | (x >> 12)) & <u64>0x000000FF000000FF
-    return <int>((x | (x >> 24)) & 0xFFFF)
+cdef inline int ranks_with(const Hand* h, int k) noexcept nogil:
+    """Rank mask of the ranks holding at least k natural cards (k <= 15)."""
+    return gf_ranks_with(h.avb, h.av, k)
 
 
-cdef inline int nibble_ranks(u64 x) noexcept nogil:
-    """Rank mask: bit r set when bit 4r of x is (r < 13)."""
-    return nibble_bits(x) & ALL_RANKS
+# ABOVE[key][lr]: rank mask of the ranks whose single-order value beats key (0..17; row 18:
+# any larger key, none) when the level's rank index is lr (the level rank: VALUE_LEVEL).
+cdef unsigned short ABOVE[19][N_RANKS]
 
 
-cdef inline int ranks_with(u64 av, int k) noexcept nogil:
-    """Rank mask of the ranks holding at least k natural cards; av: the counts, 4 bits per
-    rank (at most 8 each). count >= k exactly when count + 8 - k sets bit 3 of its field (at
-    most 15: no carry into the next one)."""
-    if k <= 0:
-        return ALL_RANKS
-    return nibble_ranks((av + (<u64>(8 - k)) * NIBBLES_13) >> 3)
+cdef _init_above():
+    cdef int key, lr, r, m
+    for key in range(19):
+        for lr in range(N_RANKS):
+            m = 0
+            for r in range(N_RANKS):
+                if rank_value(r, lr) > key:
+                    m |= 1 << r
+            ABOVE[key][lr] = m
+
+
+_init_above()
 
 
 cdef inline int ranks_above(int key, int lr) noexcept nogil:
-    """Rank mask of the ranks whose single-order value beats key (the level rank: VALUE_LEVEL)."""
-    cdef int m = ALL_RANKS & ~((1 << (key - 1 if key > 1 else 0)) - 1)   # r + 2 > key
-    m &= ~(1 << lr)
-    if VALUE_LEVEL > key:
-        m |= 1 << lr
-    return m
+    """Rank mask of the ranks whose single-order value beats key (>= 0)."""
+    return ABOVE[key if key < 18 else 18][lr]
 
 
-cdef inline int run_windows(u64 av, int width, int n, int W) noexcept nogil:
+cdef inline int run_windows(const Hand* h, int width, int n, int W) noexcept nogil:
     """Bit p set when a run of `width` groups of n cards from natural position p needs at
     most W wilds beside the hand's natural cards (Straight 5 x 1, ThreePair 3 x 2, TwoTrips
-    2 x 3); av: the natural counts, 4 bits per rank. Every window at once: the cards missing
-    per rank (n minus the count, at least 0) as nibbles at their positions (rank r at r + 2,
-    the ace also at 1), summed over `width` shifted copies (at most 6 per nibble). Bits past
-    a type's last window mean nothing (callers stop there)."""
-    cdef u64 need = (<u64>n) * NIBBLES_13, pos, sums
-    cdef int k
-    for k in range(1, n + 1):           # minus one per k the count reaches
-        need -= ((av + (<u64>(8 - k)) * NIBBLES_13) >> 3) & NIBBLES_13
-    pos = (need << 8) | (((need >> (4 * ACE_RANK)) & 15) << 4)
-    sums = pos
-    for k in range(1, width):
-        sums += pos >> (4 * k)
-    # more than W missing: the nibble + 7 - W sets its bit 3 (at most 6 + 7: no carry)
-    return ~nibble_bits((sums + (<u64>(7 - W)) * NIBBLES_16) >> 3) & 0xFFFE
+    2 x 3): every window at once (gf_run_windows). Bits past a type's last window mean
+    nothing (callers stop there)."""
+    return gf_run_windows(h.avb, h.av, width, n, W)
 
 
 cdef inline int windows_above(int key, int last) noexcept nogil:
@@ -381,32 +431,42 @@ cdef extern from *:
     void sf_suits "gf_sf_suits"(const u64* sw, int W, int* pm, int* sfw, int* sfu) noexcept nogil
 
 
-cdef void ctx_hand(Ctx* c, u64 lo, u64 hi, int level) noexcept nogil:
+cdef void hand_count(Hand* h, u64 lo, u64 hi, int level) noexcept nogil:
     """The hand's counts (what a follow's feasibility test reads, follow_possible): wilds,
-    naturals per suit and per rank, jokers. hi: cards only (HI_CARD_MASK)."""
-    c.level = level
-    c.lr = level - 2
-    c.wild_lo = (<u64>1) << (SUIT_BITS + 2 * c.lr)   # the heart of the level rank
-    c.W = <int>((lo >> (SUIT_BITS + 2 * c.lr)) & 3)
-    lo -= (<u64>c.W) << (SUIT_BITS + 2 * c.lr)
-    c.sw[0] = lo & SUIT_MASK
-    c.sw[1] = (lo >> SUIT_BITS) & SUIT_MASK
-    c.sw[2] = hi & SUIT_MASK
-    c.sw[3] = (hi >> SUIT_BITS) & SUIT_MASK
-    rank_counts(c.sw, &c.av, &c.c01, &c.c23)
-    c.nsb = <int>((hi >> SB_BIT) & 3)
-    c.nhr = <int>((hi >> HR_BIT) & 3)
-    c.sfdone = 0
+    naturals per suit and per rank, jokers; nothing built on demand yet. hi: cards only
+    (HI_CARD_MASK)."""
+    h.lo = lo
+    h.hi = hi
+    h.level = level
+    h.lr = level - 2
+    h.wild_lo = (<u64>1) << (SUIT_BITS + 2 * h.lr)   # the heart of the level rank
+    h.W = <int>((lo >> (SUIT_BITS + 2 * h.lr)) & 3)
+    lo -= (<u64>h.W) << (SUIT_BITS + 2 * h.lr)
+    h.sw[0] = lo & SUIT_MASK
+    h.sw[1] = (lo >> SUIT_BITS) & SUIT_MASK
+    h.sw[2] = hi & SUIT_MASK
+    h.sw[3] = (hi >> SUIT_BITS) & SUIT_MASK
+    rank_counts(h.sw, &h.av, &h.c01, &h.c23)
+    count_bytes(h.av, h.avb)
+    h.nsb = <int>((hi >> SB_BIT) & 3)
+    h.nhr = <int>((hi >> HR_BIT) & 3)
+    h.sfdone = 0
+    h.bu = 0
+
+
+cdef inline void ctx_hand(Ctx* c, u64 lo, u64 hi, int level) noexcept nogil:
+    """c's hand, counted into its own storage (no memo)."""
+    c.h = &c.own
+    hand_count(c.h, lo, hi, level)
 
 
 cdef inline void ctx_rest(Ctx* c, const RulesC* rules) noexcept nogil:
-    """The rest of a generator's state after ctx_hand: switches, nothing built yet."""
+    """The rest of a generator's state after ctx_hand: switches, no option list built yet."""
     c.sfs = rules.sf_as_straight
     c.fjp = rules.fullhouse_joker_pair
     c.b1 = 0
     c.b2 = 0
     c.b3 = 0
-    c.bu = 0
     c.n = 0
     c.ids = NULL
 
@@ -446,7 +506,7 @@ cdef int fill_opts(Ctx* c, int r, int n, Opt* dst, int* nn) noexcept nogil:
     cdef int k, i, b, m, st, idx = 0, w
     cdef int col = c.col[r], sh = 2 * r
     cdef int kmax = min(n, navail(c, r))
-    cdef int kmin = n - c.W
+    cdef int kmin = n - c.h.W
     cdef u64 wl
     if kmin < 0:
         kmin = 0
@@ -454,7 +514,7 @@ cdef int fill_opts(Ctx* c, int r, int n, Opt* dst, int* nn) noexcept nogil:
     k = kmax
     while k >= kmin:
         w = n - k
-        wl = c.wild_lo * w
+        wl = c.h.wild_lo * w
         if k == 0:
             nn[0] = idx
             dst[idx].lo = wl
@@ -510,7 +570,7 @@ cdef inline int keyed_ranks(Ctx* c) noexcept nogil:
     if c.minkey < 2:
         return ALL_RANKS
     for r in range(N_RANKS):
-        if rank_value(r, c.lr) > c.minkey:
+        if rank_value(r, c.h.lr) > c.minkey:
             m |= 1 << r
     return m
 
@@ -531,17 +591,17 @@ cdef void gen_singles(Ctx* c) noexcept nogil:
     if c.size and c.size != 1:
         return
     for r in range(N_RANKS):
-        if rank_value(r, c.lr) <= c.minkey:
+        if rank_value(r, c.h.lr) <= c.minkey:
             continue
         t = move_tag(T_SINGLE, r + 2)
         for s in range(4):
             if cnt(c, r, s):
                 emit(c, KW_LO[s][r], KW_HI[s][r] | t)
-        if r == c.lr and c.W:
-            emit(c, c.wild_lo, t)
-    if c.nsb and VALUE_SB > c.minkey:
+        if r == c.h.lr and c.h.W:
+            emit(c, c.h.wild_lo, t)
+    if c.h.nsb and VALUE_SB > c.minkey:
         emit(c, 0, SB_HI | move_tag(T_SINGLE, RANK_JOKER))
-    if c.nhr and VALUE_HR > c.minkey:
+    if c.h.nhr and VALUE_HR > c.minkey:
         emit(c, 0, HR_HI | move_tag(T_SINGLE, RANK_JOKER))
 
 
@@ -553,17 +613,17 @@ cdef void gen_pairs(Ctx* c) noexcept nogil:
         return
     build2(c, keyed_ranks(c))
     for r in range(N_RANKS):
-        if rank_value(r, c.lr) <= c.minkey:
+        if rank_value(r, c.h.lr) <= c.minkey:
             continue
         t = move_tag(T_PAIR, r + 2)
         # an all-wild pair is the level rank's pair
-        m = c.n2[r] if r == c.lr else c.nn2[r]
+        m = c.n2[r] if r == c.h.lr else c.nn2[r]
         for i in range(m):
             o = &c.o2[r][i]
             emit(c, o.lo, o.hi | t)
-    if c.nsb == 2 and VALUE_SB > c.minkey:
+    if c.h.nsb == 2 and VALUE_SB > c.minkey:
         emit(c, 0, 2 * SB_HI | move_tag(T_PAIR, RANK_JOKER))
-    if c.nhr == 2 and VALUE_HR > c.minkey:
+    if c.h.nhr == 2 and VALUE_HR > c.minkey:
         emit(c, 0, 2 * HR_HI | move_tag(T_PAIR, RANK_JOKER))
 
 
@@ -575,7 +635,7 @@ cdef void gen_trips(Ctx* c) noexcept nogil:
         return
     build3(c, keyed_ranks(c))
     for r in range(N_RANKS):
-        if rank_value(r, c.lr) <= c.minkey:
+        if rank_value(r, c.h.lr) <= c.minkey:
             continue
         t = move_tag(T_TRIPS, r + 2)
         for i in range(c.n3[r]):
@@ -590,27 +650,27 @@ cdef void gen_bombs(Ctx* c) noexcept nogil:
     cdef int r, n, k, i, m, key, kmin, nmax
     cdef u64 t, wl
     for r in range(N_RANKS):
-        nmax = navail(c, r) + c.W
+        nmax = navail(c, r) + c.h.W
         if nmax > MAX_BOMB_SIZE:
             nmax = MAX_BOMB_SIZE
         if nmax < 4:
             continue
-        key = rank_value(r, c.lr)
+        key = rank_value(r, c.h.lr)
         for n in range(4, nmax + 1):
             if c.size and c.size != n:
                 continue
             if not bomb_ok(c, bomb_tier(n), key):
                 continue
             t = move_tag(T_BOMB, r + 2)
-            kmin = n - c.W
+            kmin = n - c.h.W
             k = min(n, navail(c, r))
             while k >= kmin:
-                wl = c.wild_lo * (n - k)
+                wl = c.h.wild_lo * (n - k)
                 m = subsets(c, r, k, los, his, sm)
                 for i in range(m):
                     emit(c, los[i] + wl, his[i] | t)
                 k -= 1
-    if c.nsb == 2 and c.nhr == 2 and (c.size == 0 or c.size == 4) and bomb_ok(c, TIER_JOKERS, 0):
+    if c.h.nsb == 2 and c.h.nhr == 2 and (c.size == 0 or c.size == 4) and bomb_ok(c, TIER_JOKERS, 0):
         emit(c, 0, 2 * SB_HI + 2 * HR_HI | move_tag(T_BOMB, RANK_JOKER))
 
 
@@ -624,7 +684,7 @@ cdef void gen_sf(Ctx* c, bint compact) noexcept nogil:
     cdef int wins[4]
     cdef int any_ = 0
     for s in range(4):
-        wins[s] = c.sfw[s]          # (build_sfu)
+        wins[s] = c.h.sfw[s]          # (build_sfu)
         any_ |= wins[s]
     if any_ == 0:
         return
@@ -635,9 +695,9 @@ cdef void gen_sf(Ctx* c, bint compact) noexcept nogil:
         for s in range(4):
             if not (wins[s] >> p) & 1:
                 continue
-            nat = (c.pm[s] >> p) & 31
+            nat = (c.h.pm[s] >> p) & 31
             missing = 5 - POP5[nat]
-            blo = c.wild_lo * missing
+            blo = c.h.wild_lo * missing
             bhi = 0
             for i in range(5):
                 r = pos_rank(p + i)
@@ -649,18 +709,18 @@ cdef void gen_sf(Ctx* c, bint compact) noexcept nogil:
             emit_action(c, A_STRAIGHT_FLUSH + (p - 1) * N_SUITS + s, blo, bhi | t)
             if compact:
                 continue
-            extra = c.W - missing
+            extra = c.h.W - missing
             if extra == 0:
                 continue
             # replace one or two of the natural cards by wilds
             for i in range(5):
                 if not (nat >> i) & 1:
                     continue
-                emit(c, blo - slo[i] + c.wild_lo, (bhi - shi[i]) | t)
+                emit(c, blo - slo[i] + c.h.wild_lo, (bhi - shi[i]) | t)
                 if extra == 2:
                     for sub in range(i + 1, 5):
                         if (nat >> sub) & 1:
-                            emit(c, blo - slo[i] - slo[sub] + 2 * c.wild_lo,
+                            emit(c, blo - slo[i] - slo[sub] + 2 * c.h.wild_lo,
                                  (bhi - shi[i] - shi[sub]) | t)
 
 
@@ -703,7 +763,7 @@ cdef void gen_full_houses(Ctx* c) noexcept nogil:
         ps[0][r] = np_[0]
         ps[1][r] = np_[1]
         ps[2][r] = np_[2]
-        m = c.n2[r] if r == c.lr else c.nn2[r]
+        m = c.n2[r] if r == c.h.lr else c.nn2[r]
         for i in range(m):
             o = &c.o2[r][i]
             plo[o.w][np_[o.w]] = o.lo
@@ -713,16 +773,16 @@ cdef void gen_full_houses(Ctx* c) noexcept nogil:
         pe[1][r] = np_[1]
         pe[2][r] = np_[2]
     if c.fjp:
-        if c.nsb == 2:
+        if c.h.nsb == 2:
             plo[0][np_[0]] = 0
             phi[0][np_[0]] = 2 * SB_HI
             np_[0] += 1
-        if c.nhr == 2:
+        if c.h.nhr == 2:
             plo[0][np_[0]] = 0
             phi[0][np_[0]] = 2 * HR_HI
             np_[0] += 1
     for x in range(N_RANKS):
-        if rank_value(x, c.lr) <= c.minkey:
+        if rank_value(x, c.h.lr) <= c.minkey:
             continue
         t = move_tag(T_THREE_WITH_TWO, x + 2)
         for i in range(c.n3[x]):
@@ -730,15 +790,15 @@ cdef void gen_full_houses(Ctx* c) noexcept nogil:
             wt = o.w
             lo = o.lo
             hi = o.hi | t
-            wmax = c.W - wt
+            wmax = c.h.W - wt
             for w in range(wmax + 1):
                 emit_block(c, lo, hi, &plo[w][0], &phi[w][0], 0, ps[w][x])
                 emit_block(c, lo, hi, &plo[w][0], &phi[w][0], pe[w][x], np_[w])
-            if x == c.lr and wmax == 2:
+            if x == c.h.lr and wmax == 2:
                 # The two wilds as the pair stand for another rank (docs/rules.md §4, edge case 42):
                 # a natural triple of the level rank takes them, though they sit in its own
                 # pair list (the only two-wild pair there).
-                emit(c, lo + 2 * c.wild_lo, hi)
+                emit(c, lo + 2 * c.h.wild_lo, hi)
 
 
 # The three run generators (Straight: 5 positions x 1 card, ThreePair: 3 x 2, TwoTrips: 2 x 3)
@@ -750,7 +810,7 @@ cdef void gen_full_houses(Ctx* c) noexcept nogil:
 # lists are sorted by wilds), which is what makes the nesting cheap.
 cdef void gen_straights(Ctx* c) noexcept nogil:
     cdef int p, i0, i1, i2, i3, i4, w0, w1, w2, w3, w4, s0, s1, s2, s3, s4
-    cdef int r0, r1, r2, r3, r4, gaps, W = c.W
+    cdef int r0, r1, r2, r3, r4, gaps, W = c.h.W
     cdef bint sfs = c.sfs
     cdef u64 t, lo0, lo1, lo2, lo3, hi0, hi1, hi2, hi3
     cdef Opt* a
@@ -816,7 +876,7 @@ cdef void gen_straights(Ctx* c) noexcept nogil:
 
 
 cdef void gen_three_pairs(Ctx* c) noexcept nogil:
-    cdef int p, i0, i1, i2, w0, w1, r0, r1, r2, W = c.W
+    cdef int p, i0, i1, i2, w0, w1, r0, r1, r2, W = c.h.W
     cdef u64 t, lo0, hi0, lo1, hi1
     cdef Opt* a
     cdef Opt* b
@@ -851,7 +911,7 @@ cdef void gen_three_pairs(Ctx* c) noexcept nogil:
 
 
 cdef void gen_two_trips(Ctx* c) noexcept nogil:
-    cdef int p, i0, i1, w0, r0, r1, W = c.W
+    cdef int p, i0, i1, w0, r0, r1, W = c.h.W
     cdef u64 t, lo0, hi0
     cdef Opt* a
     cdef Opt* b
@@ -886,20 +946,20 @@ cdef void build_sfu(Ctx* c) noexcept nogil:
     """pm, sfw, sfu of every suit and sfany (sf_suits), once per Ctx: the canonical choices
     (build_unit), gen_sf and the follow test read them."""
     cdef int s
-    if c.sfdone:
+    if c.h.sfdone:
         return
-    c.sfdone = 1
+    c.h.sfdone = 1
     for s in range(4):
         # a window needs five distinct ranks of its suit counting the wilds
-        if suit_ranks(c.sw[s]) + c.W >= 5:
-            sf_suits(c.sw, c.W, c.pm, c.sfw, c.sfu)
-            c.sfany = c.sfw[0] | c.sfw[1] | c.sfw[2] | c.sfw[3]
+        if suit_ranks(c.h.sw[s]) + c.h.W >= 5:
+            sf_suits(c.h.sw, c.h.W, c.h.pm, c.h.sfw, c.h.sfu)
+            c.h.sfany = c.h.sfw[0] | c.h.sfw[1] | c.h.sfw[2] | c.h.sfw[3]
             return
     # No window in any suit (pm is not built: gen_sf reads it only in suits with windows).
     for s in range(4):
-        c.sfw[s] = 0
-        c.sfu[s] = 0
-    c.sfany = 0
+        c.h.sfw[s] = 0
+        c.h.sfu[s] = 0
+    c.h.sfany = 0
 
 
 cdef void build_unit(Ctx* c, int r) noexcept nogil:
@@ -908,34 +968,34 @@ cdef void build_unit(Ctx* c, int r) noexcept nogil:
     # the others), then the last copies of cards a straight flush can use (rcol); each part
     # in suit order. The canonical choice of k naturals is the first k of this order
     # (canon_group, through PREFIX).
-    cdef int col = <int>(((c.c01 >> (4 * r)) & 15) | (((c.c23 >> (4 * r)) & 15) << 4))
+    cdef int col = <int>(((c.h.c01 >> (4 * r)) & 15) | (((c.h.c23 >> (4 * r)) & 15) << 4))
     cdef int res = 0
-    if c.sfany:
-        res = (((c.sfu[0] >> r) & 1) | (((c.sfu[1] >> r) & 1) << 2)
-               | (((c.sfu[2] >> r) & 1) << 4) | (((c.sfu[3] >> r) & 1) << 6))
+    if c.h.sfany:
+        res = (((c.h.sfu[0] >> r) & 1) | (((c.h.sfu[1] >> r) & 1) << 2)
+               | (((c.h.sfu[2] >> r) & 1) << 4) | (((c.h.sfu[3] >> r) & 1) << 6))
         col -= res              # (sfu holds only cards the hand holds)
-    c.fcol[r] = col
-    c.rcol[r] = res
-    c.nfree[r] = __builtin_popcountll(col) + __builtin_popcountll(col & 0xAA)
-    c.bu |= 1 << r
+    c.h.fcol[r] = col
+    c.h.rcol[r] = res
+    c.h.nfree[r] = __builtin_popcountll(col) + __builtin_popcountll(col & 0xAA)
+    c.h.bu |= 1 << r
 
 
 cdef inline int canon_group(Ctx* c, int r, int n, u64* lo, u64* hi, int* pen) noexcept nogil:
     """The canonical n cards of rank r: wilds used, or -1 when the hand cannot."""
     cdef int k = min(n, navail(c, r))
     cdef int w = n - k, nf, b
-    if w > c.W:
+    if w > c.h.W:
         return -1
-    if not (c.bu >> r) & 1:
+    if not (c.h.bu >> r) & 1:
         build_unit(c, r)
-    nf = c.nfree[r]
+    nf = c.h.nfree[r]
     if k <= nf:
-        b = PREFIX[c.fcol[r]][k]
+        b = PREFIX[c.h.fcol[r]][k]
         pen[0] = 0
     else:
-        b = c.fcol[r] + PREFIX[c.rcol[r]][k - nf]
+        b = c.h.fcol[r] + PREFIX[c.h.rcol[r]][k - nf]
         pen[0] = k - nf
-    lo[0] = (BASE_LO[b] << (2 * r)) + c.wild_lo * w
+    lo[0] = (BASE_LO[b] << (2 * r)) + c.h.wild_lo * w
     hi[0] = BASE_HI[b] << (2 * r)
     return w
 
@@ -943,7 +1003,7 @@ cdef inline int canon_group(Ctx* c, int r, int n, u64* lo, u64* hi, int* pen) no
 cdef inline void group_single(Ctx* c, int r) noexcept nogil:
     cdef u64 lo, hi
     cdef int pen
-    if navail(c, r) or (r == c.lr and c.W):
+    if navail(c, r) or (r == c.h.lr and c.h.W):
         canon_group(c, r, 1, &lo, &hi, &pen)
         emit_action(c, A_SINGLE + r, lo, hi | move_tag(T_SINGLE, r + 2))
 
@@ -966,10 +1026,10 @@ cdef void action_singles(Ctx* c, int m) noexcept nogil:
     cdef u64 taken = 0, free, bits, sel_lo, sel_hi
     cdef int s, r
     for s in range(4):
-        held[s] = (c.sw[s] | (c.sw[s] >> 1)) & ODD_BITS          # bit 2r: a copy held
+        held[s] = (c.h.sw[s] | (c.h.sw[s] >> 1)) & ODD_BITS          # bit 2r: a copy held
         free = held[s]
-        if c.sfu[s]:
-            free &= ~spread1(c.sfu[s]) | ((c.sw[s] >> 1) & ODD_BITS)   # or two copies
+        if c.h.sfu[s]:
+            free &= ~spread1(c.h.sfu[s]) | ((c.h.sw[s] >> 1) & ODD_BITS)   # or two copies
         sel[s] = free & ~taken
         taken |= free
     for s in range(4):
@@ -977,21 +1037,25 @@ cdef void action_singles(Ctx* c, int m) noexcept nogil:
         taken |= held[s]
     sel_lo = sel[0] | (sel[1] << SUIT_BITS)
     sel_hi = sel[2] | (sel[3] << SUIT_BITS)
+    cdef int32_t* ids = c.ids
+    cdef u64* out = c.out
+    cdef int n = c.n
     while m:
         r = __builtin_ctzll(m)
         m &= m - 1
         if navail(c, r):
             bits = ((<u64>1) << (2 * r)) | ((<u64>1) << (SUIT_BITS + 2 * r))
-            emit_id(c, A_SINGLE + r, sel_lo & bits,
-                    (sel_hi & bits) | move_tag(T_SINGLE, r + 2))
-        elif r == c.lr and c.W:
-            emit_id(c, A_SINGLE + r, c.wild_lo, move_tag(T_SINGLE, r + 2))
+            n = put_id(ids, out, n, A_SINGLE + r, sel_lo & bits,
+                       (sel_hi & bits) | move_tag(T_SINGLE, r + 2))
+        elif r == c.h.lr and c.h.W:
+            n = put_id(ids, out, n, A_SINGLE + r, c.h.wild_lo, move_tag(T_SINGLE, r + 2))
+    c.n = n
 
 
 cdef inline void group_pair(Ctx* c, int r) noexcept nogil:
     cdef u64 lo, hi
     cdef int pen
-    if navail(c, r) or r == c.lr:
+    if navail(c, r) or r == c.h.lr:
         if canon_group(c, r, 2, &lo, &hi, &pen) >= 0:
             emit_action(c, A_PAIR + r, lo, hi | move_tag(T_PAIR, r + 2))
 
@@ -1006,7 +1070,7 @@ cdef inline void group_trips(Ctx* c, int r) noexcept nogil:
 cdef inline void group_bombs(Ctx* c, int r, int key) noexcept nogil:
     """Rank r's same-rank bombs above the bound, smallest first."""
     cdef u64 lo, hi
-    cdef int n, pen, nmax = navail(c, r) + c.W
+    cdef int n, pen, nmax = navail(c, r) + c.h.W
     if nmax > MAX_BOMB_SIZE:
         nmax = MAX_BOMB_SIZE
     for n in range(4, nmax + 1):
@@ -1018,34 +1082,34 @@ cdef inline void group_bombs(Ctx* c, int r, int key) noexcept nogil:
 
 
 cdef inline void joker_singles(Ctx* c) noexcept nogil:
-    if c.nsb and VALUE_SB > c.minkey:
+    if c.h.nsb and VALUE_SB > c.minkey:
         emit_action(c, A_SINGLE + N_RANKS, 0, SB_HI | move_tag(T_SINGLE, RANK_JOKER))
-    if c.nhr and VALUE_HR > c.minkey:
+    if c.h.nhr and VALUE_HR > c.minkey:
         emit_action(c, A_SINGLE + N_RANKS + 1, 0, HR_HI | move_tag(T_SINGLE, RANK_JOKER))
 
 
 cdef inline void joker_pairs(Ctx* c) noexcept nogil:
-    if c.nsb == 2 and VALUE_SB > c.minkey:
+    if c.h.nsb == 2 and VALUE_SB > c.minkey:
         emit_action(c, A_PAIR + N_RANKS, 0, 2 * SB_HI | move_tag(T_PAIR, RANK_JOKER))
-    if c.nhr == 2 and VALUE_HR > c.minkey:
+    if c.h.nhr == 2 and VALUE_HR > c.minkey:
         emit_action(c, A_PAIR + N_RANKS + 1, 0, 2 * HR_HI | move_tag(T_PAIR, RANK_JOKER))
 
 
 cdef inline void joker_bomb(Ctx* c) noexcept nogil:
-    if c.nsb == 2 and c.nhr == 2 and (c.size == 0 or c.size == 4) and bomb_ok(c, TIER_JOKERS, 0):
+    if c.h.nsb == 2 and c.h.nhr == 2 and (c.size == 0 or c.size == 4) and bomb_ok(c, TIER_JOKERS, 0):
         emit_action(c, A_JOKER_BOMB, 0, 2 * SB_HI + 2 * HR_HI | move_tag(T_BOMB, RANK_JOKER))
 
 
 cdef inline int pair_ranks(Ctx* c, int held) noexcept nogil:
     """Rank mask of the ranks with a pair (naturals and wilds; the level rank's may be all
-    wilds): group_pair's condition. held: ranks_with(c.av, 1)."""
-    return ranks_with(c.av, 2 - c.W) & (held | (1 << c.lr))
+    wilds): group_pair's condition. held: ranks_with(c.h, 1)."""
+    return ranks_with(c.h, 2 - c.h.W) & (held | (1 << c.h.lr))
 
 
 cdef void compact_groups(Ctx* c) noexcept nogil:
     cdef int r, key
     for r in range(N_RANKS):
-        key = rank_value(r, c.lr)
+        key = rank_value(r, c.h.lr)
         if key > c.minkey:
             if c.tmask & (1 << T_SINGLE) and (c.size == 0 or c.size == 1):
                 group_single(c, r)
@@ -1080,19 +1144,19 @@ cdef void compact_full_houses(Ctx* c) noexcept nogil:
         return
     for y in range(N_RANKS):
         pw[y] = -1
-        if navail(c, y) or y == c.lr:
+        if navail(c, y) or y == c.h.lr:
             pw[y] = canon_group(c, y, 2, &plo[y], &phi[y], &ppen[y])
-        pv[y] = rank_value(y, c.lr)
+        pv[y] = rank_value(y, c.h.lr)
     pw[PAIR_SB] = -1
     pw[PAIR_HR] = -1
     if c.fjp:
-        if c.nsb == 2:
+        if c.h.nsb == 2:
             pw[PAIR_SB] = 0
             plo[PAIR_SB] = 0
             phi[PAIR_SB] = 2 * SB_HI
             ppen[PAIR_SB] = 0
             pv[PAIR_SB] = VALUE_SB
-        if c.nhr == 2:
+        if c.h.nhr == 2:
             pw[PAIR_HR] = 0
             plo[PAIR_HR] = 0
             phi[PAIR_HR] = 2 * HR_HI
@@ -1115,26 +1179,26 @@ cdef void compact_full_houses(Ctx* c) noexcept nogil:
         order[j] = y
         no += 1
     for x in range(N_RANKS):
-        if rank_value(x, c.lr) <= c.minkey:
+        if rank_value(x, c.h.lr) <= c.minkey:
             continue
         wt = canon_group(c, x, 3, &lo, &hi, &pen)
         if wt < 0:
             continue
         for i in range(no):
             best = order[i]
-            if best != x and pw[best] + wt <= c.W:
+            if best != x and pw[best] + wt <= c.h.W:
                 emit(c, lo + plo[best], (hi + phi[best]) | move_tag(T_THREE_WITH_TWO, x + 2))
                 break
         else:
             # The pair of two wilds (edge case 42) for a natural triple of the level rank: it
             # has the most wilds of any pair, so it is canonical only when nothing else fits.
-            if x == c.lr and wt == 0 and c.W == 2:
-                emit(c, lo + 2 * c.wild_lo, hi | move_tag(T_THREE_WITH_TWO, x + 2))
+            if x == c.h.lr and wt == 0 and c.h.W == 2:
+                emit(c, lo + 2 * c.h.wild_lo, hi | move_tag(T_THREE_WITH_TWO, x + 2))
 
 
 cdef inline int single_cost(Ctx* c, int r, int s) noexcept nogil:
     # 1 when playing this card leaves a straight flush of the hand without it
-    return ((c.sfu[s] >> r) & 1) and cnt(c, r, s) == 1
+    return ((c.h.sfu[s] >> r) & 1) and cnt(c, r, s) == 1
 
 
 cdef void sort5(int* a, int n) noexcept nogil:
@@ -1163,18 +1227,18 @@ cdef bint straight_choice(Ctx* c, int p, int* suit) noexcept nogil:
         if navail(c, r) == 0:
             gaps += 1
             continue
-        if not (c.bu >> r) & 1:
+        if not (c.h.bu >> r) & 1:
             build_unit(c, r)
         # the preferred single natural card: the first free copy, else the first last copy
-        if c.nfree[r]:
-            best = __builtin_ctzll(c.fcol[r]) >> 1
+        if c.h.nfree[r]:
+            best = __builtin_ctzll(c.h.fcol[r]) >> 1
             bestc[i] = 0
         else:
-            best = __builtin_ctzll(c.rcol[r]) >> 1
+            best = __builtin_ctzll(c.h.rcol[r]) >> 1
             bestc[i] = 1
         suit[i] = best
         m |= 1 << best
-    if gaps > c.W:
+    if gaps > c.h.W:
         return False
     if c.sfs or (m & (m - 1)) != 0:
         return True
@@ -1199,7 +1263,7 @@ cdef bint straight_choice(Ctx* c, int p, int* suit) noexcept nogil:
         for j in range(5):
             r = pos_rank(p + j)
             if suit[j] < 0:
-                keys[j] = c.lr * 4 + 1
+                keys[j] = c.h.lr * 4 + 1
             elif j == i:
                 keys[j] = r * 4 + alt[i]
             else:
@@ -1241,7 +1305,7 @@ cdef inline int run_group(Ctx* c, const Groups* gr, int r, int n, u64* lo, u64* 
     """canon_group(c, r, n) for a ThreePair (n = 2) or TwoTrips (n = 3) window: read from the
     groups generate_actions built on a lead (gr not NULL; canon_group is a function of the
     hand, so the words are the same), else built here. On a lead gr holds every rank's trips
-    that the hand can make (ranks_with(av, 3 - W)) and every pair but the two-wild pair of a
+    that the hand can make (ranks_with(h, 3 - W)) and every pair but the two-wild pair of a
     rank held by no natural card (a Pair action of that rank would be the level's pair), which
     a run may use: canon_group's words for it are the two wilds."""
     cdef int pen
@@ -1252,8 +1316,8 @@ cdef inline int run_group(Ctx* c, const Groups* gr, int r, int n, u64* lo, u64* 
             lo[0] = gr.pair_lo[r]
             hi[0] = gr.pair_hi[r]
             return gr.pair_w[r]
-        if c.W == 2 and navail(c, r) == 0:
-            lo[0] = 2 * c.wild_lo
+        if c.h.W == 2 and navail(c, r) == 0:
+            lo[0] = 2 * c.h.wild_lo
             hi[0] = 0
             return 2
         return -1
@@ -1273,7 +1337,7 @@ cdef void compact_sequences(Ctx* c, const Groups* gr) noexcept nogil:
     cdef u64 lo, hi, l, h
     # (the windows the wilds cannot fill are skipped before any rank is looked at)
     if (c.size == 0 or c.size == 5) and c.tmask & (1 << T_STRAIGHT):
-        wins = run_windows(c.av, 5, 1, c.W) & windows_above(c.minkey, LAST_STRAIGHT_POS)
+        wins = run_windows(c.h, 5, 1, c.h.W) & windows_above(c.minkey, LAST_STRAIGHT_POS)
         while wins:
             p = __builtin_ctzll(wins)
             wins &= wins - 1
@@ -1284,13 +1348,13 @@ cdef void compact_sequences(Ctx* c, const Groups* gr) noexcept nogil:
             for i in range(5):
                 r = pos_rank(p + i)
                 if suit[i] < 0:
-                    lo += c.wild_lo
+                    lo += c.h.wild_lo
                 else:
                     lo += KW_LO[suit[i]][r]
                     hi += KW_HI[suit[i]][r]
             emit_action(c, A_STRAIGHT + p - 1, lo, hi | move_tag(T_STRAIGHT, p))
     if (c.size == 0 or c.size == 6) and c.tmask & (1 << T_THREE_PAIR):
-        wins = run_windows(c.av, 3, 2, c.W) & windows_above(c.minkey, LAST_THREE_PAIR_POS)
+        wins = run_windows(c.h, 3, 2, c.h.W) & windows_above(c.minkey, LAST_THREE_PAIR_POS)
         while wins:
             p = __builtin_ctzll(wins)
             wins &= wins - 1
@@ -1307,10 +1371,10 @@ cdef void compact_sequences(Ctx* c, const Groups* gr) noexcept nogil:
                 w += g
                 lo += l
                 hi += h
-            if ok and w <= c.W:
+            if ok and w <= c.h.W:
                 emit_action(c, A_THREE_PAIR + p - 1, lo, hi | move_tag(T_THREE_PAIR, p))
     if (c.size == 0 or c.size == 6) and c.tmask & (1 << T_TWO_TRIPS):
-        wins = run_windows(c.av, 2, 3, c.W) & windows_above(c.minkey, LAST_TWO_TRIPS_POS)
+        wins = run_windows(c.h, 2, 3, c.h.W) & windows_above(c.minkey, LAST_TWO_TRIPS_POS)
         while wins:
             p = __builtin_ctzll(wins)
             wins &= wins - 1
@@ -1327,7 +1391,7 @@ cdef void compact_sequences(Ctx* c, const Groups* gr) noexcept nogil:
                 w += g
                 lo += l
                 hi += h
-            if ok and w <= c.W:
+            if ok and w <= c.h.W:
                 emit_action(c, A_TWO_TRIPS + p - 1, lo, hi | move_tag(T_TWO_TRIPS, p))
 
 
@@ -1355,7 +1419,7 @@ cdef void set_bounds(Ctx* c, u64 last_lo, u64 last_hi) noexcept nogil:
         c.btier = 0
         c.bkey = 0
     else:
-        tier_key(last_lo, last_hi, c.level, &tier, &key)
+        tier_key(last_lo, last_hi, c.h.level, &tier, &key)
         if tier:
             c.tmask = 0
             c.minkey = 99
@@ -1375,7 +1439,7 @@ cdef void gen_moves(Ctx* c, bint compact) noexcept nogil:
         if c.tmask & (1 << T_THREE_WITH_TWO):
             compact_full_houses(c)
         compact_sequences(c, NULL)
-        if c.sfany and (c.btier < TIER_STRAIGHT_FLUSH
+        if c.h.sfany and (c.btier < TIER_STRAIGHT_FLUSH
                         or (c.btier == TIER_STRAIGHT_FLUSH and c.bkey < LAST_STRAIGHT_POS)):
             gen_sf(c, True)
         return
@@ -1427,23 +1491,26 @@ cdef void action_full_houses(Ctx* c, Groups* g) noexcept nogil:
         m &= m - 1
         pairs_w[g.pair_w[r]] |= 1 << r
     if c.fjp:
-        if c.nsb == 2:
+        if c.h.nsb == 2:
             pairs_w[0] |= 1 << PAIR_SB
             g.pair_lo[PAIR_SB] = 0
             g.pair_hi[PAIR_SB] = 2 * SB_HI
-        if c.nhr == 2:
+        if c.h.nhr == 2:
             pairs_w[0] |= 1 << PAIR_HR
             g.pair_lo[PAIR_HR] = 0
             g.pair_hi[PAIR_HR] = 2 * HR_HI
+    cdef int32_t* ids = c.ids
+    cdef u64* out = c.out
+    cdef int n = c.n
     trips = g.trips
     while trips:
         t = __builtin_ctzll(trips)
         trips &= trips - 1
         wt = g.trip_w[t]
         pairs = pairs_w[0]
-        if wt + 1 <= c.W:
+        if wt + 1 <= c.h.W:
             pairs |= pairs_w[1]
-        if wt + 2 <= c.W:
+        if wt + 2 <= c.h.W:
             pairs |= pairs_w[2]
         pairs &= ~(1 << t)
         tag = move_tag(T_THREE_WITH_TWO, t + 2)
@@ -1451,12 +1518,13 @@ cdef void action_full_houses(Ctx* c, Groups* g) noexcept nogil:
         while pairs:
             q = __builtin_ctzll(pairs)
             pairs &= pairs - 1
-            emit_id(c, base + (q if q < t else q - 1), g.trip_lo[t] + g.pair_lo[q],
-                    (g.trip_hi[t] + g.pair_hi[q]) | tag)
+            n = put_id(ids, out, n, base + (q if q < t else q - 1), g.trip_lo[t] + g.pair_lo[q],
+                       (g.trip_hi[t] + g.pair_hi[q]) | tag)
+    c.n = n
 
 
 cdef int generate_actions(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
-                          const RulesC* rules, int32_t* ids, u64* out) noexcept nogil:
+                          const RulesC* rules, int32_t* ids, u64* out, Hand* memo) noexcept nogil:
     # The compact generator's canonical moves, block by block in the action space's order
     # (action_space.pxd): PASS, singles, pairs, trips (rank by rank, jokers last), full
     # houses, the three runs, bombs (rank by rank, size by size), straight flushes (window by
@@ -1467,10 +1535,18 @@ cdef int generate_actions(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
     # after that test.
     cdef Ctx c
     cdef Groups g
-    cdef int r, m, pen, above, held
+    cdef int r, m, n, pen, above, held
     cdef bint follow = not (last_lo == 0 and last_hi == 0)
     cdef bint fh
-    ctx_hand(&c, lo, hi & HI_CARD_MASK, level)
+    hi &= HI_CARD_MASK
+    if memo == NULL:
+        ctx_hand(&c, lo, hi, level)
+    else:
+        # the memo's counts and tables when it holds this hand (what is built on demand
+        # stays built for the next call), else counted afresh into it
+        c.h = memo
+        if memo.lo != lo or memo.hi != hi or memo.level != level:
+            hand_count(memo, lo, hi, level)
     set_bounds(&c, last_lo, last_hi)
     if follow:
         ids[0] = A_PASS
@@ -1484,11 +1560,11 @@ cdef int generate_actions(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
     c.cap = N_ACTIONS
     c.n = 1 if follow else 0
     build_sfu(&c)
-    above = ranks_above(c.minkey, c.lr)
-    held = ranks_with(c.av, 1)
+    above = ranks_above(c.minkey, c.h.lr)
+    held = ranks_with(c.h, 1)
     fh = (c.tmask >> T_THREE_WITH_TWO) & 1
     if c.tmask & (1 << T_SINGLE):
-        m = (held | ((1 << c.lr) if c.W else 0)) & above
+        m = (held | ((1 << c.h.lr) if c.h.W else 0)) & above
         if __builtin_popcountll(m) > 2:
             action_singles(&c, m)           # (its set-up pays from three ranks on)
         else:
@@ -1508,29 +1584,35 @@ cdef int generate_actions(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
             g.pair_w[r] = canon_group(&c, r, 2, &g.pair_lo[r], &g.pair_hi[r], &pen)
         if c.tmask & (1 << T_PAIR):
             m = g.pairs & above
+            n = c.n
             while m:
                 r = __builtin_ctzll(m)
                 m &= m - 1
-                emit_id(&c, A_PAIR + r, g.pair_lo[r], g.pair_hi[r] | move_tag(T_PAIR, r + 2))
+                n = put_id(ids, out, n, A_PAIR + r, g.pair_lo[r],
+                           g.pair_hi[r] | move_tag(T_PAIR, r + 2))
+            c.n = n
             joker_pairs(&c)
     if c.tmask & ((1 << T_TRIPS) | (1 << T_THREE_WITH_TWO)):
-        g.trips = ranks_with(c.av, 3 - c.W) & above
+        g.trips = ranks_with(c.h, 3 - c.h.W) & above
         m = g.trips
+        n = c.n
         while m:
             r = __builtin_ctzll(m)
             m &= m - 1
             g.trip_w[r] = canon_group(&c, r, 3, &g.trip_lo[r], &g.trip_hi[r], &pen)
             if c.tmask & (1 << T_TRIPS):
-                emit_id(&c, A_TRIPS + r, g.trip_lo[r], g.trip_hi[r] | move_tag(T_TRIPS, r + 2))
+                n = put_id(ids, out, n, A_TRIPS + r, g.trip_lo[r],
+                           g.trip_hi[r] | move_tag(T_TRIPS, r + 2))
+        c.n = n
     if fh:
         action_full_houses(&c, &g)
     compact_sequences(&c, NULL if follow else &g)
-    m = ranks_with(c.av, 4 - c.W)
+    m = ranks_with(c.h, 4 - c.h.W)
     while m:
         r = __builtin_ctzll(m)
         m &= m - 1
-        group_bombs(&c, r, rank_value(r, c.lr))
-    if c.sfany and (c.btier < TIER_STRAIGHT_FLUSH
+        group_bombs(&c, r, rank_value(r, c.h.lr))
+    if c.h.sfany and (c.btier < TIER_STRAIGHT_FLUSH
                     or (c.btier == TIER_STRAIGHT_FLUSH and c.bkey < LAST_STRAIGHT_POS)):
         gen_sf(&c, True)
     joker_bomb(&c)
@@ -1612,20 +1694,20 @@ cdef bint follow_possible(Ctx* c, u64 last_hi, const RulesC* rules) noexcept nog
     # test below is the feasibility condition of the compact generator's matching part
     # (compact_groups, compact_full_houses, straight_choice, compact_sequences, gen_sf), on
     # rank masks; tests/test_fast_movegen.py compares it with generate() on many hands and tops.
-    cdef int lr = c.lr, W = c.W, nsb = c.nsb, nhr = c.nhr, tier = c.btier, lt, r, s, n, t2
+    cdef int lr = c.h.lr, W = c.h.W, nsb = c.h.nsb, nhr = c.h.nhr, tier = c.btier, lt, r, s, n, t2
     cdef int key = c.bkey if c.btier else c.minkey
     cdef int x, wt, p, u, ax, width, last, above, held, m
     cdef int pm[4]
     cdef int sfw[4]
     cdef int sfu[4]
-    cdef u64 av = c.av
+    cdef const Hand* h = c.h
     if nsb == 2 and nhr == 2 and tier < TIER_JOKERS:
         return True                     # the joker bomb
     lt = move_type(last_hi)
     # The top's own type first (the common answer); bombs and straight flushes after.
     if tier == 0 and lt <= T_TRIPS:
         above = ranks_above(key, lr)
-        held = ranks_with(av, 1)
+        held = ranks_with(h, 1)
         if lt == T_SINGLE:
             if (nsb and VALUE_SB > key) or (nhr and VALUE_HR > key):
                 return True
@@ -1633,13 +1715,13 @@ cdef bint follow_possible(Ctx* c, u64 last_hi, const RulesC* rules) noexcept nog
         elif lt == T_PAIR:
             if (nsb == 2 and VALUE_SB > key) or (nhr == 2 and VALUE_HR > key):
                 return True
-            m = ranks_with(av, 2 - W) & (held | (1 << lr))
+            m = ranks_with(h, 2 - W) & (held | (1 << lr))
         else:
-            m = ranks_with(av, 3 - W)
+            m = ranks_with(h, 3 - W)
         if m & above:
             return True
     # Same-rank bombs: a rank's largest is its best (the tier grows with the size).
-    m = ranks_with(av, 4 - W)
+    m = ranks_with(h, 4 - W)
     while m:
         r = __builtin_ctzll(m)
         m &= m - 1
@@ -1654,19 +1736,19 @@ cdef bint follow_possible(Ctx* c, u64 last_hi, const RulesC* rules) noexcept nog
         # suits with five distinct ranks counting the wilds
         u = 0 if tier < TIER_STRAIGHT_FLUSH else (2 << key) - 1
         build_sfu(c)
-        if (c.sfw[0] | c.sfw[1] | c.sfw[2] | c.sfw[3]) & ~u:
+        if (c.h.sfw[0] | c.h.sfw[1] | c.h.sfw[2] | c.h.sfw[3]) & ~u:
             return True
     if tier or lt <= T_TRIPS:
         return False
     if lt == T_THREE_WITH_TWO:
         # a triple above the top's, and a pair of another rank (or of jokers) that the wilds
         # the triple leaves can complete
-        m = ranks_with(av, 3 - W) & ranks_above(key, lr)
+        m = ranks_with(h, 3 - W) & ranks_above(key, lr)
         if m == 0:
             return False
         if rules.fullhouse_joker_pair and (nsb == 2 or nhr == 2):
             return True
-        held = ranks_with(av, 1) | (1 << lr)
+        held = ranks_with(h, 1) | (1 << lr)
         while m:
             x = __builtin_ctzll(m)
             m &= m - 1
@@ -1674,16 +1756,16 @@ cdef bint follow_possible(Ctx* c, u64 last_hi, const RulesC* rules) noexcept nog
             wt = 3 - ax if ax < 3 else 0
             if x == lr and wt == 0 and W == 2:
                 return True             # two wilds as the pair (edge case 42)
-            if ranks_with(av, 2 - (W - wt)) & held & ~(1 << x):
+            if ranks_with(h, 2 - (W - wt)) & held & ~(1 << x):
                 return True
         return False
     if lt == T_STRAIGHT:
-        m = run_windows(av, 5, 1, W) & windows_above(key, LAST_STRAIGHT_POS)
+        m = run_windows(h, 5, 1, W) & windows_above(key, LAST_STRAIGHT_POS)
         if m == 0:
             return False
         if rules.sf_as_straight:
             return True
-        sf_suits(c.sw, W, pm, sfw, sfu)
+        sf_suits(c.h.sw, W, pm, sfw, sfu)
         while m:
             p = __builtin_ctzll(m)
             m &= m - 1
@@ -1701,7 +1783,7 @@ cdef bint follow_possible(Ctx* c, u64 last_hi, const RulesC* rules) noexcept nog
         width = 3 if lt == T_THREE_PAIR else 2
         last = LAST_THREE_PAIR_POS if lt == T_THREE_PAIR else LAST_TWO_TRIPS_POS
         # windows above the top's, up to the type's last
-        return (run_windows(av, width, n, W) & windows_above(key, last)) != 0
+        return (run_windows(h, width, n, W) & windows_above(key, last)) != 0
     return False
 
 
