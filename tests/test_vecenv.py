@@ -498,8 +498,7 @@ def test_auto_pass_skips_exactly_the_forced_passes(kw):
 def test_writing_into_a_batch_changes_no_later_batch(encoder, mode):
     # The encoders keep rows of their own between decisions (observe.pxd, Track) and write
     # every batch row whole: a caller that scribbles over the views (they are writeable)
-    # gets the same later batches as one that does not. (env_id is the exception: written
-    # once, when the env is made.)
+    # gets the same later batches as one that does not.
     kw = dict(seed=21, encoder=encoder, action_mode=mode)
     clean, dirty = gf.VecEnv(8, **kw), gf.VecEnv(8, **kw)
     a, b = clean.reset(), dirty.reset()
@@ -513,7 +512,7 @@ def test_writing_into_a_batch_changes_no_later_batch(encoder, mode):
         ids, local = random_choice(a, rng)
         act = local if mode == "candidates" else ids
         for name, arr in zip(b._fields, b):
-            if arr is not None and name != "env_id":
+            if arr is not None:
                 arr[...] = 7
         clean.step(act)
         dirty.step(act)
