@@ -491,3 +491,31 @@ def test_auto_pass_skips_exactly_the_forced_passes(kw):
     with pytest.raises(TypeError, match="auto_pass must be a bool"):
         gf.VecEnv(2, seed=1, auto_pass=1)
     assert "auto_pass=True" in repr(auto.fork(0, 2))
+
+
+@pytest.mark.parametrize("encoder, mode", [("default", "abstract"), ("info", "candidates"),
+                                           ("danzero", "candidates")])
+def test_writing_into_a_batch_changes_no_later_batch(encoder, mode):
+    # The encoders keep rows of their own between decisions (observe.pxd, Track) and write
+    # every batch row whole: a caller that scribbles over the views (they are writeable)
+    # gets the same later batches as one that does not.
+    kw = dict(seed=21, encoder=encoder, action_mode=mode)
+    clean, dirty = gf.VecEnv(8, **kw), gf.VecEnv(8, **kw)
+    a, b = clean.reset(), dirty.reset()
+    rng = np.random.default_rng(2)
+    for _ in range(300):
+        for x, y in zip(a, b):
+            if x is None:
+                assert y is None
+            else:
+                assert (x == y).all()
+        ids, local = random_choice(a, rng)
+        act = local if mode == "candidates" else ids
+        for name, arr in zip(b._fields, b):
+            if arr is not None:
+                arr[...] = 7
+        clean.step(act)
+        dirty.step(act)
+        a, b = clean.pending(), dirty.pending()
+        ra, rb = clean.drain_results(), dirty.drain_results()
+        assert all((ra[k] == rb[k]).all() for k in ra)

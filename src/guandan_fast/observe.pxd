@@ -14,9 +14,9 @@ cdef enum:
 
 # What the encoders need beyond GameState: the current hand's public play history.
 cdef struct Track:
-    # DanZero's order only (dz = 1; the kind order keeps them in obs_row): row s and row
-    # s + 4: seat s's play-phase cards this hand as 54 counts, kept up to date by
-    # track_play: the encoder copies the rows of seats p + 1, p + 2, p + 3 in one piece
+    # Row s and row s + 4: seat s's play-phase cards this hand as 54 counts in the card order
+    # `dz` names (0: kinds, the default encoder's; 1: DanZero's), kept up to date by
+    # track_play: an encoder copies the rows of seats p, p + 1, ... (mod 4) in one piece
     # instead of expanding words.
     float played_f[8][54]
     # DanZero's order only (dz = 1): each seat's last play-phase move this hand (zeros: PASS)
@@ -38,20 +38,10 @@ cdef struct Track:
     # row stays valid through the play phase; a key that does not match (a new hand, the
     # exchange, a seat never encoded) makes the encoder rebuild the row. A key that did not
     # match never matches by the subtractions (same words off both), and NO_ROW never does.
-    # (In kind order, dz = 0, hand_key[s] keys obs_row[s] instead: hand_f is not kept.)
     u64 hand_key[4][2]
     u64 unseen_key[4][2]
     float hand_f[4][54]
     float unseen_f[4][54]
-    # Kind order only (dz = 0): seat s's default observation row as its last play-phase
-    # encode built it, without the part that changes at every decision (the top's section,
-    # passes, to_act: zeros here). track_play keeps the hand, played and cards-left parts
-    # of all four rows up to date; the rest (levels, declarer, phase, the exchange) is fixed
-    # through a hand's play phase, and finish only gains places (row_nfin[s] of them shown).
-    # A row is used while hand_key[s] matches (track_reset makes every row unused), so
-    # encode_obs copies 536 floats and writes the top instead of building them.
-    float obs_row[4][OBS_SIZE]
-    int8_t row_nfin[4]
 
 cdef void track_reset(Track* t) noexcept nogil      # a new hand (keeps the card order)
 cdef void track_init(Track* t, int dz) noexcept nogil  # empty, played_f in that order

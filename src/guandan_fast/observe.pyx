@@ -25,7 +25,7 @@ from guandan_fast.types cimport (u64, N_RANKS, N_KINDS, LO_KINDS, KIND_SB, KIND_
                                  HI_CARD_MASK, ODD_BITS, SUIT_MASK, SUIT_BITS, SB_BIT, HR_BIT, move_type,
                                  move_rank, kind_count, __builtin_ctzll,
                                  __builtin_popcountll)
-from guandan_fast.game_core cimport GameState, PH_PLAY
+from guandan_fast.game_core cimport GameState
 from guandan_fast.game cimport game_state_ptr, game_hand_plays
 
 cimport numpy as cnp
@@ -168,57 +168,30 @@ cdef float _F_COUNT[64]
 for _b in range(64):
     _F_COUNT[_b] = 1 + (_b & 1)
 
-# Where a move of seat s lands in the four cached observation rows (Track.obs_row, as float
-# indices from obs_row[0][0]): _ROW_PLAYED[s][r] is row r's played block of seat s (the
-# mover is seat (s - r) & 3 of row r), _ROW_LEFT[s][r] its cards-left entry there.
-cdef int _ROW_PLAYED[4][4]
-cdef int _ROW_LEFT[4][4]
-for _s in range(4):
-    for _r in range(4):
-        _ROW_PLAYED[_s][_r] = _r * OBS_SIZE + O_PLAYED + 54 * ((_s - _r) & 3)
-        _ROW_LEFT[_s][_r] = _r * OBS_SIZE + O_LEFT + ((_s - _r) & 3)
-
-
 cdef inline void track_cards_kinds(Track* t, int seat, u64 lo, u64 hi) noexcept nogil:
-    """A move's cards (kind order) onto the mover's played block in the four seats' cached
-    observation rows, off its hand there, and its card count off the rows' cards left (rows
-    not in use get them too: they are rebuilt before use)."""
-    cdef float* base = &t.obs_row[0][0]
-    cdef const int* at = _ROW_PLAYED[seat]
-    cdef float* r0 = base + at[0]
-    cdef float* r1 = base + at[1]
-    cdef float* r2 = base + at[2]
-    cdef float* r3 = base + at[3]
-    cdef float* hand = base + seat * OBS_SIZE + O_HAND
-    cdef float n, c = 0.0           # the move's cards (small integers: exact in floats)
+    """A move's cards (kind order) onto the mover's played rows and off its hand row (one
+    bit per kind held: see _F_COUNT)."""
+    cdef float* pa = t.played_f[seat]
+    cdef float* pb = t.played_f[seat + 4]
+    cdef float* hand = t.hand_f[seat]
     cdef unsigned int b, col       # unsigned: no sign extension per card
+    cdef float n
     while lo:
         b = __builtin_ctzll(lo)
         n = _F_COUNT[b]
         col = b >> 1
-        r0[col] += n
-        r1[col] += n
-        r2[col] += n
-        r3[col] += n
+        pa[col] += n
+        pb[col] += n
         hand[col] -= n
-        c += n
         lo &= lo - 1
     while hi:
         b = __builtin_ctzll(hi)
         n = _F_COUNT[b]
         col = LO_KINDS + (b >> 1)
-        r0[col] += n
-        r1[col] += n
-        r2[col] += n
-        r3[col] += n
+        pa[col] += n
+        pb[col] += n
         hand[col] -= n
-        c += n
         hi &= hi - 1
-    at = _ROW_LEFT[seat]
-    base[at[0]] -= c
-    base[at[1]] -= c
-    base[at[2]] -= c
-    base[at[3]] -= c
 
 
 cdef inline void track_cards_dz(Track* t, int seat, u64 lo, u64 hi) noexcept nogil:
@@ -357,9 +330,9 @@ cdef extern from *:
         if (i < n && n >= 8) { _mm256_storeu_ps(d + n - 8, _mm256_loadu_ps(s + n - 8)); return; }
         for (; i < n; i++) d[i] = s[i];
     }
-    /* One function per length the encoders copy, the moves unrolled (a length known only
-       at run time costs a chain of compares before the first move: ~25 instructions more
-       on a 54-float row); any other length, a loop. */
+    /* One function per length the encoders copy (54, 3 x 54, 4 x 54 floats), the moves
+       unrolled (a length known only at run time costs a chain of compares before the first
+       move: ~25 instructions more on a 54-float row); any other length, a loop. */
     __attribute__((target("avx"))) static void gf_copy_f_avx(float *d, const float *s, int n) {
         int i = 0;
         for (; i + 8 <= n; i += 8) _mm256_storeu_ps(d + i, _mm256_loadu_ps(s + i));
@@ -370,15 +343,30 @@ cdef extern from *:
             float *d, const float *s) { gf_copy_f_avx_body(d, s, N); }
     GF_COPY_N(54)
     GF_COPY_N(162)
-    GF_COPY_N(536)
-    __attribute__((target("avx"))) static void gf_zero_f_avx(float *d, int n) {
+    GF_COPY_N(216)
+    __attribute__((target("avx"), always_inline)) static inline void gf_zero_f_avx_body(
+            float *d, int n) {
         int i = 0;
         __m256 z = _mm256_setzero_ps();
-        #pragma GCC unroll 32
+        #pragma GCC unroll 128
         for (; i + 8 <= n; i += 8) _mm256_storeu_ps(d + i, z);
         if (i < n && n >= 8) { _mm256_storeu_ps(d + n - 8, z); return; }
         for (; i < n; i++) d[i] = 0.0f;
     }
+    __attribute__((target("avx"))) static void gf_zero_f_avx(float *d, int n) {
+        int i = 0;
+        __m256 z = _mm256_setzero_ps();
+        for (; i + 8 <= n; i += 8) _mm256_storeu_ps(d + i, z);
+        if (i < n && n >= 8) { _mm256_storeu_ps(d + n - 8, z); return; }
+        for (; i < n; i++) d[i] = 0.0f;
+    }
+    /* The same per length zeroed: the observation's tail from the top's cards (262
+       floats), DanZero's tail (123), the history tokens (944). */
+    #define GF_ZERO_N(N) __attribute__((target("avx"))) static void gf_zero_f_avx_##N( \
+            float *d) { gf_zero_f_avx_body(d, N); }
+    GF_ZERO_N(262)
+    GF_ZERO_N(123)
+    GF_ZERO_N(944)
     static int gf_avx = 0;
     static void gf_check_avx(void) {
         __builtin_cpu_init();
@@ -392,7 +380,7 @@ cdef extern from *:
         if (gf_avx) {
             if (__builtin_constant_p(n) && n == 54) { gf_copy_f_avx_54(d, s); return; }
             if (__builtin_constant_p(n) && n == 162) { gf_copy_f_avx_162(d, s); return; }
-            if (__builtin_constant_p(n) && n == 536) { gf_copy_f_avx_536(d, s); return; }
+            if (__builtin_constant_p(n) && n == 216) { gf_copy_f_avx_216(d, s); return; }
             gf_copy_f_avx(d, s, n);
             return;
         }
@@ -401,7 +389,13 @@ cdef extern from *:
     }
     static inline void gf_zero_f_long(float *d, int n) {
     #ifdef GF_AVX_PATH
-        if (gf_avx) { gf_zero_f_avx(d, n); return; }
+        if (gf_avx) {
+            if (__builtin_constant_p(n) && n == 262) { gf_zero_f_avx_262(d); return; }
+            if (__builtin_constant_p(n) && n == 123) { gf_zero_f_avx_123(d); return; }
+            if (__builtin_constant_p(n) && n == 944) { gf_zero_f_avx_944(d); return; }
+            gf_zero_f_avx(d, n);
+            return;
+        }
     #endif
         gf_zero_f(d, n);
     }
@@ -565,16 +559,30 @@ cdef inline void put_cards_f(u64 lo, u64 hi, float* out) noexcept nogil:
         hi &= hi - 1
 
 
-cdef void obs_fixed(const GameState* s, Track* t, int p, float* out) noexcept nogil:
-    """Seat p's observation but the part that changes at every decision (see put_decision),
-    left zeros: the hand, played rows and cards left from words, then the one-hots."""
-    cdef int r, q, i, team = p & 1
+cdef void encode_obs(const GameState* s, Track* t, int p, float* out) noexcept nogil:
+    cdef int r, q, i, ty, team = p & 1
+    # hand, played and cards_left are written whole below; the rest is zeros and one-hots,
+    # the top's cards put onto zeros per kind
     zero_f_long(out + O_TOP_CARDS, OBS_SIZE - O_TOP_CARDS)
-    set_cards_f(s.hand_lo[p], s.hand_hi[p], out + O_HAND)
+    if t.dz:                        # a Track kept in DanZero's order: expand the words
+        set_cards_f(s.hand_lo[p], s.hand_hi[p], out + O_HAND)
+        for r in range(4):
+            q = (p + r) & 3
+            set_cards_f(t.played_lo[q], t.played_hi[q], out + O_PLAYED + 54 * r)
+    else:                           # seats p .. p + 3 are rows p .. p + 3 of played_f
+        copy_f_long(out + O_HAND, hand_row(s, t, p), 54)
+        copy_f_long(out + O_PLAYED, &t.played_f[p][0], 4 * 54)
     for r in range(4):
-        q = (p + r) & 3
-        set_cards_f(t.played_lo[q], t.played_hi[q], out + O_PLAYED + 54 * r)
-        out[O_LEFT + r] = <float>cards_left(s.hand_lo[q], s.hand_hi[q])
+        out[O_LEFT + r] = <float>cards_left(s.hand_lo[(p + r) & 3], s.hand_hi[(p + r) & 3])
+    if s.top_seat >= 0:
+        put_cards_f(s.top_lo, s.top_hi, out + O_TOP_CARDS)
+        ty = move_type(s.top_hi)
+        out[O_TOP_TYPE + (ty if ty < 10 else 0)] = 1.0
+        out[O_TOP_RANK + move_rank(s.top_hi)] = 1.0
+        out[O_TOP_SEAT + ((s.top_seat - p) & 3)] = 1.0
+    else:
+        out[O_TOP_TYPE] = 1.0
+    out[O_PASSES] = <float>s.passes
     out[O_LEVEL + s.level - 2] = 1.0
     out[O_TEAM_LEVELS + s.levels[team] - 2] = 1.0
     out[O_TEAM_LEVELS + 13 + s.levels[team ^ 1] - 2] = 1.0
@@ -583,6 +591,8 @@ cdef void obs_fixed(const GameState* s, Track* t, int p, float* out) noexcept no
     else:
         out[O_DECLARER + (0 if s.declarer == team else 1)] = 1.0
     out[O_PHASE + s.phase] = 1.0
+    if s.current >= 0:
+        out[O_TO_ACT + ((s.current - p) & 3)] = 1.0
     for i in range(s.n_finished):
         out[O_FINISH + 4 * ((s.finish[i] - p) & 3) + i] = 1.0
     # The exchange as p saw it (docs/design.md: a card is known to its payer and receiver).
@@ -600,51 +610,6 @@ cdef void obs_fixed(const GameState* s, Track* t, int p, float* out) noexcept no
             if s.back_kind[i] >= 0:
                 out[O_EXCH_GIVEN + s.back_kind[i]] += 1.0
     out[O_EXCH_ROLE + 2] = <float>s.anti_tribute
-
-
-cdef inline void put_decision(const GameState* s, int p, float* out) noexcept nogil:
-    """The part of p's observation that changes at every decision, onto its zeros: the
-    top (cards per kind held, type, rank, seat), passes and the seat to act."""
-    cdef int ty
-    if s.top_seat >= 0:
-        put_cards_f(s.top_lo, s.top_hi, out + O_TOP_CARDS)
-        ty = move_type(s.top_hi)
-        out[O_TOP_TYPE + (ty if ty < 10 else 0)] = 1.0
-        out[O_TOP_RANK + move_rank(s.top_hi)] = 1.0
-        out[O_TOP_SEAT + ((s.top_seat - p) & 3)] = 1.0
-    else:
-        out[O_TOP_TYPE] = 1.0
-    out[O_PASSES] = <float>s.passes
-    if s.current >= 0:
-        out[O_TO_ACT + ((s.current - p) & 3)] = 1.0
-
-
-cdef void encode_obs(const GameState* s, Track* t, int p, float* out) noexcept nogil:
-    # In the play phase of a kind-order Track: seat p's cached row (see Track), rebuilt when
-    # its key does not match (the hand's first encode of p), with the places finished since
-    # it was built added; copied whole (67 AVX moves), then the decision's part written.
-    # Otherwise (the exchange, a DanZero-order Track) everything from the state's words.
-    cdef float* row
-    cdef int i
-    cdef u64 lo, hi
-    if t.dz or s.phase != PH_PLAY:
-        obs_fixed(s, t, p, out)
-        put_decision(s, p, out)
-        return
-    row = t.obs_row[p]
-    lo = s.hand_lo[p] & LO_CARD_MASK
-    hi = s.hand_hi[p] & HI_CARD_MASK
-    if t.hand_key[p][0] != lo or t.hand_key[p][1] != hi or t.row_nfin[p] > s.n_finished:
-        obs_fixed(s, t, p, row)
-        t.hand_key[p][0] = lo
-        t.hand_key[p][1] = hi
-        t.row_nfin[p] = <int8_t>s.n_finished
-    elif t.row_nfin[p] < s.n_finished:
-        for i in range(t.row_nfin[p], s.n_finished):
-            row[O_FINISH + 4 * ((s.finish[i] - p) & 3) + i] = 1.0
-        t.row_nfin[p] = <int8_t>s.n_finished
-    copy_f_long(out, row, OBS_SIZE)
-    put_decision(s, p, out)
 
 
 cdef void encode_info(const GameState* s, Track* t, int p, float* out) noexcept nogil:

@@ -509,6 +509,8 @@ cdef struct Job:
     int32_t* ids
     u64* words
     uint8_t* cards
+    int32_t* env           # the batch's env_id: rewritten with the rest (a caller may write
+                           # into the views; the next batch is whole again)
     int8_t* seat
     int8_t* phase
     Row* rows              # results are appended at rows[rbase ...]
@@ -764,6 +766,7 @@ cdef void emit(Job* j, int i, int64_t o, int64_t r, bint csr) noexcept nogil:
     cdef int k
     cdef Row* row
     j.off[i] = o
+    j.env[i] = i
     j.seat[i] = tb.s.current
     j.phase[i] = tb.s.phase
     if csr:
@@ -1284,6 +1287,7 @@ cdef class VecEnv:
     cdef int32_t* _ids_p
     cdef u64* _words_p
     cdef uint8_t* _cards_p
+    cdef int32_t* _env_p
     cdef int8_t* _seat_p
     cdef int8_t* _phase_p
 
@@ -1391,6 +1395,7 @@ cdef class VecEnv:
         self._mask_p = (<uint8_t*>cnp.PyArray_DATA(<cnp.ndarray>self._mask)
                         if self._mask is not None else NULL)
         self._off_p = <int64_t*>cnp.PyArray_DATA(<cnp.ndarray>self._offsets)
+        self._env_p = <int32_t*>cnp.PyArray_DATA(<cnp.ndarray>self._env_id)
         self._seat_p = <int8_t*>cnp.PyArray_DATA(<cnp.ndarray>self._seat)
         self._phase_p = <int8_t*>cnp.PyArray_DATA(<cnp.ndarray>self._phase)
         self._cap = 0
@@ -1429,6 +1434,7 @@ cdef class VecEnv:
         j.ids = self._ids_p
         j.words = self._words_p
         j.cards = self._cards_p
+        j.env = self._env_p
         j.seat = self._seat_p
         j.phase = self._phase_p
         j.rows = self._rows
