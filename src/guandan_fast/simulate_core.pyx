@@ -206,6 +206,7 @@ cdef class _ChunkRun:
     cdef Interrupt it
     cdef unsigned char[::1] cancel_view   # holds the cancel buffer while ``it`` reads it
     cdef long long budget                 # hands left (the loop counts it down)
+    cdef long long budget0                # the budget given (0: none)
     cdef long long* budget_at             # &budget, or NULL for no budget
 
     def __cinit__(self, kinds, search, hand_budget, cancel):
@@ -219,8 +220,9 @@ cdef class _ChunkRun:
                 raise ValueError("cancel must be a writable buffer of at least one byte")
             flag = &self.cancel_view[0]
         interrupt_init(&self.it, 1024, in_main_thread(), <const volatile unsigned char*>flag)
-        self.budget = _hand_budget(hand_budget)
-        self.budget_at = &self.budget if self.budget > 0 else NULL
+        self.budget0 = _hand_budget(hand_budget)
+        self.budget = self.budget0
+        self.budget_at = &self.budget if self.budget0 > 0 else NULL
 
     cdef bint spent(self) noexcept nogil:
         """The hand budget is used up."""
@@ -228,6 +230,7 @@ cdef class _ChunkRun:
 
 
 cdef int _check_range(long long start, long long stop) except -1:
+    """A chunk's matches start..stop-1, checked."""
     if stop < start:
         raise ValueError(f"stop ({stop}) must not be below start ({start})")
     return 0
@@ -307,7 +310,7 @@ def record_match(seed, long long i, kinds, rules=Rules(), hand_budget=None, sear
             rec = arr
             memset(&st, 0, sizeof(SimStats))
             rec_n = 0
-            run.budget = _hand_budget(hand_budget)    # a retry with a bigger buffer starts over
+            run.budget = run.budget0      # a retry with a bigger buffer starts over
             recp = &rec[0]
             with nogil:
                 r = play_match(ms, &rc, &run.seating, &st, buf, run.budget_at, &recp, &cap,
