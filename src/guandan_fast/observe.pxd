@@ -31,6 +31,12 @@ cdef struct Track:
     int8_t has_last[4]
     int8_t hist_seat[HIST_LEN]
     int8_t dz                 # card order of the float rows (kept by track_reset)
+    # Each seat's cards left as floats, seat s at s and s + 4 (rows p .. p + 3 in one
+    # piece), valid while left_ok: set by an encoder at the hand's first play-phase decision
+    # (from the words), then kept by track_play (a play takes its cards off). Play-phase
+    # moves only change counts through track_play; the exchange's do not, hence the phase.
+    int8_t left_ok
+    float left_f[8]
     # Rows an encoder would otherwise expand from words at every decision: seat s's hand
     # (hand_f[s]) and, DanZero's order only, the cards s has not seen (unseen_f[s]), each
     # valid while its key (the words it shows) equals the state's. track_play takes a move's

@@ -25,7 +25,7 @@ from guandan_fast.types cimport (u64, N_RANKS, N_KINDS, LO_KINDS, KIND_SB, KIND_
                                  HI_CARD_MASK, ODD_BITS, SUIT_MASK, SUIT_BITS, SB_BIT, HR_BIT, move_type,
                                  move_rank, kind_count, __builtin_ctzll,
                                  __builtin_popcountll)
-from guandan_fast.game_core cimport GameState
+from guandan_fast.game_core cimport GameState, PH_PLAY
 from guandan_fast.game cimport game_state_ptr, game_hand_plays
 
 cimport numpy as cnp
@@ -150,10 +150,11 @@ cdef void track_cards(Track* t, int seat, u64 lo, u64 clo, u64 chi) noexcept nog
     # the move (see Track: the same words off a key that did not match keep it unmatched).
     t.hand_key[seat][0] -= clo
     t.hand_key[seat][1] -= chi
-    if t.dz:
-        track_cards_dz(t, seat, clo, chi)
-    else:
-        track_cards_kinds(t, seat, clo, chi)
+    cdef float n = (track_cards_dz(t, seat, clo, chi) if t.dz
+                    else track_cards_kinds(t, seat, clo, chi))
+    # (left_f is garbage until left_ok, and then rewritten whole: no test here)
+    t.left_f[seat] -= n
+    t.left_f[seat + 4] -= n
 
 
 cdef void (*_track_cards)(Track*, int, u64, u64, u64) noexcept nogil
@@ -168,14 +169,14 @@ cdef float _F_COUNT[64]
 for _b in range(64):
     _F_COUNT[_b] = 1 + (_b & 1)
 
-cdef inline void track_cards_kinds(Track* t, int seat, u64 lo, u64 hi) noexcept nogil:
+cdef inline float track_cards_kinds(Track* t, int seat, u64 lo, u64 hi) noexcept nogil:
     """A move's cards (kind order) onto the mover's played rows and off its hand row (one
-    bit per kind held: see _F_COUNT)."""
+    bit per kind held: see _F_COUNT). Returns the number of cards."""
     cdef float* pa = t.played_f[seat]
     cdef float* pb = t.played_f[seat + 4]
     cdef float* hand = t.hand_f[seat]
     cdef unsigned int b, col       # unsigned: no sign extension per card
-    cdef float n
+    cdef float n, m = 0
     while lo:
         b = __builtin_ctzll(lo)
         n = _F_COUNT[b]
@@ -183,6 +184,7 @@ cdef inline void track_cards_kinds(Track* t, int seat, u64 lo, u64 hi) noexcept 
         pa[col] += n
         pb[col] += n
         hand[col] -= n
+        m += n
         lo &= lo - 1
     while hi:
         b = __builtin_ctzll(hi)
@@ -191,13 +193,15 @@ cdef inline void track_cards_kinds(Track* t, int seat, u64 lo, u64 hi) noexcept 
         pa[col] += n
         pb[col] += n
         hand[col] -= n
+        m += n
         hi &= hi - 1
+    return m
 
 
-cdef inline void track_cards_dz(Track* t, int seat, u64 lo, u64 hi) noexcept nogil:
+cdef inline float track_cards_dz(Track* t, int seat, u64 lo, u64 hi) noexcept nogil:
     """The same in DanZero's order, and onto the mover's last-move row (cleared before),
     and off the other seats' unseen rows and keys (one bit per kind held: see _F_COUNT;
-    the column straight from the bit: _U8_POS)."""
+    the column straight from the bit: _U8_POS). Returns the number of cards."""
     cdef float* pa = t.played_f[seat]
     cdef float* pb = t.played_f[seat + 4]
     cdef float* hand = t.hand_f[seat]
@@ -207,7 +211,7 @@ cdef inline void track_cards_dz(Track* t, int seat, u64 lo, u64 hi) noexcept nog
     cdef float* u3 = t.unseen_f[(seat + 3) & 3]
     cdef const uint8_t* pos = &_U8_POS[1][0][0]
     cdef int b, col, q, half
-    cdef float n
+    cdef float n, m = 0
     cdef u64 x
     for q in range(1, 4):
         t.unseen_key[(seat + q) & 3][0] -= lo
@@ -225,8 +229,10 @@ cdef inline void track_cards_dz(Track* t, int seat, u64 lo, u64 hi) noexcept nog
             u1[col] -= n
             u2[col] -= n
             u3[col] -= n
+            m += n
             x &= x - 1
         pos += 64
+    return m
 
 
 # ------------------------------------------------------------------------------------------
@@ -542,6 +548,20 @@ cdef inline const float* hand_row(const GameState* s, Track* t, int p) noexcept 
     return t.hand_f[p]
 
 
+cdef inline const float* left_rows(const GameState* s, Track* t) noexcept nogil:
+    """The Track's cards-left rows (play phase only: see Track), counted from the words at
+    the hand's first play-phase decision."""
+    cdef int q
+    cdef float v
+    if not t.left_ok:
+        for q in range(4):
+            v = <float>cards_left(s.hand_lo[q], s.hand_hi[q])
+            t.left_f[q] = v
+            t.left_f[q + 4] = v
+        t.left_ok = 1
+    return t.left_f
+
+
 cdef inline void put_cards_f(u64 lo, u64 hi, float* out) noexcept nogil:
     """The counts of a move's cards (kind order) onto a zeroed row: one store per kind held
     (see _F_COUNT), where set_cards_f writes all 54 from words (~60 instructions)."""
@@ -572,8 +592,11 @@ cdef void encode_obs(const GameState* s, Track* t, int p, float* out) noexcept n
     else:                           # seats p .. p + 3 are rows p .. p + 3 of played_f
         copy_f_long(out + O_HAND, hand_row(s, t, p), 54)
         copy_f_long(out + O_PLAYED, &t.played_f[p][0], 4 * 54)
-    for r in range(4):
-        out[O_LEFT + r] = <float>cards_left(s.hand_lo[(p + r) & 3], s.hand_hi[(p + r) & 3])
+    if s.phase == PH_PLAY:          # seats p .. p + 3 are left_f[p .. p + 3]
+        memcpy(out + O_LEFT, left_rows(s, t) + p, 4 * sizeof(float))
+    else:
+        for r in range(4):
+            out[O_LEFT + r] = <float>cards_left(s.hand_lo[(p + r) & 3], s.hand_hi[(p + r) & 3])
     if s.top_seat >= 0:
         put_cards_f(s.top_lo, s.top_hi, out + O_TOP_CARDS)
         ty = move_type(s.top_hi)
@@ -713,6 +736,7 @@ cdef void encode_danzero(const GameState* s, Track* t, int p, float* out) noexce
     # one-hot counts and the levels need zeros first.
     cdef int i, q, r, j, team = p & 1, partner = p ^ 2
     cdef bint out_partner = False
+    cdef const float* left = left_rows(s, t) + p if s.phase == PH_PLAY else NULL
     cdef u64 un_lo = FULL_LO - s.hand_lo[p], un_hi = FULL_HI - (s.hand_hi[p] & HI_CARD_MASK)
     if t.dz:                        # the Track's cached row (see Track); the 54-float rows
         copy_f_long(out, hand_row(s, t, p), 54)     # are 7 AVX moves (the SSE ones: 14)
@@ -762,7 +786,7 @@ cdef void encode_danzero(const GameState* s, Track* t, int p, float* out) noexce
     for r in range(1, 4):
         q = (p + r) & 3
         # A receiver holds 28 cards between tribute and return: DanZero's 28 slots cap at 27.
-        i = cards_left(s.hand_lo[q], s.hand_hi[q])
+        i = <int>left[r] if left != NULL else cards_left(s.hand_lo[q], s.hand_hi[q])
         out[390 + 28 * (r - 1) + (i if i < 27 else 27)] = 1.0
     out[474 + s.levels[team] - 2] = 1.0
     out[487 + s.levels[team ^ 1] - 2] = 1.0
