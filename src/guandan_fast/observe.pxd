@@ -14,13 +14,13 @@ cdef enum:
 
 # What the encoders need beyond GameState: the current hand's public play history.
 cdef struct Track:
-    # Row s and row s + 4: seat s's play-phase cards this hand as 54 counts in the card order
-    # `dz` names (0: kinds, the default encoder's; 1: DanZero's), kept up to date by
-    # track_play: an encoder copies the rows of seats p, p + 1, ... (mod 4) in one piece
-    # instead of expanding words.
-    float played_f[8][54]
-    # DanZero's order only (dz = 1): each seat's last play-phase move this hand (zeros: PASS)
-    float last_f[4][54]
+    # (Fields in the order a default-mode decision reads them; the rows only DanZero's
+    # encoder reads come last, so that a default-mode table touches fewer cache lines.)
+    # Row s: seat s's play-phase cards this hand as 54 counts in the card order `dz` names
+    # (0: kinds, the default encoder's; 1: DanZero's), kept up to date by track_play: an
+    # encoder copies the rows of seats p, p + 1, ... (mod 4) in two pieces (p .. 3, then
+    # 0 .. p - 1) instead of expanding words.
+    float played_f[4][54]
     u64 played_lo[4]          # play-phase cards of each seat this hand
     u64 played_hi[4]
     u64 last_lo[4]            # each seat's last play-phase move this hand (PASS = 0, 0)
@@ -44,9 +44,13 @@ cdef struct Track:
     # row stays valid through the play phase; a key that does not match (a new hand, the
     # exchange, a seat never encoded) makes the encoder rebuild the row. A key that did not
     # match never matches by the subtractions (same words off both), and NO_ROW never does.
+    # (track_reset clears everything above, and sets the keys to NO_ROW.)
     u64 hand_key[4][2]
     u64 unseen_key[4][2]
     float hand_f[4][54]
+    # DanZero's order only (dz = 1): each seat's last play-phase move this hand (zeros:
+    # PASS; written by the seat's every move, read only after one: never cleared)
+    float last_f[4][54]
     float unseen_f[4][54]
 
 cdef void track_reset(Track* t) noexcept nogil      # a new hand (keeps the card order)

@@ -107,8 +107,8 @@ cdef inline int cards_left(u64 lo, u64 hi) noexcept nogil:
 
 cdef inline void track_clear(Track* t, int dz) noexcept nogil:
     cdef int q
-    # everything but the cached rows, which their keys make unused
-    memset(t, 0, <size_t>(<char*>&t.hand_f[0][0] - <char*>t))
+    # everything but the cached rows, which their keys make unused (and last_f: see Track)
+    memset(t, 0, <size_t>(<char*>&t.hand_key[0][0] - <char*>t))
     t.dz = <int8_t>dz
     for q in range(4):
         t.hand_key[q][0] = NO_ROW
@@ -170,10 +170,9 @@ for _b in range(64):
     _F_COUNT[_b] = 1 + (_b & 1)
 
 cdef inline float track_cards_kinds(Track* t, int seat, u64 lo, u64 hi) noexcept nogil:
-    """A move's cards (kind order) onto the mover's played rows and off its hand row (one
+    """A move's cards (kind order) onto the mover's played row and off its hand row (one
     bit per kind held: see _F_COUNT). Returns the number of cards."""
     cdef float* pa = t.played_f[seat]
-    cdef float* pb = t.played_f[seat + 4]
     cdef float* hand = t.hand_f[seat]
     cdef unsigned int b, col       # unsigned: no sign extension per card
     cdef float n, m = 0
@@ -182,7 +181,6 @@ cdef inline float track_cards_kinds(Track* t, int seat, u64 lo, u64 hi) noexcept
         n = _F_COUNT[b]
         col = b >> 1
         pa[col] += n
-        pb[col] += n
         hand[col] -= n
         m += n
         lo &= lo - 1
@@ -191,7 +189,6 @@ cdef inline float track_cards_kinds(Track* t, int seat, u64 lo, u64 hi) noexcept
         n = _F_COUNT[b]
         col = LO_KINDS + (b >> 1)
         pa[col] += n
-        pb[col] += n
         hand[col] -= n
         m += n
         hi &= hi - 1
@@ -203,7 +200,6 @@ cdef inline float track_cards_dz(Track* t, int seat, u64 lo, u64 hi) noexcept no
     and off the other seats' unseen rows and keys (one bit per kind held: see _F_COUNT;
     the column straight from the bit: _U8_POS). Returns the number of cards."""
     cdef float* pa = t.played_f[seat]
-    cdef float* pb = t.played_f[seat + 4]
     cdef float* hand = t.hand_f[seat]
     cdef float* last = t.last_f[seat]
     cdef float* u1 = t.unseen_f[(seat + 1) & 3]
@@ -223,7 +219,6 @@ cdef inline float track_cards_dz(Track* t, int seat, u64 lo, u64 hi) noexcept no
             col = pos[b]
             n = _F_COUNT[b]
             pa[col] += n
-            pb[col] += n
             hand[col] -= n
             last[col] = n
             u1[col] -= n
@@ -373,6 +368,25 @@ cdef extern from *:
     GF_ZERO_N(262)
     GF_ZERO_N(123)
     GF_ZERO_N(944)
+    /* Four rows of 54 (seats 0..3) copied from row p on, wrapping (p .. 3, then 0 .. p - 1):
+       one function per p, its two pieces unrolled. The rows after p (p + 1 .. p + 3) the
+       same way. Indexed by p: an indirect call, no compare. */
+    #define GF_ROT(NAME, A, B, N1, N2) __attribute__((target("avx"))) static void NAME( \
+            float *d, const float *s) { \
+        gf_copy_f_avx_body(d, s + 54 * (A), 54 * (N1)); \
+        if (N2) gf_copy_f_avx_body(d + 54 * (N1), s + 54 * (B), 54 * (N2)); }
+    GF_ROT(gf_rows_from_0, 0, 0, 4, 0)
+    GF_ROT(gf_rows_from_1, 1, 0, 3, 1)
+    GF_ROT(gf_rows_from_2, 2, 0, 2, 2)
+    GF_ROT(gf_rows_from_3, 3, 0, 1, 3)
+    GF_ROT(gf_rows_after_0, 1, 0, 3, 0)
+    GF_ROT(gf_rows_after_1, 2, 0, 2, 1)
+    GF_ROT(gf_rows_after_2, 3, 0, 1, 2)
+    GF_ROT(gf_rows_after_3, 0, 0, 3, 0)
+    static void (*const gf_rows_from_avx[4])(float *, const float *) = {
+        gf_rows_from_0, gf_rows_from_1, gf_rows_from_2, gf_rows_from_3};
+    static void (*const gf_rows_after_avx[4])(float *, const float *) = {
+        gf_rows_after_0, gf_rows_after_1, gf_rows_after_2, gf_rows_after_3};
     static int gf_avx = 0;
     static void gf_check_avx(void) {
         __builtin_cpu_init();
@@ -393,6 +407,21 @@ cdef extern from *:
     #endif
         gf_copy_f(d, s, n);
     }
+    static inline void gf_rows_from(float *d, const float *s, int p) {
+    #ifdef GF_AVX_PATH
+        if (gf_avx) { gf_rows_from_avx[p](d, s); return; }
+    #endif
+        gf_copy_f(d, s + 54 * p, 54 * (4 - p));
+        gf_copy_f(d + 54 * (4 - p), s, 54 * p);
+    }
+    static inline void gf_rows_after(float *d, const float *s, int p) {
+    #ifdef GF_AVX_PATH
+        if (gf_avx) { gf_rows_after_avx[p](d, s); return; }
+    #endif
+        int n1 = p == 3 ? 3 : 3 - p;                 /* rows (p + 1) & 3 .. 3 */
+        gf_copy_f(d, s + 54 * ((p + 1) & 3), 54 * n1);
+        gf_copy_f(d + 54 * n1, s, 54 * (3 - n1));
+    }
     static inline void gf_zero_f_long(float *d, int n) {
     #ifdef GF_AVX_PATH
         if (gf_avx) {
@@ -409,6 +438,10 @@ cdef extern from *:
     void check_avx "gf_check_avx"() noexcept nogil
     void zero_f_long "gf_zero_f_long"(float* d, int n) noexcept nogil
     void copy_f_long "gf_copy_f_long"(float* d, const float* s, int n) noexcept nogil
+    # rows p .. 3 then 0 .. p - 1 of four 54-float rows at s (216 floats)
+    void copy_rows_from "gf_rows_from"(float* d, const float* s, int p) noexcept nogil
+    # rows p + 1 .. p + 3 (mod 4) of four 54-float rows at s (162 floats)
+    void copy_rows_after "gf_rows_after"(float* d, const float* s, int p) noexcept nogil
 
 check_avx()
 
@@ -589,9 +622,9 @@ cdef void encode_obs(const GameState* s, Track* t, int p, float* out) noexcept n
         for r in range(4):
             q = (p + r) & 3
             set_cards_f(t.played_lo[q], t.played_hi[q], out + O_PLAYED + 54 * r)
-    else:                           # seats p .. p + 3 are rows p .. p + 3 of played_f
+    else:                           # seats p .. p + 3: rows p .. 3, then 0 .. p - 1
         copy_f_long(out + O_HAND, hand_row(s, t, p), 54)
-        copy_f_long(out + O_PLAYED, &t.played_f[p][0], 4 * 54)
+        copy_rows_from(out + O_PLAYED, &t.played_f[0][0], p)
     if s.phase == PH_PLAY:          # seats p .. p + 3 are left_f[p .. p + 3]
         memcpy(out + O_LEFT, left_rows(s, t) + p, 4 * sizeof(float))
     else:
@@ -777,8 +810,8 @@ cdef void encode_danzero(const GameState* s, Track* t, int p, float* out) noexce
     else:
         fill(out + 174, 54, -1.0)
     zero_f_long(out + 390, DZ_STATE_SIZE - 390)
-    if t.dz:                        # next, partner, previous: rows p + 1 .. p + 3
-        copy_f_long(out + 228, &t.played_f[p + 1][0], 3 * 54)
+    if t.dz:                        # next, partner, previous: rows p + 1 .. p + 3 (mod 4)
+        copy_rows_after(out + 228, &t.played_f[0][0], p)
     else:                           # a Track kept in kind order: expand the words
         for r in range(1, 4):
             q = (p + r) & 3
