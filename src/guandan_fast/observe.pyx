@@ -368,25 +368,23 @@ cdef extern from *:
     GF_ZERO_N(262)
     GF_ZERO_N(123)
     GF_ZERO_N(944)
-    /* Four rows of 54 (seats 0..3) copied from row p on, wrapping (p .. 3, then 0 .. p - 1):
-       one function per p, its two pieces unrolled. The rows after p (p + 1 .. p + 3) the
-       same way. Indexed by p: an indirect call, no compare. */
-    #define GF_ROT(NAME, A, B, N1, N2) __attribute__((target("avx"))) static void NAME( \
-            float *d, const float *s) { \
-        gf_copy_f_avx_body(d, s + 54 * (A), 54 * (N1)); \
-        if (N2) gf_copy_f_avx_body(d + 54 * (N1), s + 54 * (B), 54 * (N2)); }
-    GF_ROT(gf_rows_from_0, 0, 0, 4, 0)
-    GF_ROT(gf_rows_from_1, 1, 0, 3, 1)
-    GF_ROT(gf_rows_from_2, 2, 0, 2, 2)
-    GF_ROT(gf_rows_from_3, 3, 0, 1, 3)
-    GF_ROT(gf_rows_after_0, 1, 0, 3, 0)
-    GF_ROT(gf_rows_after_1, 2, 0, 2, 1)
-    GF_ROT(gf_rows_after_2, 3, 0, 1, 2)
-    GF_ROT(gf_rows_after_3, 0, 0, 3, 0)
-    static void (*const gf_rows_from_avx[4])(float *, const float *) = {
-        gf_rows_from_0, gf_rows_from_1, gf_rows_from_2, gf_rows_from_3};
-    static void (*const gf_rows_after_avx[4])(float *, const float *) = {
-        gf_rows_after_0, gf_rows_after_1, gf_rows_after_2, gf_rows_after_3};
+    /* Rows p, p + 1, p + 2, p + 3 (mod 4) of four 54-float rows (seats 0..3) copied in that
+       order: four unrolled row copies from computed places (no branch and no indirect
+       call on p, which differs from one table to the next). The rows after p (p + 1 ..
+       p + 3) the same way. */
+    __attribute__((target("avx"))) static void gf_rows_from_avx(float *d, const float *s,
+                                                                 int p) {
+        gf_copy_f_avx_body(d, s + 54 * p, 54);
+        gf_copy_f_avx_body(d + 54, s + 54 * ((p + 1) & 3), 54);
+        gf_copy_f_avx_body(d + 108, s + 54 * ((p + 2) & 3), 54);
+        gf_copy_f_avx_body(d + 162, s + 54 * ((p + 3) & 3), 54);
+    }
+    __attribute__((target("avx"))) static void gf_rows_after_avx(float *d, const float *s,
+                                                                  int p) {
+        gf_copy_f_avx_body(d, s + 54 * ((p + 1) & 3), 54);
+        gf_copy_f_avx_body(d + 54, s + 54 * ((p + 2) & 3), 54);
+        gf_copy_f_avx_body(d + 108, s + 54 * ((p + 3) & 3), 54);
+    }
     static int gf_avx = 0;
     static void gf_check_avx(void) {
         __builtin_cpu_init();
@@ -408,19 +406,18 @@ cdef extern from *:
         gf_copy_f(d, s, n);
     }
     static inline void gf_rows_from(float *d, const float *s, int p) {
+        int r;
     #ifdef GF_AVX_PATH
-        if (gf_avx) { gf_rows_from_avx[p](d, s); return; }
+        if (gf_avx) { gf_rows_from_avx(d, s, p); return; }
     #endif
-        gf_copy_f(d, s + 54 * p, 54 * (4 - p));
-        gf_copy_f(d + 54 * (4 - p), s, 54 * p);
+        for (r = 0; r < 4; r++) gf_copy_f(d + 54 * r, s + 54 * ((p + r) & 3), 54);
     }
     static inline void gf_rows_after(float *d, const float *s, int p) {
+        int r;
     #ifdef GF_AVX_PATH
-        if (gf_avx) { gf_rows_after_avx[p](d, s); return; }
+        if (gf_avx) { gf_rows_after_avx(d, s, p); return; }
     #endif
-        int n1 = p == 3 ? 3 : 3 - p;                 /* rows (p + 1) & 3 .. 3 */
-        gf_copy_f(d, s + 54 * ((p + 1) & 3), 54 * n1);
-        gf_copy_f(d + 54 * n1, s, 54 * (3 - n1));
+        for (r = 0; r < 3; r++) gf_copy_f(d + 54 * r, s + 54 * ((p + 1 + r) & 3), 54);
     }
     static inline void gf_zero_f_long(float *d, int n) {
     #ifdef GF_AVX_PATH
@@ -614,6 +611,8 @@ cdef inline void put_cards_f(u64 lo, u64 hi, float* out) noexcept nogil:
 
 cdef void encode_obs(const GameState* s, Track* t, int p, float* out) noexcept nogil:
     cdef int r, q, i, ty, team = p & 1
+    cdef float on
+    cdef u64 keep, top_hi
     # hand, played and cards_left are written whole below; the rest is zeros and one-hots,
     # the top's cards put onto zeros per kind
     zero_f_long(out + O_TOP_CARDS, OBS_SIZE - O_TOP_CARDS)
@@ -630,14 +629,17 @@ cdef void encode_obs(const GameState* s, Track* t, int p, float* out) noexcept n
     else:
         for r in range(4):
             out[O_LEFT + r] = <float>cards_left(s.hand_lo[(p + r) & 3], s.hand_hi[(p + r) & 3])
-    if s.top_seat >= 0:
-        put_cards_f(s.top_lo, s.top_hi, out + O_TOP_CARDS)
-        ty = move_type(s.top_hi)
-        out[O_TOP_TYPE + (ty if ty < 10 else 0)] = 1.0
-        out[O_TOP_RANK + move_rank(s.top_hi)] = 1.0
-        out[O_TOP_SEAT + ((s.top_seat - p) & 3)] = 1.0
-    else:
-        out[O_TOP_TYPE] = 1.0
+    # The trick's top, with no branch on whether there is one (which differs from table to
+    # table): on lead its words count as (0, 0), so no cards, type 0 (PASS: the lead's
+    # one-hot), and the rank's and seat's one-hots are written 0.
+    keep = <u64>0 - <u64>(s.top_seat >= 0)
+    top_hi = s.top_hi & keep
+    put_cards_f(s.top_lo & keep, top_hi, out + O_TOP_CARDS)
+    ty = move_type(top_hi)
+    out[O_TOP_TYPE + (ty if ty < 10 else 0)] = 1.0
+    on = <float>(s.top_seat >= 0)
+    out[O_TOP_RANK + move_rank(top_hi)] = on
+    out[O_TOP_SEAT + ((s.top_seat - p) & 3)] = on
     out[O_PASSES] = <float>s.passes
     out[O_LEVEL + s.level - 2] = 1.0
     out[O_TEAM_LEVELS + s.levels[team] - 2] = 1.0

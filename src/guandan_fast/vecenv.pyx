@@ -14,6 +14,7 @@ the env's batch buffers.
 (4, 536)
 """
 cimport cython
+from cpython.object cimport PyObject
 from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memset, memcpy
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t
@@ -439,6 +440,8 @@ cdef enum:
     MODE_ABSTRACT = 0
     MODE_CANDIDATES = 1
     SCRATCH_U64 = 2 * MAX_MOVES     # per thread: a complete move list (>= 4 * ACT_SCRATCH)
+    SMALL_LIST = 4                  # legal lists this long or shorter (3 in 4) are copied to
+                                    # the batch as one block of this many, past n included
     MAX_RES = 4                     # hand results one table can produce in one step
 
 cdef struct Result:
@@ -474,7 +477,9 @@ cdef struct Table:
     int32_t n_legal
     int32_t n_res
     int32_t error
-    int32_t ids[N_ACTIONS]
+    # The learner's legal action ids (n_legal), then 3 copies of the last one (set_mask and
+    # vec_find_id read ids in blocks of 4)
+    int32_t ids[N_ACTIONS + 3]
     u64 words[2 * N_ACTIONS]
     # Per seat, its hand as the move generator last broke it down (a seat that passed is asked
     # again with the same hand: 57 % of random play's decisions). Zeroed by reset() (no hand
@@ -605,6 +610,8 @@ cdef void advance(Table* tb, const Config* cfg, u64* scratch) noexcept nogil:
             if tb.n_legal <= 0:
                 tb.error = 1
                 return
+            tb.ids[tb.n_legal] = tb.ids[tb.n_legal + 1] = tb.ids[tb.n_legal + 2] = \
+                tb.ids[tb.n_legal - 1]
             if not (cfg.auto_pass and tb.n_legal == 1 and tb.ids[0] == A_PASS):
                 return
             # A forced pass (auto_pass): played here, as the learner would have to.
@@ -666,15 +673,69 @@ cdef extern from *:
     #endif
         vec_zero_mask_sse(m, n);
     }
+    /* The first 4 legal actions' ids and words (SMALL_LIST in vecenv.pyx), with 16-byte
+       moves. */
+    static inline void vec_copy_small_list(int32_t *dids, unsigned long long *dwords,
+                                           const int32_t *sids, const unsigned long long *swords) {
+        int k;
+    #if defined(__SSE2__)
+        _mm_storeu_si128((__m128i *)dids, _mm_loadu_si128((const __m128i *)sids));
+        for (k = 0; k < 4; k++)
+            _mm_storeu_si128((__m128i *)(dwords + 2 * k), _mm_loadu_si128((const __m128i *)(swords + 2 * k)));
+    #else
+        for (k = 0; k < 4; k++) { dids[k] = sids[k]; dwords[2 * k] = swords[2 * k]; dwords[2 * k + 1] = swords[2 * k + 1]; }
+    #endif
+    }
+    /* The index of id a among a table's n distinct legal ids, or -1. Four ids compared at a
+       time, from the first (half the lists hold 4 ids or fewer, the median of the rest is
+       4, and the longest ~500: a linear scan of 4-id blocks beats a binary search's
+       unpredictable branches). Reads up to 3 ids past n: Table.ids has room for them. */
+    static inline int vec_find_id(const int32_t *ids, int n, int32_t a) {
+        int i;
+    #if defined(__SSE2__)
+        __m128i v = _mm_set1_epi32(a);
+        for (i = 0; i < n; i += 4) {
+            int m = _mm_movemask_ps(_mm_castsi128_ps(
+                _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(ids + i)), v)));
+            if (m) {
+                i += __builtin_ctz(m);       /* ids past n may hold anything: */
+                return i < n ? i : -1;       /* a match there is no match */
+            }
+        }
+    #else
+        for (i = 0; i < n; i++) if (ids[i] == a) return i;
+    #endif
+        return -1;
+    }
     """
     void vec_zero_mask(uint8_t* m, int n) noexcept nogil
     void vec_check_avx() noexcept nogil
+    int vec_find_id(const int32_t* ids, int n, int32_t a) noexcept nogil
+    void copy_small_list "vec_copy_small_list"(int32_t* dids, u64* dwords, const int32_t* sids,
+                                               const u64* swords) noexcept nogil
 
 vec_check_avx()
 
 
 cdef inline void zero_mask(uint8_t* mask) noexcept nogil:
     vec_zero_mask(mask, N_ACTIONS)
+
+
+cdef inline void set_mask(uint8_t* mask, const int32_t* ids, int n) noexcept nogil:
+    """mask[ids[k]] = 1 for k < n, four at a time: ids[n .. n + 2] repeat the last id (see
+    Table.ids), so the last block needs no test. Three lists in four hold 4 ids or fewer:
+    one pass, with no loop that ends at a different count from one table to the next."""
+    cdef int k = 0
+    if n <= 0:
+        return
+    while True:
+        mask[ids[k]] = 1
+        mask[ids[k + 1]] = 1
+        mask[ids[k + 2]] = 1
+        mask[ids[k + 3]] = 1
+        k += 4
+        if k >= n:
+            break
 
 
 cdef void encode(Table* tb, const Config* cfg, float* obs, uint8_t* mask) noexcept nogil:
@@ -688,8 +749,7 @@ cdef void encode(Table* tb, const Config* cfg, float* obs, uint8_t* mask) noexce
         encode_danzero(&tb.s, &tb.t, p, obs)
     if cfg.mode == MODE_ABSTRACT:
         zero_mask(mask)
-        for k in range(tb.n_legal):
-            mask[tb.ids[k]] = 1
+        set_mask(mask, tb.ids, tb.n_legal)
 
 
 cdef void table_step(Table* tb, const Config* cfg, int choice, u64* scratch, float* obs,
@@ -717,7 +777,7 @@ cdef inline int check_action(Job* j, int i) noexcept nogil:
     """Validate table i's action into j.choice[i]: 0, or 1 (out of range), 2 (not legal)."""
     cdef const Table* tb = &j.tabs[i]
     cdef int64_t a = j.act64[i] if j.act64 != NULL else j.act32[i]
-    cdef int lo_k, hi_k, mid
+    cdef int k
     if j.cfg.mode == MODE_CANDIDATES:
         if not 0 <= a < tb.n_legal:
             return 1
@@ -725,29 +785,23 @@ cdef inline int check_action(Job* j, int i) noexcept nogil:
         return 0
     if not 0 <= a < N_ACTIONS:
         return 1
-    if tb.n_legal == 1:           # a forced move (most often a forced pass)
-        if tb.ids[0] != a:
-            return 2
-        j.choice[i] = 0
-        return 0
-    lo_k = 0                      # ids are ascending: binary search
-    hi_k = tb.n_legal
-    while lo_k < hi_k:
-        mid = (lo_k + hi_k) >> 1
-        if tb.ids[mid] < a:
-            lo_k = mid + 1
-        else:
-            hi_k = mid
-    if lo_k >= tb.n_legal or tb.ids[lo_k] != a:
+    k = vec_find_id(tb.ids, tb.n_legal, <int32_t>a)   # (forced moves too: no branch on it)
+    if k < 0:
         return 2
-    j.choice[i] = lo_k
+    j.choice[i] = k
     return 0
 
 
-cdef void step_range(Job* j, Span* sp, Lane* me, int lo, int hi, u64* scratch) noexcept nogil:
-    """Step tables lo..hi-1: their candidate / result counts into sp, errors into the lane."""
+cdef void step_range(Job* j, Span* sp, Lane* me, int lo, int hi, u64* scratch,
+                     bint emit_now) noexcept nogil:
+    """Step tables lo..hi-1: their candidate / result counts into sp, errors into the lane.
+    emit_now (one thread, lo = 0): each table's batch entries are written right after its
+    step, at offsets summed so far, while its lists are still in the core's first-level cache
+    (the candidates where they fit: the caller grows the buffers and writes them again
+    where they did not)."""
     # j's fields and the sums in locals: the mask's byte stores may alias anything, so gcc
     # would otherwise reload them through j (and store the sums) at every table.
+    cdef Job jl = j[0]            # (emit's copy: see emit_span)
     cdef Table* tb = j.tabs + lo
     cdef const Config* cfg = j.cfg
     cdef const int32_t* choice = NULL if j.fresh else j.choice
@@ -759,6 +813,8 @@ cdef void step_range(Job* j, Span* sp, Lane* me, int lo, int hi, u64* scratch) n
     cdef int i
     for i in range(lo, hi):
         table_step(tb, cfg, -1 if choice == NULL else choice[i], scratch, obs, mask)
+        if emit_now:
+            emit(&jl, i, n_legal, n_res, n_legal + tb.n_legal <= jl.cap, True)
         n_legal += tb.n_legal
         n_res += tb.n_res
         err |= tb.error
@@ -774,9 +830,10 @@ cdef void step_range(Job* j, Span* sp, Lane* me, int lo, int hi, u64* scratch) n
     me.err |= err
 
 
-cdef void emit(Job* j, int i, int64_t o, int64_t r, bint csr) noexcept nogil:
+cdef inline void emit(Job* j, int i, int64_t o, int64_t r, bint csr, bint tail_free) noexcept nogil:
     """Table i's batch entries: offset o, seat, phase, its candidates at o (when csr) and
-    its results at rows[rbase + r] (unless rows is NULL)."""
+    its results at rows[rbase + r] (unless rows is NULL). tail_free: the SMALL_LIST - 1
+    candidate rows past the table's own are written later by this thread (or spare)."""
     cdef const Table* tb = &j.tabs[i]
     cdef int k
     cdef Row* row
@@ -784,14 +841,20 @@ cdef void emit(Job* j, int i, int64_t o, int64_t r, bint csr) noexcept nogil:
     j.env[i] = i
     j.seat[i] = tb.s.current
     j.phase[i] = tb.s.phase
+    if csr and tail_free:
+        # A short list (forced moves: ~half the decisions) as a block of SMALL_LIST, whatever
+        # its length (no branch on it, no memcpy call): the rows past it are the next
+        # table's, written after, or the buffers' spare rows.
+        copy_small_list(j.ids + o, j.words + 2 * o, tb.ids, tb.words)
+        if tb.n_legal > SMALL_LIST:
+            memcpy(j.ids + o + SMALL_LIST, tb.ids + SMALL_LIST,
+                   (tb.n_legal - SMALL_LIST) * sizeof(int32_t))
+            memcpy(j.words + 2 * (o + SMALL_LIST), tb.words + 2 * SMALL_LIST,
+                   2 * (tb.n_legal - SMALL_LIST) * sizeof(u64))
+    elif csr:
+        memcpy(j.ids + o, tb.ids, tb.n_legal * sizeof(int32_t))
+        memcpy(j.words + 2 * o, tb.words, 2 * tb.n_legal * sizeof(u64))
     if csr:
-        if tb.n_legal == 1:         # a forced move (~half the decisions): no memcpy calls
-            j.ids[o] = tb.ids[0]
-            j.words[2 * o] = tb.words[0]
-            j.words[2 * o + 1] = tb.words[1]
-        else:
-            memcpy(j.ids + o, tb.ids, tb.n_legal * sizeof(int32_t))
-            memcpy(j.words + 2 * o, tb.words, 2 * tb.n_legal * sizeof(u64))
         if j.cards != NULL:
             cards_u8_rows(tb.words, tb.n_legal, j.cards + 54 * o, j.dz)
     if j.rows == NULL:
@@ -808,8 +871,11 @@ cdef void emit_span(Job* j, const Span* sp) noexcept nogil:
     # A local copy of the job: its fields stay in registers (the batch's byte stores, seat
     # and phase, may alias anything but a local whose address does not escape).
     cdef Job jl = j[0]
+    cdef int64_t end = sp.off + sp.n_legal
     for i in range(sp.lo, sp.hi):
-        emit(&jl, i, o, r, jl.csr)
+        # the rows past the span's are another claim's (written by another thread, maybe
+        # before): a short list's block of SMALL_LIST rows only where it stays inside
+        emit(&jl, i, o, r, jl.csr, o + SMALL_LIST <= end)
         o += jl.tabs[i].n_legal
         r += jl.tabs[i].n_res
 
@@ -847,7 +913,7 @@ cdef void do_claim(Job* j, int tid, int phase, int first, int k) noexcept nogil:
                 break
     else:
         step_range(j, &me.log[me.n_log], me, lo, hi,
-                   j.scratch + <Py_ssize_t>tid * SCRATCH_U64)
+                   j.scratch + <Py_ssize_t>tid * SCRATCH_U64, False)
         me.n_log += 1
 
 
@@ -935,7 +1001,8 @@ cdef void run_parallel(Job* j, VecPool* p, int nt) noexcept nogil:
 
 
 cdef void run_alone(Job* j) noexcept nogil:
-    """One step on the calling thread alone: the same three phases, without the pool."""
+    """One step on the calling thread alone: the actions checked, then each table stepped
+    and written to the batch (without the pool)."""
     cdef Lane* me = &j.lanes[0]
     cdef Span sp
     cdef int i
@@ -945,15 +1012,12 @@ cdef void run_alone(Job* j) noexcept nogil:
             if check_action(j, i):
                 j.bad = i
                 return
-    step_range(j, &sp, me, 0, j.n, j.scratch)
+    step_range(j, &sp, me, 0, j.n, j.scratch, True)
     j.err = me.err
-    sp.off = 0
-    sp.roff = 0
     j.total = sp.n_legal
     j.total_res = sp.n_res
     j.off[j.n] = sp.n_legal
     j.csr = sp.n_legal <= j.cap
-    emit_span(j, &sp)
 
 
 # ------------------------------------------------------------------------------------------
@@ -968,7 +1032,6 @@ Batch.__doc__ = """The learner decisions of every table (docs/learning.md, secti
 
 Zero-copy views of the env's buffers: valid until the env's next ``step``/``reset``."""
 
-_tuple_new = tuple.__new__
 _ENCODERS = {None: ENC_NONE, "default": ENC_DEFAULT, "info": ENC_INFO, "danzero": ENC_DANZERO}
 _MODES = {"abstract": MODE_ABSTRACT, "candidates": MODE_CANDIDATES}
 _RESULT_FIELDS = ("env_id", "match", "hand_number", "level", "declarer", "finish", "levels",
@@ -982,6 +1045,26 @@ cdef extern from "numpy/arrayobject.h":
     PyTypeObject PyArray_Type
     object PyArray_New(PyTypeObject* subtype, int nd, cnp.npy_intp* dims, int type_num,
                        cnp.npy_intp* strides, void* data, int itemsize, int flags, object obj)
+
+
+cdef extern from *:
+    """
+    /* A tuple subclass's instance (the Batch namedtuple) of n items, as tuple.__new__(type,
+       items) makes it (tp_alloc, then the items), without the call through Python's
+       argument parsing and the tuple of arguments (~1,000 instructions a pending()). */
+    static PyObject *vec_tuple_of(PyObject *type, PyObject **items, Py_ssize_t n) {
+        PyTypeObject *t = (PyTypeObject *)type;
+        PyObject *o = t->tp_alloc(t, n);
+        Py_ssize_t i;
+        if (o == NULL) return NULL;
+        for (i = 0; i < n; i++) {
+            Py_INCREF(items[i]);
+            PyTuple_SET_ITEM(o, i, items[i]);
+        }
+        return o;
+    }
+    """
+    object vec_tuple_of(object type, PyObject** items, Py_ssize_t n)
 
 
 cdef inline object _head(cnp.ndarray a, Py_ssize_t c):
@@ -1423,8 +1506,10 @@ cdef class VecEnv:
         if need <= self._cap:
             return
         cap = max(need, 2 * self._cap)
-        self._ids = np.zeros(cap, dtype=np.int32)
-        self._words = np.zeros((cap, 2), dtype=np.uint64)
+        # (+ SMALL_LIST rows: emit writes a short list as a whole block of SMALL_LIST; the
+        # batch's views stop at the candidates' count)
+        self._ids = np.zeros(cap + SMALL_LIST, dtype=np.int32)
+        self._words = np.zeros((cap + SMALL_LIST, 2), dtype=np.uint64)
         self._cards = (np.zeros((cap, 54), dtype=np.uint8)
                        if self.cfg.mode == MODE_CANDIDATES else None)
         self._ids_p = <int32_t*>cnp.PyArray_DATA(<cnp.ndarray>self._ids)
@@ -1539,7 +1624,7 @@ cdef class VecEnv:
         j.cap = self._cap
         j.rows = NULL                    # results: written by the step already, or none
         for i in range(self.num_envs):
-            emit(j, i, o, 0, True)
+            emit(j, i, o, 0, True, True)
             o += self.tables[i].n_legal
         self._off_p[self.num_envs] = o
 
@@ -1569,11 +1654,20 @@ cdef class VecEnv:
             raise RuntimeError("call reset() first")
         self._pending = True
         c = self._off_p[self.num_envs]
-        # tuple.__new__: the namedtuple's own __new__ is a Python function (a frame per call)
-        return _tuple_new(Batch, (self._obs, self._mask, self._offsets, _head(self._ids, c),
-                                  _head(self._words, c),
-                                  None if self._cards is None else _head(self._cards, c),
-                                  self._env_id, self._seat, self._phase))
+        # (the namedtuple's own __new__ is a Python function: a frame per call)
+        cdef object ids = _head(self._ids, c), words = _head(self._words, c)
+        cdef object cards = None if self._cards is None else _head(self._cards, c)
+        cdef PyObject* items[9]
+        items[0] = <PyObject*>self._obs
+        items[1] = <PyObject*>self._mask
+        items[2] = <PyObject*>self._offsets
+        items[3] = <PyObject*>ids
+        items[4] = <PyObject*>words
+        items[5] = <PyObject*>cards
+        items[6] = <PyObject*>self._env_id
+        items[7] = <PyObject*>self._seat
+        items[8] = <PyObject*>self._phase
+        return vec_tuple_of(Batch, items, 9)
 
     def step(self, actions):
         """Apply one decision per table: ids (abstract mode) or candidate indices, an integer
