@@ -846,17 +846,39 @@ def danzero_state(game, p=None, out=None):
 
 def danzero_actions(words):
     """DanZero's 54-float action rows of moves given as ``uint64[n, 2]`` words (e.g.
-    ``Game.legal_moves_array()``): card counts in DanZero's order, zeros for PASS."""
-    arr = np.ascontiguousarray(words, dtype=np.uint64)
+    ``Game.legal_moves_array()``): card counts in DanZero's order, zeros for PASS. Words
+    that hold no card multiset (a count of 3, bits beyond lo's 26 kinds) are refused.
+
+    >>> import guandan_fast as gf
+    >>> danzero_actions(gf.Game(seed=0).legal_moves_array()).shape[1]
+    54
+    >>> danzero_actions([[3, 0]])
+    Traceback (most recent call last):
+    ...
+    ValueError: words[0] = (0x3, 0x0) hold no card multiset (a count of 3, or bits beyond lo's 26 kinds)
+    """
+    try:
+        arr = np.ascontiguousarray(words, dtype=np.uint64)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise TypeError(f"words must be unsigned 64-bit integers of shape (n, 2): {exc}") from None
     if arr.ndim != 2 or arr.shape[1] != 2:
         raise ValueError(f"words must have shape (n, 2), got {arr.shape}")
     cdef const u64[:, ::1] w = arr
     out = np.zeros((arr.shape[0], DZ_ACTION_SIZE), dtype=np.float32)
     cdef float[:, ::1] o = out
-    cdef Py_ssize_t i
+    cdef Py_ssize_t i, bad = -1
+    cdef u64 lo, hi
     with nogil:
         for i in range(w.shape[0]):
-            add_cards_dz(w[i, 0], w[i, 1], &o[i, 0])
+            lo = w[i, 0]
+            hi = w[i, 1] & HI_CARD_MASK
+            if (lo & ~LO_CARD_MASK) or (lo & (lo >> 1) & ODD_BITS) or (hi & (hi >> 1) & ODD_BITS):
+                bad = i
+                break
+            add_cards_dz(lo, hi, &o[i, 0])
+    if bad >= 0:
+        raise ValueError(f"words[{bad}] = ({arr[bad, 0]:#x}, {arr[bad, 1]:#x}) hold no card "
+                         f"multiset (a count of 3, or bits beyond lo's 26 kinds)")
     return out
 
 
