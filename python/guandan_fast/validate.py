@@ -72,6 +72,23 @@ def check_count(value, what: str, minimum: int, maximum: int | None = 1 << 62) -
     return v
 
 
+#: More threads than this is refused (a typo, not a machine): each is an OS thread.
+MAX_THREADS = 1024
+
+
+def check_threads(value, what: str = "threads") -> int:
+    """A thread count: an int in ``1..MAX_THREADS``.
+
+    >>> check_threads(2)
+    2
+    >>> check_threads(10 ** 6)
+    Traceback (most recent call last):
+    ...
+    ValueError: threads must be at most 1024, got 1000000
+    """
+    return check_count(value, what, 1, MAX_THREADS)
+
+
 def check_callable(value, what: str, optional: bool = False):
     """A function argument (``progress``, ``policy``), or None when ``optional``."""
     if value is None and optional:
