@@ -857,12 +857,7 @@ def danzero_actions(words):
     ...
     ValueError: words[0] = (0x3, 0x0) hold no card multiset (a count of 3, or bits beyond lo's 26 kinds)
     """
-    try:
-        arr = np.ascontiguousarray(words, dtype=np.uint64)
-    except (TypeError, ValueError, OverflowError) as exc:
-        raise TypeError(f"words must be unsigned 64-bit integers of shape (n, 2): {exc}") from None
-    if arr.ndim != 2 or arr.shape[1] != 2:
-        raise ValueError(f"words must have shape (n, 2), got {arr.shape}")
+    arr = _validate.check_words_array(words)
     cdef const u64[:, ::1] w = arr
     out = np.zeros((arr.shape[0], DZ_ACTION_SIZE), dtype=np.float32)
     cdef float[:, ::1] o = out
@@ -890,7 +885,7 @@ def danzero_index(code):
     return dz_index(KIND_OF[code])
 
 
-def time_encode(game, p, encoder, long reps):
+def time_encode(game, p, encoder, reps):
     """Seconds per call of a compiled encoder (``'default'``, ``'info'``, ``'danzero'``) on
     a ``Game``'s state for seat ``p``, called ``reps`` times from a C loop (benchmarks)."""
     import time
@@ -899,21 +894,20 @@ def time_encode(game, p, encoder, long reps):
     cdef GameState* s = game_state_ptr(game)
     cdef long i
     cdef int enc
+    cdef long n_reps = _validate.check_count(reps, "reps", 1)
     if encoder not in ("default", "info", "danzero"):
         raise ValueError(f"encoder must be 'default', 'info' or 'danzero', got {encoder!r}")
-    if reps < 1:
-        raise ValueError(f"reps must be >= 1, got {reps}")
     enc = ("default", "info", "danzero").index(encoder)
     buf = np.empty(INFO_SIZE, dtype=np.float32)
     cdef float[::1] v = buf
     _track_of(game, &t, enc == 2)
     t0 = time.perf_counter()
     with nogil:
-        for i in range(reps):
+        for i in range(n_reps):
             if enc == 0:
                 encode_obs(s, &t, seat, &v[0])
             elif enc == 1:
                 encode_info(s, &t, seat, &v[0])
             else:
                 encode_danzero(s, &t, seat, &v[0])
-    return (time.perf_counter() - t0) / reps
+    return (time.perf_counter() - t0) / n_reps
