@@ -719,6 +719,8 @@ def test_config_errors():
         ServerConfig(timeout=0)
     with pytest.raises(ValueError, match="games"):
         ServerConfig(games=0)
+    with pytest.raises(ValueError, match="port must be at most 65535, got 70000"):
+        ServerConfig(port=70000)
 
 
 def test_import_does_not_load_websockets():
