@@ -8,6 +8,8 @@ from collections import namedtuple as namedtuple
 from guandan_fast.moves import IllegalMoveError as IllegalMoveError
 from guandan_fast.rules import Rules as Rules
 
+MAX_ENVS: int
+
 class Batch(NamedTuple):
     obs: Any
     mask: Any

@@ -32,7 +32,7 @@ from guandan_fast.game cimport game_state_ptr
 cimport numpy as cnp
 import numpy as np
 
-from guandan_fast.validate import check_count, check_words_array
+from guandan_fast import validate as _validate   # (its checks are not this module's names)
 from collections import namedtuple
 
 from .moves import Move, IllegalMoveError
@@ -412,7 +412,7 @@ def actions_of_moves(words, level):
     ``Game.legal_moves_array()``): ``int32[n]`` (-1 for words that are no move)."""
     from .cards import parse_level
     cdef int lv = parse_level(level)
-    arr = check_words_array(words)
+    arr = _validate.check_words_array(words)
     cdef const u64[:, ::1] w = arr
     out = np.empty(arr.shape[0], dtype=np.int32)
     cdef int32_t[::1] o = out
@@ -431,7 +431,7 @@ def time_legal_actions(game, reps):
     cdef Listing la
     cdef long i
     cdef int n = 0
-    cdef long n_reps = check_count(reps, "reps", 1)
+    cdef long n_reps = _validate.check_count(reps, "reps", 1)
     t = time.perf_counter()
     with nogil:
         for i in range(n_reps):
@@ -448,8 +448,8 @@ def time_action_of_moves(words, level, reps):
     import time
     from .cards import parse_level
     cdef int lv = parse_level(level)
-    arr = check_words_array(words, nonempty=True)
-    cdef long n_reps = check_count(reps, "reps", 1)
+    arr = _validate.check_words_array(words, nonempty=True)
+    cdef long n_reps = _validate.check_count(reps, "reps", 1)
     cdef const u64[:, ::1] w = arr
     cdef Py_ssize_t i, r
     cdef long acc = 0
