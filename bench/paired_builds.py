@@ -25,8 +25,10 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-# The loop, as bench_learning_loop.run, in a child that prints its hands/s.
-CHILD = """
+# The loop, as bench_learning_loop.run, in a child: its set-up and warm-up, then a turn of
+# `steps` steps whose hands/s it prints; CHILD runs one turn, TURNS one per line read (for
+# --alternate).
+SETUP = """
 import os, sys, time
 os.sched_setaffinity(0, {core})
 sys.path.insert(0, {here!r})
@@ -38,35 +40,16 @@ env = gf.VecEnv({envs}, seed=1, **kw); b = env.reset(); rng = np.random.default_
 for _ in range(20):
     env.step(random_actions(b, rng, cand)); b = env.pending()
 env.drain_results()
-hands = 0; t = time.perf_counter()
-for _ in range({steps}):
-    env.step(random_actions(b, rng, cand)); b = env.pending()
-    hands += len(env.drain_results()["env_id"])
-print(hands / (time.perf_counter() - t))
-"""
-
-
-# A child for --alternate: one env, a turn of `steps` steps for each line read, its hands/s
-# printed after each.
-TURNS = """
-import os, sys, time
-os.sched_setaffinity(0, {core})
-sys.path.insert(0, {here!r})
-import numpy as np
-import guandan_fast as gf
-from bench_learning_loop import MODES, random_actions
-kw = dict(MODES[{mode!r}]); cand = kw["action_mode"] == "candidates"
-env = gf.VecEnv({envs}, seed=1, **kw); b = env.reset(); rng = np.random.default_rng(0)
-for _ in range(20):
-    env.step(random_actions(b, rng, cand)); b = env.pending()
-env.drain_results()
-for line in sys.stdin:
+def turn():
+    global b
     hands = 0; t = time.perf_counter()
     for _ in range({steps}):
         env.step(random_actions(b, rng, cand)); b = env.pending()
         hands += len(env.drain_results()["env_id"])
     print(hands / (time.perf_counter() - t), flush=True)
 """
+CHILD = SETUP + "turn()\n"
+TURNS = SETUP + "for line in sys.stdin:\n    turn()\n"
 
 
 def alternate(old, new, mode, steps, envs, rounds, report):
