@@ -70,7 +70,6 @@ cdef extern from *:
     #include <linux/futex.h>
     #include <sys/syscall.h>
     #include <sched.h>
-    #include <sys/mman.h>
 
     /* Nanoseconds a waiting thread spins before it sleeps: covers a step's hand-offs, and
        costs a busy machine at most this per wait. Workers between steps spin longer when the
@@ -338,24 +337,12 @@ cdef extern from *:
         __atomic_store_n(&p->spin_ns, (int)s, __ATOMIC_RELAXED);
     }
     /* Zeroed memory on a cache-line boundary (per-thread records must not share lines).
-       2 MB and more (the tables of 128 envs and more): on 2 MB boundaries, in transparent
-       huge pages where the kernel gives them on request (Linux's default "madvise"): a step
-       touches a few lines of every table, spread over 4-5 pages of 4 KB each, and 256
-       tables' pages are more than the data TLB holds. */
+       (Transparent huge pages for the tables were tried: 1.03x before the Track's rows
+       became bytes, 0.97x after; bench/RESULTS.md, branch encode6.) */
     static void *vec_alloc64(size_t n) {
         void *p = NULL;
-        size_t align = 64;
         if (n == 0) n = 64;
-    #ifdef MADV_HUGEPAGE
-        if (n >= ((size_t)1 << 21)) {
-            align = (size_t)1 << 21;
-            n = (n + align - 1) & ~(align - 1);
-        }
-    #endif
-        if (posix_memalign(&p, align, n) != 0) return NULL;
-    #ifdef MADV_HUGEPAGE
-        if (align > 64) madvise(p, n, MADV_HUGEPAGE);   /* advice: failure changes nothing */
-    #endif
+        if (posix_memalign(&p, 64, n) != 0) return NULL;
         memset(p, 0, n);
         return p;
     }
