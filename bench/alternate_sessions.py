@@ -27,22 +27,11 @@ import subprocess
 import sys
 import threading
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+from paired_builds import HERE, SETUP
 
-# One build's child: set up, say "ready", then one turn of `steps` steps per line read,
-# printing its decisions per CPU second.
-CHILD = """
-import os, sys, time
-os.sched_setaffinity(0, {core})
-sys.path.insert(0, {here!r})
-import numpy as np
-import guandan_fast as gf
-from bench_learning_loop import MODES, random_actions
-kw = dict(MODES[{mode!r}]); cand = kw["action_mode"] == "candidates"
-env = gf.VecEnv(256, seed=1, **kw); b = env.reset(); rng = np.random.default_rng(0)
-for _ in range(20):
-    env.step(random_actions(b, rng, cand)); b = env.pending()
-env.drain_results()
+# One build's child: set up (paired_builds.SETUP), say "ready", then one turn of `steps`
+# steps per line read, printing its decisions per CPU second.
+CHILD = SETUP + """
 print("ready", flush=True)
 for line in sys.stdin:
     c = time.process_time()
@@ -56,7 +45,7 @@ def session(old, new, mode, steps, turns, core):
     """The geometric mean of one session's new/old turn ratios, both children on `core`."""
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
     procs = [subprocess.Popen([py, "-c", CHILD.format(core={core}, here=HERE, mode=mode,
-                                                      steps=steps)],
+                                                      envs=256, steps=steps)],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                               env=env, cwd="/") for py in (old, new)]
 
