@@ -291,3 +291,26 @@ def test_help_shows_signatures_and_every_public_property_has_a_docstring():
             if isinstance(attr, property) or type(attr).__name__ == "getset_descriptor":
                 if not name.startswith("_"):
                     assert attr.__doc__, f"{cls.__name__}.{name} has no docstring"
+
+
+def test_words_arrays_and_repetition_counts_are_checked_by_name():
+    """The array and benchmark entries of actions / observe: no OverflowError from C."""
+    from guandan_fast import actions, observe
+    g = gf.Game(seed=2)
+    for f in (actions.actions_of_moves, lambda w, lv: observe.danzero_actions(w)):
+        with pytest.raises(TypeError, match="words must be unsigned 64-bit integers"):
+            f([[-1, 0]], 2)
+        with pytest.raises(TypeError, match="words must be unsigned 64-bit integers"):
+            f("S2", 2)
+        with pytest.raises(ValueError, match=r"words must have shape \(n, 2\)"):
+            f(np.zeros(3, dtype=np.uint64), 2)
+    for call in (lambda r: actions.time_legal_actions(g, r),
+                 lambda r: actions.time_action_of_moves(g.legal_moves_array(), 2, r),
+                 lambda r: observe.time_encode(g, 0, "default", r)):
+        with pytest.raises(ValueError, match="reps must be at most 2\\*\\*62"):
+            call(2 ** 64)
+        with pytest.raises(ValueError, match="reps must be >= 1"):
+            call(0)
+        with pytest.raises(TypeError, match="reps must be an int"):
+            call(1.5)
+        assert call(2) > 0

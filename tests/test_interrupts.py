@@ -1,5 +1,5 @@
-"""Ctrl-C stops the long compiled loops (perft, playouts, benchmarks, simulation) within a
-second, in the API and from a real SIGINT to a process."""
+"""Ctrl-C stops the long compiled loops (perft, playouts, benchmarks, simulation, the solver)
+within a second, in the API and from a real SIGINT to a process."""
 
 import pickle
 import signal
@@ -15,6 +15,7 @@ from guandan_fast import Hand
 from guandan_fast.game import Game
 from guandan_fast.perft_core import perft_game, random_playout
 from guandan_fast import bench_hooks
+from guandan_fast.solve import minimax, solve
 
 
 # ---------------------------------------------------------------------------------------------
@@ -30,6 +31,14 @@ def _interrupt_after(seconds):
     return t
 
 
+def _play_phase(g):
+    """A clone of ``g`` in its play phase: the whole first hand, far beyond any solve."""
+    g = g.clone()
+    while g.phase != "play":
+        g.play_index(0)
+    return g
+
+
 @pytest.mark.parametrize("call", [
     lambda g: perft_game(g, 7),
     lambda g: perft_game(g, 7, per_move=True),
@@ -37,8 +46,10 @@ def _interrupt_after(seconds):
     lambda g: bench_hooks.time_generate(Hand(g.hand(0)), 2, repeat=10**12),
     lambda g: gf.simulate(matches=10**9),
     lambda g: gf.simulate(matches=10**9, threads=2),
+    lambda g: solve(_play_phase(g), max_nodes=10**15),
+    lambda g: minimax(_play_phase(g), max_nodes=10**15),
 ], ids=["perft", "perft_per_move", "random_playout", "time_generate", "simulate",
-        "simulate_threads"])
+        "simulate_threads", "solve", "minimax"])
 def test_ctrl_c_stops_long_compiled_loops_within_a_second(call):
     g = Game(seed=4)
     before = pickle.dumps(g)

@@ -296,3 +296,25 @@ def test_bad_input():
     assert g.observation_tensor(0, out=out) is out and (out == g.observation_tensor(0)).all()
     with pytest.raises(ValueError, match="words must have shape"):
         O.danzero_actions(np.zeros(3, dtype=np.uint64))
+
+
+@pytest.mark.parametrize("words", [
+    [[0b11, 0]],                      # a count of 3 in lo (kind 0)
+    [[0, 0b11 << 20]],                # a count of 3 in hi
+    [[1 << 52, 0]],                   # beyond lo's 26 kinds
+    [[0b01, 0], [0b11 << 2, 0]],      # the second row bad: named
+])
+def test_danzero_actions_refuses_words_that_hold_no_card_multiset(words):
+    bad = len(words) - 1
+    with pytest.raises(ValueError, match=rf"words\[{bad}\] = .* hold no card multiset"):
+        O.danzero_actions(np.array(words, dtype=np.uint64))
+
+
+def test_danzero_actions_refuses_what_is_not_uint64_words():
+    with pytest.raises(TypeError, match="unsigned 64-bit integers"):
+        O.danzero_actions([[-1, 0]])
+    with pytest.raises(TypeError, match="unsigned 64-bit integers"):
+        O.danzero_actions("x")
+    # a move's type bits above hi's cards are not cards: legal words pass
+    g = gf.Game(seed=0)
+    assert O.danzero_actions(g.legal_moves_array()).shape == (len(g.legal_moves()), 54)

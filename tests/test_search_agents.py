@@ -205,3 +205,13 @@ def test_margin_keeps_the_default_move_unless_another_is_clearly_better():
         parse_agent("pimc:margin=7")
     with pytest.raises(ValueError, match="margin must be a number"):
         parse_agent("pimc:margin=x")
+
+
+@pytest.mark.parametrize("specs", [[], (), [None], [None] * 5, None])
+def test_search_contexts_refuse_anything_but_four_seats(specs):
+    """search.Agents reads its specs by index with bounds checks off: their form is checked
+    first (a short list once read past its end)."""
+    from guandan_fast.search import Agents
+    with pytest.raises((TypeError, ValueError)):
+        Agents(specs)
+    assert Agents([None] * 4) is not None

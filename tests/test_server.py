@@ -719,6 +719,8 @@ def test_config_errors():
         ServerConfig(timeout=0)
     with pytest.raises(ValueError, match="games"):
         ServerConfig(games=0)
+    with pytest.raises(ValueError, match="port must be at most 65535, got 70000"):
+        ServerConfig(port=70000)
 
 
 def test_import_does_not_load_websockets():
@@ -759,6 +761,20 @@ def test_cli_connect_plays_at_cli_server():
         assert c.returncode == 0, e
         assert "1 game(s)" in o and "victoryNum [" in o
     assert proc.returncode == 0 and "1 table(s), 1 game(s)" in out, err
+
+
+def test_cli_connect_to_no_server_says_so_in_one_line():
+    import socket
+
+    with socket.socket() as sock:          # a port nothing listens on (bound, never listening)
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+        p = subprocess.run([sys.executable, "-m", "guandan_fast", "connect",
+                            f"ws://127.0.0.1:{port}/game/c0", "--agent", "greedy"],
+                           capture_output=True, text=True, timeout=60)
+    assert p.returncode == 1 and "Traceback" not in p.stderr
+    assert p.stderr.strip() == (f"guandan-fast: error: cannot reach ws://127.0.0.1:{port}/game/c0: "
+                                f"Connection refused")
 
 
 def test_sigterm_stops_cleanly_with_a_valid_record(tmp_path):

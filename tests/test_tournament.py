@@ -352,6 +352,8 @@ def test_bad_input_is_rejected(agents, deals, exc, words):
 def test_bad_options_are_rejected(tmp_path):
     with pytest.raises(ValueError, match="workers must be >= 1"):
         tournament(["greedy", "random"], deals=2, workers=0)
+    with pytest.raises(ValueError, match="workers must be at most 1024"):
+        tournament(["greedy", "random"], deals=2, workers=10_000)
     with pytest.raises(TypeError, match="seed must be an int"):
         tournament(["greedy", "random"], deals=2, seed="1")
     with pytest.raises(TypeError, match="rules"):

@@ -519,3 +519,15 @@ def test_writing_into_a_batch_changes_no_later_batch(encoder, mode):
         a, b = clean.pending(), dirty.pending()
         ra, rb = clean.drain_results(), dirty.drain_results()
         assert all((ra[k] == rb[k]).all() for k in ra)
+
+
+@pytest.mark.parametrize("kw, words", [
+    (dict(num_envs=2 ** 31), "num_envs must be at most 16777216"),
+    (dict(num_envs=10 ** 12), "num_envs must be at most 16777216"),
+    (dict(num_envs=4, threads=10 ** 6), "threads must be at most 1024"),
+])
+def test_sizes_beyond_the_limits_are_refused_by_name(kw, words):
+    """Not an OverflowError from C, nor an attempt at 10**6 threads: the argument named."""
+    n = kw.pop("num_envs")
+    with pytest.raises(ValueError, match=words):
+        gf.VecEnv(n, seed=1, **kw)

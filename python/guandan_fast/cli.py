@@ -436,7 +436,12 @@ def _cmd_connect(args) -> int:
 
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     _agents_from_cwd()
-    res = run(args.url, agent=args.agent, seed=args.seed)
+    try:
+        res = run(args.url, agent=args.agent, seed=args.seed)
+    except (ConnectionError, TimeoutError) as exc:     # the server, not this program
+        why = os.strerror(exc.errno) if exc.errno else _one_line(exc)
+        print(f"guandan-fast: error: cannot reach {args.url}: {why}", file=sys.stderr)
+        return 1
     print(f"seat {res.seat}: {res.games} game(s), {res.hands} hand(s); "
           f"victoryNum {res.victory_num}, draws {res.draws}"
           + (f"; {len(res.problems)} protocol problem(s)" if res.problems else ""))

@@ -37,7 +37,7 @@ from typing import Callable, Sequence
 from .agents import names as agent_names, parse_agents
 from .runner import Ordered, check_cluster, interrupt_held, run_threads
 from .rules import Rules
-from .validate import check_callable, check_count, check_rules, check_seed
+from .validate import check_callable, check_count, check_rules, check_seed, check_threads
 
 __all__ = ["simulate", "SimulationResult", "AGENTS", "MatchBlock", "Tally", "add_counts",
            "empty_counts", "MATCHES_PER_CHUNK", "SEARCH_MATCHES_PER_CHUNK"]
@@ -57,10 +57,6 @@ MATCHES_PER_CHUNK = 16
 SEARCH_MATCHES_PER_CHUNK = 1
 
 _PATTERNS = ("1-2", "1-3", "1-4")
-
-#: More threads than this is refused (a typo, not a machine): each is an OS thread.
-MAX_THREADS = 1024
-
 
 @dataclass
 class SimulationResult:
@@ -263,7 +259,7 @@ def simulate(matches: int | None = None, hands: int | None = None,
     names = tuple(a.name for a in roster)
     seed = check_seed(seed)
     check_rules(rules)
-    threads = check_count(threads, "threads", 1, MAX_THREADS)
+    threads = check_threads(threads)
     if record is not None:
         from .records import check_output
 

@@ -43,7 +43,7 @@ from .rules import Rules
 from .runner import Ordered, check_cluster, interrupt_held, run_processes, run_threads
 from .stats import (Z95, clustered_wilson_interval, mean_interval, t_quantile,  # noqa: F401
                     wilson_interval)
-from .validate import check_callable, check_count, check_rules, check_seed
+from .validate import check_callable, check_count, check_rules, check_seed, check_threads
 
 __all__ = ["tournament", "TournamentResult", "PairResult", "wilson_interval",
            "clustered_wilson_interval", "t_quantile", "mean_interval"]
@@ -387,7 +387,7 @@ def tournament(agents, deals: int, seed: int = 0, rules: Rules = Rules(), worker
     deals = check_count(deals, "deals", 1)
     seed = check_seed(seed)
     check_rules(rules)
-    workers = check_count(workers, "workers", 1)
+    workers = check_threads(workers, "workers")
     check_callable(progress, "progress", optional=True)
     check_cluster(cluster, address)
     if cluster is not None and record is not None:

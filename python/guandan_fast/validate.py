@@ -72,6 +72,45 @@ def check_count(value, what: str, minimum: int, maximum: int | None = 1 << 62) -
     return v
 
 
+#: More threads than this is refused (a typo, not a machine): each is an OS thread.
+MAX_THREADS = 1024
+
+
+def check_threads(value, what: str = "threads") -> int:
+    """A thread count: an int in ``1..MAX_THREADS``.
+
+    >>> check_threads(2)
+    2
+    >>> check_threads(10 ** 6)
+    Traceback (most recent call last):
+    ...
+    ValueError: threads must be at most 1024, got 1000000
+    """
+    return check_count(value, what, 1, MAX_THREADS)
+
+
+def check_words_array(words, what: str = "words", nonempty: bool = False):
+    """Move words as a C-contiguous ``uint64[n, 2]`` numpy array (n >= 1 if ``nonempty``).
+    Only the form: whether the words hold cards is the caller's check.
+
+    >>> check_words_array([[1, 2]]).dtype
+    dtype('uint64')
+    >>> check_words_array([[-1, 0]])
+    Traceback (most recent call last):
+    ...
+    TypeError: words must be unsigned 64-bit integers of shape (n, 2): Python integer -1 out of bounds for uint64
+    """
+    import numpy as np     # (here: the reference engine imports this module without numpy use)
+    try:
+        arr = np.ascontiguousarray(words, dtype=np.uint64)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise TypeError(f"{what} must be unsigned 64-bit integers of shape (n, 2): {exc}") from None
+    if arr.ndim != 2 or arr.shape[1] != 2 or (nonempty and arr.shape[0] == 0):
+        need = "(n, 2), n >= 1" if nonempty else "(n, 2)"
+        raise ValueError(f"{what} must have shape {need}, got {arr.shape}")
+    return arr
+
+
 def check_callable(value, what: str, optional: bool = False):
     """A function argument (``progress``, ``policy``), or None when ``optional``."""
     if value is None and optional:

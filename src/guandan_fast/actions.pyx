@@ -31,6 +31,8 @@ from guandan_fast.game cimport game_state_ptr
 
 cimport numpy as cnp
 import numpy as np
+
+from guandan_fast.validate import check_count, check_words_array
 from collections import namedtuple
 
 from .moves import Move, IllegalMoveError
@@ -410,9 +412,7 @@ def actions_of_moves(words, level):
     ``Game.legal_moves_array()``): ``int32[n]`` (-1 for words that are no move)."""
     from .cards import parse_level
     cdef int lv = parse_level(level)
-    arr = np.ascontiguousarray(words, dtype=np.uint64)
-    if arr.ndim != 2 or arr.shape[1] != 2:
-        raise ValueError(f"words must have shape (n, 2), got {arr.shape}")
+    arr = check_words_array(words)
     cdef const u64[:, ::1] w = arr
     out = np.empty(arr.shape[0], dtype=np.int32)
     cdef int32_t[::1] o = out
@@ -423,7 +423,7 @@ def actions_of_moves(words, level):
     return out
 
 
-def time_legal_actions(game, long reps):
+def time_legal_actions(game, reps):
     """Seconds per call of the compiled legal-action listing (canonical moves included) on
     a ``Game``'s state, called ``reps`` times from a C loop (benchmarks)."""
     import time
@@ -431,38 +431,34 @@ def time_legal_actions(game, long reps):
     cdef Listing la
     cdef long i
     cdef int n = 0
-    if reps < 1:
-        raise ValueError(f"reps must be >= 1, got {reps}")
+    cdef long n_reps = check_count(reps, "reps", 1)
     t = time.perf_counter()
     with nogil:
-        for i in range(reps):
+        for i in range(n_reps):
             n += fill_legal_actions(s, la.scratch, la.ids, la.words, NULL)
     dt = time.perf_counter() - t
     global _sink
     _sink = n
-    return dt / reps
+    return dt / n_reps
 
 
-def time_action_of_moves(words, level, long reps):
+def time_action_of_moves(words, level, reps):
     """Seconds per move of the compiled move -> id mapping over ``uint64[n, 2]`` words,
     ``reps`` passes from a C loop (benchmarks)."""
     import time
     from .cards import parse_level
     cdef int lv = parse_level(level)
-    arr = np.ascontiguousarray(words, dtype=np.uint64)
-    if arr.ndim != 2 or arr.shape[1] != 2 or arr.shape[0] == 0:
-        raise ValueError(f"words must have shape (n, 2), n >= 1, got {arr.shape}")
-    if reps < 1:
-        raise ValueError(f"reps must be >= 1, got {reps}")
+    arr = check_words_array(words, nonempty=True)
+    cdef long n_reps = check_count(reps, "reps", 1)
     cdef const u64[:, ::1] w = arr
     cdef Py_ssize_t i, r
     cdef long acc = 0
     t = time.perf_counter()
     with nogil:
-        for r in range(reps):
+        for r in range(n_reps):
             for i in range(w.shape[0]):
                 acc += action_of_move(w[i, 0], w[i, 1], lv)
     dt = time.perf_counter() - t
     global _sink
     _sink = acc          # keeps the loop from being optimised away
-    return dt / (reps * arr.shape[0])
+    return dt / (n_reps * arr.shape[0])

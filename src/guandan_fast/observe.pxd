@@ -14,13 +14,18 @@ cdef enum:
 
 # What the encoders need beyond GameState: the current hand's public play history.
 cdef struct Track:
-    # Row s and row s + 4: seat s's play-phase cards this hand as 54 counts in the card order
-    # `dz` names (0: kinds, the default encoder's; 1: DanZero's), kept up to date by
-    # track_play: an encoder copies the rows of seats p, p + 1, ... (mod 4) in one piece
+    # The card rows below are 54 counts (0..2) as bytes, in the card order `dz` names (0:
+    # kinds, the default encoder's; 1: DanZero's); an encoder widens them to floats as it
+    # copies them out. Bytes, not floats: a decision reads 270 bytes of them (seat p's hand,
+    # the four seats' plays) instead of 1,080, and VecEnv's tables crowd a core's cache less
+    # (the learning loop's misses of a 2 MB L2, cachegrind: 8.0 -> 1.9 a decision, for 46
+    # more instructions; bench/RESULTS.md, session 9).
+    # Row s and row s + 4: seat s's play-phase cards this hand, kept up to date by
+    # track_play: an encoder reads the rows of seats p, p + 1, ... (mod 4) in one piece
     # instead of expanding words.
-    float played_f[8][54]
+    uint8_t played_b[8][54]
     # DanZero's order only (dz = 1): each seat's last play-phase move this hand (zeros: PASS)
-    float last_f[4][54]
+    uint8_t last_b[4][54]
     u64 played_lo[4]          # play-phase cards of each seat this hand
     u64 played_hi[4]
     u64 last_lo[4]            # each seat's last play-phase move this hand (PASS = 0, 0)
@@ -30,9 +35,9 @@ cdef struct Track:
     int32_t n_moves           # play-phase moves this hand
     int8_t has_last[4]
     int8_t hist_seat[HIST_LEN]
-    int8_t dz                 # card order of the float rows (kept by track_reset)
+    int8_t dz                 # card order of the rows (kept by track_reset)
     # Rows an encoder would otherwise expand from words at every decision: seat s's hand
-    # (hand_f[s]) and, DanZero's order only, the cards s has not seen (unseen_f[s]), each
+    # (hand_b[s]) and, DanZero's order only, the cards s has not seen (unseen_b[s]), each
     # valid while its key (the words it shows) equals the state's. track_play takes a move's
     # cards off the row and the key alike (the mover's hand; the others' unseen cards), so a
     # row stays valid through the play phase; a key that does not match (a new hand, the
@@ -40,11 +45,11 @@ cdef struct Track:
     # match never matches by the subtractions (same words off both), and NO_ROW never does.
     u64 hand_key[4][2]
     u64 unseen_key[4][2]
-    float hand_f[4][54]
-    float unseen_f[4][54]
+    uint8_t hand_b[4][54]
+    uint8_t unseen_b[4][54]
 
 cdef void track_reset(Track* t) noexcept nogil      # a new hand (keeps the card order)
-cdef void track_init(Track* t, int dz) noexcept nogil  # empty, played_f in that order
+cdef void track_init(Track* t, int dz) noexcept nogil  # empty, rows in that order
 cdef void track_play(Track* t, int seat, u64 lo, u64 hi) noexcept nogil
 
 cdef void encode_obs(const GameState* s, Track* t, int p, float* out) noexcept nogil

@@ -108,7 +108,7 @@ cdef inline int cards_left(u64 lo, u64 hi) noexcept nogil:
 cdef inline void track_clear(Track* t, int dz) noexcept nogil:
     cdef int q
     # everything but the cached rows, which their keys make unused
-    memset(t, 0, <size_t>(<char*>&t.hand_f[0][0] - <char*>t))
+    memset(t, 0, <size_t>(<char*>&t.hand_b[0][0] - <char*>t))
     t.dz = <int8_t>dz
     for q in range(4):
         t.hand_key[q][0] = NO_ROW
@@ -134,7 +134,7 @@ cdef void track_play(Track* t, int seat, u64 lo, u64 hi) noexcept nogil:
     t.hist_seat[j] = <int8_t>seat
     t.n_moves += 1
     if t.dz:
-        zero_f(t.last_f[seat], 54)
+        memset(t.last_b[seat], 0, 54)
     if clo == 0 and chi == 0:       # a PASS: no cards move
         return
     _track_cards(t, seat, lo, clo, chi)
@@ -160,25 +160,28 @@ cdef void (*_track_cards)(Track*, int, u64, u64, u64) noexcept nogil
 _track_cards = track_cards
 
 
-# _F_COUNT[b]: the count a word's lone set bit b of a 2-bit count stands for (1 + (b & 1)),
-# as a float. A move or a hand holds at most two of a kind (two decks), so a word has exactly
-# one set bit per kind held: bit b is kind b >> 1 of the word, with count _F_COUNT[b] (the
-# loops below visit those bits, with no shift, mask or conversion per card).
+# _F_COUNT[b] / _U8_COUNT[b]: the count a word's lone set bit b of a 2-bit count stands for
+# (1 + (b & 1)), as a float / a byte. A move or a hand holds at most two of a kind (two
+# decks), so a word has exactly one set bit per kind held: bit b is kind b >> 1 of the word,
+# with count _F_COUNT[b] (the loops below visit those bits, with no shift, mask or
+# conversion per card).
 cdef float _F_COUNT[64]
+cdef uint8_t _U8_COUNT[64]
 for _b in range(64):
     _F_COUNT[_b] = 1 + (_b & 1)
+    _U8_COUNT[_b] = 1 + (_b & 1)
 
 cdef inline void track_cards_kinds(Track* t, int seat, u64 lo, u64 hi) noexcept nogil:
     """A move's cards (kind order) onto the mover's played rows and off its hand row (one
-    bit per kind held: see _F_COUNT)."""
-    cdef float* pa = t.played_f[seat]
-    cdef float* pb = t.played_f[seat + 4]
-    cdef float* hand = t.hand_f[seat]
+    bit per kind held: see _U8_COUNT)."""
+    cdef uint8_t* pa = t.played_b[seat]
+    cdef uint8_t* pb = t.played_b[seat + 4]
+    cdef uint8_t* hand = t.hand_b[seat]
     cdef unsigned int b, col       # unsigned: no sign extension per card
-    cdef float n
+    cdef uint8_t n
     while lo:
         b = __builtin_ctzll(lo)
-        n = _F_COUNT[b]
+        n = _U8_COUNT[b]
         col = b >> 1
         pa[col] += n
         pb[col] += n
@@ -186,7 +189,7 @@ cdef inline void track_cards_kinds(Track* t, int seat, u64 lo, u64 hi) noexcept 
         lo &= lo - 1
     while hi:
         b = __builtin_ctzll(hi)
-        n = _F_COUNT[b]
+        n = _U8_COUNT[b]
         col = LO_KINDS + (b >> 1)
         pa[col] += n
         pb[col] += n
@@ -198,16 +201,16 @@ cdef inline void track_cards_dz(Track* t, int seat, u64 lo, u64 hi) noexcept nog
     """The same in DanZero's order, and onto the mover's last-move row (cleared before),
     and off the other seats' unseen rows and keys (one bit per kind held: see _F_COUNT;
     the column straight from the bit: _U8_POS)."""
-    cdef float* pa = t.played_f[seat]
-    cdef float* pb = t.played_f[seat + 4]
-    cdef float* hand = t.hand_f[seat]
-    cdef float* last = t.last_f[seat]
-    cdef float* u1 = t.unseen_f[(seat + 1) & 3]
-    cdef float* u2 = t.unseen_f[(seat + 2) & 3]
-    cdef float* u3 = t.unseen_f[(seat + 3) & 3]
+    cdef uint8_t* pa = t.played_b[seat]
+    cdef uint8_t* pb = t.played_b[seat + 4]
+    cdef uint8_t* hand = t.hand_b[seat]
+    cdef uint8_t* last = t.last_b[seat]
+    cdef uint8_t* u1 = t.unseen_b[(seat + 1) & 3]
+    cdef uint8_t* u2 = t.unseen_b[(seat + 2) & 3]
+    cdef uint8_t* u3 = t.unseen_b[(seat + 3) & 3]
     cdef const uint8_t* pos = &_U8_POS[1][0][0]
     cdef int b, col, q, half
-    cdef float n
+    cdef uint8_t n
     cdef u64 x
     for q in range(1, 4):
         t.unseen_key[(seat + q) & 3][0] -= lo
@@ -217,7 +220,7 @@ cdef inline void track_cards_dz(Track* t, int seat, u64 lo, u64 hi) noexcept nog
         while x:
             b = __builtin_ctzll(x)
             col = pos[b]
-            n = _F_COUNT[b]
+            n = _U8_COUNT[b]
             pa[col] += n
             pb[col] += n
             hand[col] -= n
@@ -280,8 +283,8 @@ for _s in range(4):
         _DZ_SPREAD[_s][_b] = sum(((_b >> (2 * _j)) & 3) << (8 * _j + 2 * (_s ^ 1 if _s < 2 else _s))
                                  for _j in range(4))
 
-# Rows of floats cleared / copied with 16-byte moves: a memset / memcpy of a few hundred
-# bytes becomes `rep stos` / `rep movs` here, which starts slower than these few stores.
+# Rows of floats cleared with 16-byte moves: a memset of a few hundred bytes becomes
+# `rep stos` here, which starts slower than these few stores.
 cdef extern from *:
     """
     #if defined(__SSE2__)
@@ -297,53 +300,21 @@ cdef extern from *:
     #endif
         for (; i < n; i++) d[i] = 0.0f;
     }
-    static inline void gf_copy_f(float *d, const float *s, int n) {
-        int i = 0;
-    #if defined(__SSE2__)
-        #pragma GCC unroll 80
-        for (; i + 4 <= n; i += 4) _mm_storeu_ps(d + i, _mm_loadu_ps(s + i));
-    #endif
-        for (; i < n; i++) d[i] = s[i];
-    }
     """
-    void zero_f "gf_zero_f"(float* d, int n) noexcept nogil
 
 
-# The rows an encoder copies (54 floats and more) and the zeroed tails with 32-byte moves
-# where the CPU has AVX (checked once at import; the module is built for any x86-64): half
-# the stores. A function of its own (gcc inlines no AVX code into the rest): the call costs
-# less than the 7 moves it saves on a 54-float row (measured: DanZero's encoder 369 -> 281
-# instructions with its four 54-float copies here).
+# The rows an encoder widens from a Track's bytes (54 floats and more) and the zeroed tails
+# with 32-byte moves where the CPU has AVX2 / AVX (checked once at import; the module is
+# built for any x86-64): half the stores. A function of its own (gcc inlines no AVX code
+# into the rest): the call costs less than the moves it saves on a 54-float row. One
+# function per length (54, 3 x 54, 4 x 54 floats; the tails), the moves unrolled: a length
+# known only at run time costs a chain of compares before the first move (~25 instructions
+# on a 54-float row); any other length, a loop.
 cdef extern from *:
     """
     #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
     #include <immintrin.h>
     #define GF_AVX_PATH 1
-    /* A row of n >= 8 ends with one 8-float move over its last 8 (overlapping the one
-       before: the same values written twice) instead of a 4-float move and single floats.
-       The rows copied never overlap their source. */
-    __attribute__((target("avx"), always_inline)) static inline void gf_copy_f_avx_body(
-            float *d, const float *s, int n) {
-        int i = 0;
-        #pragma GCC unroll 80
-        for (; i + 8 <= n; i += 8) _mm256_storeu_ps(d + i, _mm256_loadu_ps(s + i));
-        if (i < n && n >= 8) { _mm256_storeu_ps(d + n - 8, _mm256_loadu_ps(s + n - 8)); return; }
-        for (; i < n; i++) d[i] = s[i];
-    }
-    /* One function per length the encoders copy (54, 3 x 54, 4 x 54 floats), the moves
-       unrolled (a length known only at run time costs a chain of compares before the first
-       move: ~25 instructions more on a 54-float row); any other length, a loop. */
-    __attribute__((target("avx"))) static void gf_copy_f_avx(float *d, const float *s, int n) {
-        int i = 0;
-        for (; i + 8 <= n; i += 8) _mm256_storeu_ps(d + i, _mm256_loadu_ps(s + i));
-        if (i < n && n >= 8) { _mm256_storeu_ps(d + n - 8, _mm256_loadu_ps(s + n - 8)); return; }
-        for (; i < n; i++) d[i] = s[i];
-    }
-    #define GF_COPY_N(N) __attribute__((target("avx"))) static void gf_copy_f_avx_##N( \
-            float *d, const float *s) { gf_copy_f_avx_body(d, s, N); }
-    GF_COPY_N(54)
-    GF_COPY_N(162)
-    GF_COPY_N(216)
     __attribute__((target("avx"), always_inline)) static inline void gf_zero_f_avx_body(
             float *d, int n) {
         int i = 0;
@@ -367,25 +338,52 @@ cdef extern from *:
     GF_ZERO_N(262)
     GF_ZERO_N(123)
     GF_ZERO_N(944)
-    static int gf_avx = 0;
+    /* A Track's byte rows widened to floats, 8 at a time (a 64-bit load, zero-extended to
+       8 ints, converted): the same stores as a float copy, from a quarter of the bytes. A
+       row of n >= 8 ends with one group over its last 8 (the bytes read stay in the row). */
+    __attribute__((target("avx2"), always_inline)) static inline void gf_f_of_u8_avx2_body(
+            float *d, const unsigned char *s, int n) {
+        int i = 0;
+        #pragma GCC unroll 32
+        for (; i + 8 <= n; i += 8)
+            _mm256_storeu_ps(d + i, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(
+                _mm_loadl_epi64((const __m128i *)(s + i)))));
+        if (i < n && n >= 8) {
+            _mm256_storeu_ps(d + n - 8, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(
+                _mm_loadl_epi64((const __m128i *)(s + n - 8)))));
+            return;
+        }
+        for (; i < n; i++) d[i] = (float)s[i];
+    }
+    __attribute__((target("avx2"))) static void gf_f_of_u8_avx2(float *d, const unsigned char *s,
+                                                               int n) {
+        gf_f_of_u8_avx2_body(d, s, n);
+    }
+    #define GF_WIDEN_N(N) __attribute__((target("avx2"))) static void gf_f_of_u8_avx2_##N( \
+            float *d, const unsigned char *s) { gf_f_of_u8_avx2_body(d, s, N); }
+    GF_WIDEN_N(54)
+    GF_WIDEN_N(162)
+    GF_WIDEN_N(216)
+    static int gf_avx = 0, gf_avx2 = 0;
     static void gf_check_avx(void) {
         __builtin_cpu_init();
         gf_avx = __builtin_cpu_supports("avx") ? 1 : 0;
+        gf_avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
     }
     #else
     static void gf_check_avx(void) {}
     #endif
-    static inline void gf_copy_f_long(float *d, const float *s, int n) {
+    static inline void gf_f_of_u8(float *d, const unsigned char *s, int n) {
     #ifdef GF_AVX_PATH
-        if (gf_avx) {
-            if (__builtin_constant_p(n) && n == 54) { gf_copy_f_avx_54(d, s); return; }
-            if (__builtin_constant_p(n) && n == 162) { gf_copy_f_avx_162(d, s); return; }
-            if (__builtin_constant_p(n) && n == 216) { gf_copy_f_avx_216(d, s); return; }
-            gf_copy_f_avx(d, s, n);
+        if (gf_avx2) {
+            if (__builtin_constant_p(n) && n == 54) { gf_f_of_u8_avx2_54(d, s); return; }
+            if (__builtin_constant_p(n) && n == 162) { gf_f_of_u8_avx2_162(d, s); return; }
+            if (__builtin_constant_p(n) && n == 216) { gf_f_of_u8_avx2_216(d, s); return; }
+            gf_f_of_u8_avx2(d, s, n);
             return;
         }
     #endif
-        gf_copy_f(d, s, n);
+        for (int i = 0; i < n; i++) d[i] = (float)s[i];   /* (vectorised by gcc: SSE2) */
     }
     static inline void gf_zero_f_long(float *d, int n) {
     #ifdef GF_AVX_PATH
@@ -402,7 +400,7 @@ cdef extern from *:
     """
     void check_avx "gf_check_avx"() noexcept nogil
     void zero_f_long "gf_zero_f_long"(float* d, int n) noexcept nogil
-    void copy_f_long "gf_copy_f_long"(float* d, const float* s, int n) noexcept nogil
+    void f_of_u8 "gf_f_of_u8"(float* d, const uint8_t* s, int n) noexcept nogil
 
 check_avx()
 
@@ -490,11 +488,6 @@ for _dz in range(2):
         for _b in range(64):
             _k = LO_KINDS * _h + (_b >> 1)
             _U8_POS[_dz][_h][_b] = (dz_index(_k) if _dz else _k) if _k < N_KINDS else 0
-# _U8_COUNT[b]: the count a word's lone set bit b of a 2-bit count stands for (1 + (b & 1)),
-# loaded rather than computed (two fewer instructions a card).
-cdef uint8_t _U8_COUNT[64]
-for _b in range(64):
-    _U8_COUNT[_b] = 1 + (_b & 1)
 
 
 cdef void cards_u8_rows(const u64* words, int n, uint8_t* out, bint dz) noexcept nogil:
@@ -528,18 +521,18 @@ cdef void cards_u8_rows(const u64* words, int n, uint8_t* out, bint dz) noexcept
 # The default observation and the information state
 # ------------------------------------------------------------------------------------------
 
-cdef inline const float* hand_row(const GameState* s, Track* t, int p) noexcept nogil:
+cdef inline const uint8_t* hand_row(const GameState* s, Track* t, int p) noexcept nogil:
     """Seat p's hand as a row in the Track's card order: the cached one, rebuilt from the
     words when its key does not match (a new hand, the exchange; see Track)."""
     cdef u64 lo = s.hand_lo[p] & LO_CARD_MASK, hi = s.hand_hi[p] & HI_CARD_MASK
     if t.hand_key[p][0] != lo or t.hand_key[p][1] != hi:
         if t.dz:
-            set_cards_dz(lo, hi, t.hand_f[p])
+            cards_u8_danzero(lo, hi, t.hand_b[p])
         else:
-            set_cards_f(lo, hi, t.hand_f[p])
+            cards_u8(lo, hi, t.hand_b[p])
         t.hand_key[p][0] = lo
         t.hand_key[p][1] = hi
-    return t.hand_f[p]
+    return t.hand_b[p]
 
 
 cdef inline void put_cards_f(u64 lo, u64 hi, float* out) noexcept nogil:
@@ -569,9 +562,9 @@ cdef void encode_obs(const GameState* s, Track* t, int p, float* out) noexcept n
         for r in range(4):
             q = (p + r) & 3
             set_cards_f(t.played_lo[q], t.played_hi[q], out + O_PLAYED + 54 * r)
-    else:                           # seats p .. p + 3 are rows p .. p + 3 of played_f
-        copy_f_long(out + O_HAND, hand_row(s, t, p), 54)
-        copy_f_long(out + O_PLAYED, &t.played_f[p][0], 4 * 54)
+    else:                           # seats p .. p + 3 are rows p .. p + 3 of played_b
+        f_of_u8(out + O_HAND, hand_row(s, t, p), 54)
+        f_of_u8(out + O_PLAYED, &t.played_b[p][0], 4 * 54)
     for r in range(4):
         out[O_LEFT + r] = <float>cards_left(s.hand_lo[(p + r) & 3], s.hand_hi[(p + r) & 3])
     if s.top_seat >= 0:
@@ -714,8 +707,8 @@ cdef void encode_danzero(const GameState* s, Track* t, int p, float* out) noexce
     cdef int i, q, r, j, team = p & 1, partner = p ^ 2
     cdef bint out_partner = False
     cdef u64 un_lo = FULL_LO - s.hand_lo[p], un_hi = FULL_HI - (s.hand_hi[p] & HI_CARD_MASK)
-    if t.dz:                        # the Track's cached row (see Track); the 54-float rows
-        copy_f_long(out, hand_row(s, t, p), 54)     # are 7 AVX moves (the SSE ones: 14)
+    if t.dz:                        # the Track's cached row (see Track)
+        f_of_u8(out, hand_row(s, t, p), 54)
     else:
         set_cards_dz(s.hand_lo[p], s.hand_hi[p], out)
     memset(out + 54, 0, 12 * sizeof(float))
@@ -727,17 +720,17 @@ cdef void encode_danzero(const GameState* s, Track* t, int p, float* out) noexce
         un_hi -= t.played_hi[q]
     if t.dz:
         if t.unseen_key[p][0] != un_lo or t.unseen_key[p][1] != un_hi:
-            set_cards_dz(un_lo, un_hi, t.unseen_f[p])
+            cards_u8_danzero(un_lo, un_hi, t.unseen_b[p])
             t.unseen_key[p][0] = un_lo
             t.unseen_key[p][1] = un_hi
-        copy_f_long(out + 66, t.unseen_f[p], 54)
+        f_of_u8(out + 66, t.unseen_b[p], 54)
     else:
         set_cards_dz(un_lo, un_hi, out + 66)
     # The last move of the hand; "no move" is a row of -1.
     if t.n_moves > 0:
         j = (t.n_moves - 1) % HIST_LEN
         if t.dz:                    # the move is its seat's last one
-            copy_f_long(out + 120, t.last_f[t.hist_seat[j]], 54)
+            f_of_u8(out + 120, t.last_b[t.hist_seat[j]], 54)
         else:
             set_cards_dz(t.hist_lo[j], t.hist_hi[j], out + 120)
     else:
@@ -747,14 +740,14 @@ cdef void encode_danzero(const GameState* s, Track* t, int p, float* out) noexce
             out_partner = True
     if t.has_last[partner] and not out_partner:
         if t.dz:
-            copy_f_long(out + 174, t.last_f[partner], 54)
+            f_of_u8(out + 174, t.last_b[partner], 54)
         else:
             set_cards_dz(t.last_lo[partner], t.last_hi[partner], out + 174)
     else:
         fill(out + 174, 54, -1.0)
     zero_f_long(out + 390, DZ_STATE_SIZE - 390)
     if t.dz:                        # next, partner, previous: rows p + 1 .. p + 3
-        copy_f_long(out + 228, &t.played_f[p + 1][0], 3 * 54)
+        f_of_u8(out + 228, &t.played_b[p + 1][0], 3 * 54)
     else:                           # a Track kept in kind order: expand the words
         for r in range(1, 4):
             q = (p + r) & 3
@@ -853,17 +846,34 @@ def danzero_state(game, p=None, out=None):
 
 def danzero_actions(words):
     """DanZero's 54-float action rows of moves given as ``uint64[n, 2]`` words (e.g.
-    ``Game.legal_moves_array()``): card counts in DanZero's order, zeros for PASS."""
-    arr = np.ascontiguousarray(words, dtype=np.uint64)
-    if arr.ndim != 2 or arr.shape[1] != 2:
-        raise ValueError(f"words must have shape (n, 2), got {arr.shape}")
+    ``Game.legal_moves_array()``): card counts in DanZero's order, zeros for PASS. Words
+    that hold no card multiset (a count of 3, bits beyond lo's 26 kinds) are refused.
+
+    >>> import guandan_fast as gf
+    >>> danzero_actions(gf.Game(seed=0).legal_moves_array()).shape[1]
+    54
+    >>> danzero_actions([[3, 0]])
+    Traceback (most recent call last):
+    ...
+    ValueError: words[0] = (0x3, 0x0) hold no card multiset (a count of 3, or bits beyond lo's 26 kinds)
+    """
+    arr = _validate.check_words_array(words)
     cdef const u64[:, ::1] w = arr
     out = np.zeros((arr.shape[0], DZ_ACTION_SIZE), dtype=np.float32)
     cdef float[:, ::1] o = out
-    cdef Py_ssize_t i
+    cdef Py_ssize_t i, bad = -1
+    cdef u64 lo, hi
     with nogil:
         for i in range(w.shape[0]):
-            add_cards_dz(w[i, 0], w[i, 1], &o[i, 0])
+            lo = w[i, 0]
+            hi = w[i, 1] & HI_CARD_MASK
+            if (lo & ~LO_CARD_MASK) or (lo & (lo >> 1) & ODD_BITS) or (hi & (hi >> 1) & ODD_BITS):
+                bad = i
+                break
+            add_cards_dz(lo, hi, &o[i, 0])
+    if bad >= 0:
+        raise ValueError(f"words[{bad}] = ({arr[bad, 0]:#x}, {arr[bad, 1]:#x}) hold no card "
+                         f"multiset (a count of 3, or bits beyond lo's 26 kinds)")
     return out
 
 
@@ -875,7 +885,7 @@ def danzero_index(code):
     return dz_index(KIND_OF[code])
 
 
-def time_encode(game, p, encoder, long reps):
+def time_encode(game, p, encoder, reps):
     """Seconds per call of a compiled encoder (``'default'``, ``'info'``, ``'danzero'``) on
     a ``Game``'s state for seat ``p``, called ``reps`` times from a C loop (benchmarks)."""
     import time
@@ -884,21 +894,20 @@ def time_encode(game, p, encoder, long reps):
     cdef GameState* s = game_state_ptr(game)
     cdef long i
     cdef int enc
+    cdef long n_reps = _validate.check_count(reps, "reps", 1)
     if encoder not in ("default", "info", "danzero"):
         raise ValueError(f"encoder must be 'default', 'info' or 'danzero', got {encoder!r}")
-    if reps < 1:
-        raise ValueError(f"reps must be >= 1, got {reps}")
     enc = ("default", "info", "danzero").index(encoder)
     buf = np.empty(INFO_SIZE, dtype=np.float32)
     cdef float[::1] v = buf
     _track_of(game, &t, enc == 2)
     t0 = time.perf_counter()
     with nogil:
-        for i in range(reps):
+        for i in range(n_reps):
             if enc == 0:
                 encode_obs(s, &t, seat, &v[0])
             elif enc == 1:
                 encode_info(s, &t, seat, &v[0])
             else:
                 encode_danzero(s, &t, seat, &v[0])
-    return (time.perf_counter() - t0) / reps
+    return (time.perf_counter() - t0) / n_reps

@@ -440,6 +440,10 @@ cdef class Agents:
         cdef int q
         for q in range(4):
             self.ctx[q] = NULL
+        # (a tuple of exactly 4 read by index: this module indexes without bounds checks)
+        specs = tuple(specs)
+        if len(specs) != 4:
+            raise ValueError(f"specs must hold 4 entries (one per seat), got {len(specs)}")
         for q in range(4):
             if specs[q] is None:
                 continue

@@ -2,6 +2,7 @@
 from libc.stdint cimport int8_t, uint32_t
 from guandan_fast.types cimport u64, card_count
 from guandan_fast.game_core cimport GameState, last_partner_place, PH_PLAY
+from guandan_fast.interrupt cimport Interrupt
 
 cdef struct TTEntry:
     u64 key
@@ -23,6 +24,9 @@ cdef struct Solver:
     long long max_nodes
     bint aborted
     uint32_t gen         # current generation of the table (solver_clear)
+    # Ctrl-C, checked every few thousand positions when not NULL (the Python solve() sets
+    # it; the agents, whose budgets are small, leave it NULL): a signal aborts the search.
+    Interrupt* it
 
 # The hand's outcome for team 0: +3/+2/+1 when team 0's seat finished 1st and its partner 2nd,
 # 3rd or 4th; -3/-2/-1 the same for team 1.

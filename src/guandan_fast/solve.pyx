@@ -31,6 +31,8 @@ from guandan_fast.game_core cimport (GameState, GameRulesC, game_legal, game_app
 from guandan_fast.rules_core cimport rules_to_c
 from guandan_fast.game cimport game_state_ptr, game_with_state
 from guandan_fast.rng cimport sm_below
+from guandan_fast.interrupt cimport (Interrupt, interrupt_init, interrupted, in_main_thread,
+                                     raise_pending)
 
 from .rules import Rules
 from . import validate as _validate
@@ -224,7 +226,7 @@ cdef int alphabeta(Solver* S, const GameState* s, int alpha, int beta, int base,
     cdef int* order
     cdef int* score
     S.nodes += 1
-    if S.nodes > S.max_nodes:
+    if S.nodes > S.max_nodes or (S.it != NULL and interrupted(S.it)):
         S.aborted = True
         return 0
     key = state_hash(s, <u64>0x243F6A8885A308D3ULL)
@@ -328,14 +330,14 @@ cdef int solver_run(Solver* S, const GameState* s, long long max_nodes, int* val
 
 
 cdef int plain_minimax(const GameState* s, u64* arena, int base, int cap,
-                       long long* nodes, long long max_nodes) noexcept nogil:
+                       long long* nodes, long long max_nodes, Interrupt* it) noexcept nogil:
     """The same game value by exhaustive minimax: no pruning, no table, no ordering.
-    -INF when the arena is too small, INF past max_nodes."""
+    -INF when the arena is too small, INF past max_nodes or on Ctrl-C (it.stopped)."""
     cdef GameState child
     cdef int n, i, v, r, best
     cdef bint maxi = (s.current & 1) == 0
     nodes[0] += 1
-    if nodes[0] > max_nodes:
+    if nodes[0] > max_nodes or interrupted(it):
         return INF
     n = game_legal(s, False, arena + 2 * base, cap - base)
     if n <= 0:
@@ -347,7 +349,7 @@ cdef int plain_minimax(const GameState* s, u64* arena, int base, int cap,
         if r != STEP_CONTINUE:
             v = outcome_of(&child)
         else:
-            v = plain_minimax(&child, arena, base + n, cap, nodes, max_nodes)
+            v = plain_minimax(&child, arena, base + n, cap, nodes, max_nodes, it)
             if v == -INF or v == INF:
                 return v
         if (maxi and v > best) or (not maxi and v < best):
@@ -397,18 +399,23 @@ def solve(game, max_nodes=10_000_000, tt_bits=20):
     cdef int value = 0, r
     cdef u64 blo = 0, bhi = 0
     cdef long long budget
+    cdef Interrupt it
     budget = _node_budget(max_nodes)
     tt_bits = _validate.check_count(tt_bits, "tt_bits", 10, 28)
     load_state(game, &st)
     S = solver_new(tt_bits, 1 << 20)
     if S == NULL:
         raise MemoryError()
+    interrupt_init(&it, 4096, in_main_thread(), NULL)    # ~1 ms of positions between checks
+    S.it = &it
     try:
         with nogil:
             r = solver_run(S, &st, budget, &value, &blo, &bhi)
         nodes = S.nodes
     finally:
         solver_free(S)
+    if it.stopped:
+        raise_pending(&it)
     if r < 0:
         raise RuntimeError("solve: move arena too small for this position")
     team = st.current & 1
@@ -431,16 +438,20 @@ def minimax(game, max_nodes=10_000_000):
     cdef u64* arena
     cdef int cap = 1 << 20
     cdef long long budget
+    cdef Interrupt it
     budget = _node_budget(max_nodes)
     load_state(game, &st)
     arena = <u64*>malloc(sizeof(u64) * 2 * cap)
     if arena == NULL:
         raise MemoryError()
+    interrupt_init(&it, 4096, in_main_thread(), NULL)
     try:
         with nogil:
-            v = plain_minimax(&st, arena, 0, cap, &nodes, budget)
+            v = plain_minimax(&st, arena, 0, cap, &nodes, budget, &it)
     finally:
         free(arena)
+    if it.stopped:
+        raise_pending(&it)
     if v == -INF:
         raise RuntimeError("minimax: move arena too small")
     if v == INF:

@@ -426,6 +426,10 @@ cdef enum:
     SCRATCH_U64 = 2 * MAX_MOVES     # per thread: a complete move list (>= 4 * ACT_SCRATCH)
     MAX_RES = 4                     # hand results one table can produce in one step
 
+# More tables than this is refused (~12 KB each: 200 GB; and counts of tables times results
+# or candidates stay far inside C ints).
+MAX_ENVS = 1 << 24
+
 cdef struct Result:
     int64_t match
     int32_t hand_number
@@ -1203,7 +1207,7 @@ cdef class ThreadChooser:
     cdef Chooser ch
 
     def __init__(self, threads):
-        threads = _validate.check_count(threads, "threads", 2, 1 << 20)
+        threads = _validate.check_count(threads, "threads", 2, _validate.MAX_THREADS)
         chooser_init(&self.ch, threads, True)
 
     def next(self):
@@ -1318,9 +1322,9 @@ cdef class VecEnv:
         cdef int p
         cdef int ks[4]
         cdef int8_t listed[4]
-        num_envs = _validate.check_count(num_envs, "num_envs", 1)
+        num_envs = _validate.check_count(num_envs, "num_envs", 1, MAX_ENVS)
         seed = _validate.check_seed(seed)
-        threads = _validate.check_count(threads, "threads", 1)
+        threads = _validate.check_threads(threads)
         _validate.check_rules(rules)
         if not isinstance(adapt_threads, bool):
             raise TypeError(f"adapt_threads must be a bool, not {type(adapt_threads).__name__}")
@@ -1380,7 +1384,8 @@ cdef class VecEnv:
         if (self.tables == NULL or self.scratch == NULL or self.lanes == NULL
                 or self.logs == NULL or self.order == NULL or self._choice == NULL
                 or self._rows == NULL or self.pool == NULL):
-            raise MemoryError()
+            raise MemoryError(f"VecEnv({num_envs}): not enough memory for its tables "
+                              f"({num_envs * sizeof(Table) / 2 ** 30:.1f} GiB)")
         for p in range(threads):
             self.lanes[p].log = self.logs + <Py_ssize_t>p * self.n_units
         self._nrows = 0

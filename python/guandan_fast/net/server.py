@@ -104,8 +104,9 @@ class ServerConfig:
 
     def __post_init__(self) -> None:
         check_rules(self.rules)
-        for name in ("games", "tables", "draw_after", "port"):
+        for name in ("games", "tables", "draw_after"):
             setattr(self, name, check_count(getattr(self, name), name, 1 if name == "games" else 0))
+        self.port = check_count(self.port, "port", 0, 65535)
         bots = {}
         for seat, agent in dict(self.bots).items():
             if isinstance(seat, bool) or seat not in (0, 1, 2, 3):
