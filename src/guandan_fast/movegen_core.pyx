@@ -1015,6 +1015,66 @@ cdef inline int canon_group(Ctx* c, int r, int n, u64* lo, u64* hi, int* pen) no
     return w
 
 
+cdef enum:
+    # canon_pairs_trips: one 2-bit field per rank index (bits 2r), the pairs' in the low
+    # half of a word, the trips' in the high half (HALF bits up): both choices at once
+    HALF = 32
+
+cdef extern from *:
+    """
+    /* the low bit of each rank's 2-bit field in both halves of canon_pairs_trips' words */
+    #define GF_LOW_BITS2 (0x1555555ULL | (0x1555555ULL << 32))
+    """
+    const u64 LOW_BITS2 "GF_LOW_BITS2"
+
+
+cdef void canon_pairs_trips(const HandCounts* h, u64* words) noexcept nogil:
+    """canon_group's natural cards for a pair (n = 2) and for trips (n = 3) of every rank at
+    once, in 2-bit fields: the copies taken per suit, first the free copies (fcol) suit by
+    suit, then the last copies of straight-flush cards (rcol) suit by suit, as many as the
+    group needs (what canon_group takes through PREFIX). words[0], words[1]: the pairs' lo
+    and hi card words (one group per rank: mask a rank's bits out, rank_bits); words[2],
+    words[3]: the trips'; words[4]: the wilds each rank's pair needs (2 bits at 2r: n minus
+    the naturals, when the rank holds fewer than n); words[5]: its trips'. Needs build_sfu.
+    Each field's arithmetic stays in its field (a take is at most the need it is taken
+    from), so one word carries a rank's pair and trips side by side."""
+    cdef u64 need = ((<u64>2 * LOW_BITS2) & SUIT_MASK) | ((<u64>3 * LOW_BITS2) & (SUIT_MASK << HALF))
+    cdef u64 f, r, f1, g1, g2, take
+    cdef u64 sel[4]
+    cdef int s
+    for s in range(4):
+        f = h.sw[s]
+        if h.sfany:
+            f -= spread1(h.sfu[s])          # the free copies (sfu holds only cards held)
+        f |= f << HALF
+        f1 = (f >> 1) & LOW_BITS2           # two free copies
+        g1 = (need | (need >> 1)) & LOW_BITS2   # a need of at least 1
+        g2 = (need >> 1) & LOW_BITS2            # at least 2
+        # min(need, f): 2 when both are 2 or more; 1 when f is 1 and need at least 1, or f is
+        # 2 and need is 1
+        take = (g1 & ((f & LOW_BITS2) | (f1 & ~g2))) | ((f1 & g2) << 1)
+        need -= take
+        sel[s] = take
+    if h.sfany:
+        for s in range(4):
+            r = spread1(h.sfu[s])
+            r |= r << HALF
+            take = r & (need | (need >> 1)) & LOW_BITS2
+            need -= take
+            sel[s] += take
+    words[0] = (sel[0] & SUIT_MASK) | ((sel[1] & SUIT_MASK) << SUIT_BITS)
+    words[1] = (sel[2] & SUIT_MASK) | ((sel[3] & SUIT_MASK) << SUIT_BITS)
+    words[2] = (sel[0] >> HALF) | ((sel[1] >> HALF) << SUIT_BITS)
+    words[3] = (sel[2] >> HALF) | ((sel[3] >> HALF) << SUIT_BITS)
+    words[4] = need & SUIT_MASK
+    words[5] = need >> HALF
+
+
+cdef inline u64 rank_bits(int r) noexcept nogil:
+    """The 2-bit fields of rank index r in both suits of a card word."""
+    return ((<u64>3) | ((<u64>3) << SUIT_BITS)) << (2 * r)
+
+
 cdef inline void group_single(Ctx* c, int r) noexcept nogil:
     cdef u64 lo, hi
     cdef int pen
@@ -1585,7 +1645,9 @@ cdef int generate_actions(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
     # after that test.
     cdef Ctx c
     cdef Groups g
-    cdef int r, m, n, pen, above, held
+    cdef int r, m, n, pen, above, held, w
+    cdef u64 rb
+    cdef u64 words[6]
     cdef bint follow = not (last_lo == 0 and last_hi == 0)
     cdef bint fh
     hi &= HI_CARD_MASK
@@ -1627,36 +1689,64 @@ cdef int generate_actions(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
                 m &= m - 1
                 group_single(&c, r)
         joker_singles(&c)
+    g.pairs = 0
+    g.trips = 0
     if c.tmask & ((1 << T_PAIR) | (1 << T_THREE_WITH_TWO)):
         g.pairs = pair_ranks(&c, held)          # (a full house takes a pair of any rank)
         if not fh:
             g.pairs &= above
+    if c.tmask & ((1 << T_TRIPS) | (1 << T_THREE_WITH_TWO)):
+        g.trips = ranks_with(c.h, 3 - c.h.W) & above
+    if __builtin_popcountll(g.pairs | (g.trips << N_RANKS)) > 2:
+        # every rank's at once (its set-up pays from three groups on; always on a lead)
+        canon_pairs_trips(c.h, words)
+        m = g.pairs
+        while m:
+            r = __builtin_ctzll(m)
+            m &= m - 1
+            rb = rank_bits(r)
+            w = <int>((words[4] >> (2 * r)) & 3)
+            g.pair_w[r] = w
+            g.pair_lo[r] = (words[0] & rb) + c.h.wild_lo * w
+            g.pair_hi[r] = words[1] & rb
+        m = g.trips
+        while m:
+            r = __builtin_ctzll(m)
+            m &= m - 1
+            rb = rank_bits(r)
+            w = <int>((words[5] >> (2 * r)) & 3)
+            g.trip_w[r] = w
+            g.trip_lo[r] = (words[2] & rb) + c.h.wild_lo * w
+            g.trip_hi[r] = words[3] & rb
+    else:
         m = g.pairs
         while m:
             r = __builtin_ctzll(m)
             m &= m - 1
             g.pair_w[r] = canon_group(&c, r, 2, &g.pair_lo[r], &g.pair_hi[r], &pen)
-        if c.tmask & (1 << T_PAIR):
-            m = g.pairs & above
-            n = c.n
-            while m:
-                r = __builtin_ctzll(m)
-                m &= m - 1
-                n = put_id(ids, out, n, A_PAIR + r, g.pair_lo[r],
-                           g.pair_hi[r] | move_tag(T_PAIR, r + 2))
-            c.n = n
-            joker_pairs(&c)
-    if c.tmask & ((1 << T_TRIPS) | (1 << T_THREE_WITH_TWO)):
-        g.trips = ranks_with(c.h, 3 - c.h.W) & above
+        m = g.trips
+        while m:
+            r = __builtin_ctzll(m)
+            m &= m - 1
+            g.trip_w[r] = canon_group(&c, r, 3, &g.trip_lo[r], &g.trip_hi[r], &pen)
+    if c.tmask & (1 << T_PAIR):
+        m = g.pairs & above
+        n = c.n
+        while m:
+            r = __builtin_ctzll(m)
+            m &= m - 1
+            n = put_id(ids, out, n, A_PAIR + r, g.pair_lo[r],
+                       g.pair_hi[r] | move_tag(T_PAIR, r + 2))
+        c.n = n
+        joker_pairs(&c)
+    if c.tmask & (1 << T_TRIPS):
         m = g.trips
         n = c.n
         while m:
             r = __builtin_ctzll(m)
             m &= m - 1
-            g.trip_w[r] = canon_group(&c, r, 3, &g.trip_lo[r], &g.trip_hi[r], &pen)
-            if c.tmask & (1 << T_TRIPS):
-                n = put_id(ids, out, n, A_TRIPS + r, g.trip_lo[r],
-                           g.trip_hi[r] | move_tag(T_TRIPS, r + 2))
+            n = put_id(ids, out, n, A_TRIPS + r, g.trip_lo[r],
+                       g.trip_hi[r] | move_tag(T_TRIPS, r + 2))
         c.n = n
     if fh:
         action_full_houses(&c, &g)
