@@ -1633,6 +1633,32 @@ cdef void action_full_houses(Ctx* c, Groups* g) noexcept nogil:
     c.n = n
 
 
+cdef inline void groups_of_words(int m, u64 lo_w, u64 hi_w, u64 wilds, u64 wild_lo, int* w_out,
+                                 u64* lo_out, u64* hi_out) noexcept nogil:
+    """The group (pair or trips) of each rank of m from canon_pairs_trips' words of that size
+    (its lo and hi card words, its wilds per rank): wilds, lo and hi words at [r]."""
+    cdef int r, w
+    cdef u64 rb
+    while m:
+        r = __builtin_ctzll(m)
+        m &= m - 1
+        rb = rank_bits(r)
+        w = <int>((wilds >> (2 * r)) & 3)
+        w_out[r] = w
+        lo_out[r] = (lo_w & rb) + wild_lo * w
+        hi_out[r] = hi_w & rb
+
+
+cdef inline void groups_by_rank(Ctx* c, int m, int n, int* w_out, u64* lo_out, u64* hi_out,
+                                int* pen) noexcept nogil:
+    """The same rank by rank (canon_group), where canon_pairs_trips' set-up does not pay."""
+    cdef int r
+    while m:
+        r = __builtin_ctzll(m)
+        m &= m - 1
+        w_out[r] = canon_group(c, r, n, &lo_out[r], &hi_out[r], pen)
+
+
 cdef int generate_actions(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
                           const RulesC* rules, int32_t* ids, u64* out, HandCounts* memo) noexcept nogil:
     # The compact generator's canonical moves, block by block in the action space's order
@@ -1645,8 +1671,7 @@ cdef int generate_actions(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
     # after that test.
     cdef Ctx c
     cdef Groups g
-    cdef int r, m, n, pen, above, held, w
-    cdef u64 rb
+    cdef int r, m, n, pen, above, held
     cdef u64 words[6]
     cdef bint follow = not (last_lo == 0 and last_hi == 0)
     cdef bint fh
@@ -1700,35 +1725,13 @@ cdef int generate_actions(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
     if __builtin_popcountll(g.pairs | (g.trips << N_RANKS)) > 2:
         # every rank's at once (its set-up pays from three groups on; always on a lead)
         canon_pairs_trips(c.h, words)
-        m = g.pairs
-        while m:
-            r = __builtin_ctzll(m)
-            m &= m - 1
-            rb = rank_bits(r)
-            w = <int>((words[4] >> (2 * r)) & 3)
-            g.pair_w[r] = w
-            g.pair_lo[r] = (words[0] & rb) + c.h.wild_lo * w
-            g.pair_hi[r] = words[1] & rb
-        m = g.trips
-        while m:
-            r = __builtin_ctzll(m)
-            m &= m - 1
-            rb = rank_bits(r)
-            w = <int>((words[5] >> (2 * r)) & 3)
-            g.trip_w[r] = w
-            g.trip_lo[r] = (words[2] & rb) + c.h.wild_lo * w
-            g.trip_hi[r] = words[3] & rb
+        groups_of_words(g.pairs, words[0], words[1], words[4], c.h.wild_lo,
+                        g.pair_w, g.pair_lo, g.pair_hi)
+        groups_of_words(g.trips, words[2], words[3], words[5], c.h.wild_lo,
+                        g.trip_w, g.trip_lo, g.trip_hi)
     else:
-        m = g.pairs
-        while m:
-            r = __builtin_ctzll(m)
-            m &= m - 1
-            g.pair_w[r] = canon_group(&c, r, 2, &g.pair_lo[r], &g.pair_hi[r], &pen)
-        m = g.trips
-        while m:
-            r = __builtin_ctzll(m)
-            m &= m - 1
-            g.trip_w[r] = canon_group(&c, r, 3, &g.trip_lo[r], &g.trip_hi[r], &pen)
+        groups_by_rank(&c, g.pairs, 2, g.pair_w, g.pair_lo, g.pair_hi, &pen)
+        groups_by_rank(&c, g.trips, 3, g.trip_w, g.trip_lo, g.trip_hi, &pen)
     if c.tmask & (1 << T_PAIR):
         m = g.pairs & above
         n = c.n
