@@ -22,7 +22,10 @@ the same work at both counts.
 ``VecEnv(256)`` (1 thread, 2 threads fixed, 2 threads adapting) step K steps each in turn for
 ``--steps`` steps, so all three see the same load; prints each one's rate, its ratio to the
 1-thread env, and the share of the adapting env's steps on 2 threads (``--envs 256,1024``: other
-table counts; the caller's serial Python per step weighs less in bigger batches)::
+table counts; the caller's serial Python per step weighs less in bigger batches). Each env's
+rate is given twice: of the whole loop, and of the compiled step alone (the part the threads
+share; ``VecEnv._last_region_seconds``), with the rest of a step (the caller's numpy draw,
+``pending()``, ``drain_results()``) in µs::
 
     OPENBLAS_NUM_THREADS=1 .venv/bin/python bench/bench_threads.py --interleave 100 --steps 3000
 """
@@ -104,6 +107,7 @@ def interleaved(block, steps, busy, num_envs=256):
     envs = {k: gf.VecEnv(num_envs, seed=1, **v) for k, v in specs.items()}
     state = {k: [e.reset(), np.random.default_rng(0)] for k, e in envs.items()}
     spent = dict.fromkeys(envs, 0.0)
+    region = dict.fromkeys(envs, 0.0)       # the steps' compiled parts (what threads share)
     on_two = 0
     rounds = max(1, steps // block)
     procs = start_busy(busy)
@@ -116,6 +120,7 @@ def interleaved(block, steps, busy, num_envs=256):
                 t = time.perf_counter()
                 for _ in range(block):
                     env.step(_random_actions(b, rng))
+                    region[name] += env._last_region_seconds
                     b = env.pending()
                     env.drain_results()
                     on_two += name.endswith("(default)") and env.threads_in_use > 1
@@ -123,13 +128,22 @@ def interleaved(block, steps, busy, num_envs=256):
                 state[name][0] = b
     finally:
         stop_busy(procs)
-    rates = {k: rounds * block * num_envs / v for k, v in spent.items()}
-    one = rates["1 thread"]
+    n_steps = rounds * block
+    rates = {k: n_steps * num_envs / v for k, v in spent.items()}
+    step_rates = {k: n_steps * num_envs / v for k, v in region.items()}
+    one, step_one = rates["1 thread"], step_rates["1 thread"]
     print(f"VecEnv({num_envs}), busy processes {busy}, load at start {load:.2f}, "
           f"{rounds} x {block} steps each; "
-          f"the adapting env ran {on_two / (rounds * block):.0%} of its steps on 2 threads")
+          f"the adapting env ran {on_two / n_steps:.0%} of its steps on 2 threads")
+    # The loop's rate counts the caller's own serial time (the numpy draw, pending(),
+    # drain_results()); the step's rate only the compiled step that the threads share.
+    print("| env | decisions/s, whole loop | ratio | decisions/s, compiled step only | ratio "
+          "| the rest of a step (µs) |")
+    print("|---|---|---|---|---|---|")
     for k, v in rates.items():
-        print(f"| {k} | {v:,.0f} | **{v / one:.2f}x** |", flush=True)
+        rest = (spent[k] - region[k]) / n_steps * 1e6
+        print(f"| {k} | {v:,.0f} | **{v / one:.2f}x** | {step_rates[k]:,.0f} "
+              f"| {step_rates[k] / step_one:.2f}x | {rest:.1f} |", flush=True)
 
 
 def start_busy(k):
