@@ -1,7 +1,8 @@
 """The learning loop on one thread, in hands per second (issue 19): ``VecEnv(256)``, encoding
 on, a uniformly random legal action per table drawn in numpy from the batch's CSR lists,
 ``drain_results()`` after every step (it counts the hands). Modes: the default encoder in
-abstract mode, and DanZero's encoder in candidates mode (its 54 card counts per candidate);
+abstract mode, DanZero's encoder in candidates mode (its 54 card counts per candidate), and
+the information-state encoder (the observation and the hand's last 16 moves) in abstract mode;
 each also with ``auto_pass=True`` (forced passes played inside the step).
 
 Run as a script (prints the table recorded in bench/RESULTS.md)::
@@ -12,7 +13,7 @@ Instruction counts (load-independent; the cost of one decision is the difference
 runs divided by the extra decisions, 100 steps x 256 tables)::
 
     OPENBLAS_NUM_THREADS=1 valgrind --tool=callgrind .venv/bin/python bench/bench_learning_loop.py \\
-        --steps-only 50 --mode danzero        # and 150; --mode default|danzero, --auto-pass
+        --steps-only 50 --mode danzero        # and 150; --mode default|danzero|info, --auto-pass
 
 or under pytest-benchmark: ``.venv/bin/python -m pytest bench/bench_learning_loop.py
 --benchmark-enable --benchmark-only``.
@@ -30,7 +31,8 @@ import numpy as np
 import guandan_fast as gf
 
 MODES = {"default": dict(encoder="default", action_mode="abstract"),
-         "danzero": dict(encoder="danzero", action_mode="candidates")}
+         "danzero": dict(encoder="danzero", action_mode="candidates"),
+         "info": dict(encoder="info", action_mode="abstract")}
 
 
 def random_actions(batch, rng, candidates):
