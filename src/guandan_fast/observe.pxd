@@ -30,6 +30,8 @@ cdef struct Track:
     u64 played_hi[4]
     u64 last_lo[4]            # each seat's last play-phase move this hand (PASS = 0, 0)
     u64 last_hi[4]
+    u64 played_all_lo         # DanZero's order only (dz = 1): all four seats' play-phase
+    u64 played_all_hi         # cards this hand (the unseen rows' key without four sums)
     u64 hist_lo[HIST_LEN]     # ring: the hand's j-th play-phase move at j % HIST_LEN
     u64 hist_hi[HIST_LEN]
     int32_t n_moves           # play-phase moves this hand

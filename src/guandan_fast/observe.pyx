@@ -217,6 +217,8 @@ cdef inline int track_cards_dz(Track* t, int seat, u64 lo, u64 hi) noexcept nogi
     cdef int b, col, q, half, m = 0
     cdef uint8_t n
     cdef u64 x
+    t.played_all_lo += lo
+    t.played_all_hi += hi
     for q in range(1, 4):
         t.unseen_key[(seat + q) & 3][0] -= lo
         t.unseen_key[(seat + q) & 3][1] -= hi
@@ -310,13 +312,13 @@ cdef extern from *:
     """
 
 
-# The rows an encoder widens from a Track's bytes (54 floats and more) and the zeroed tails
-# with 32-byte moves where the CPU has AVX2 / AVX (checked once at import; the module is
-# built for any x86-64): half the stores. A function of its own (gcc inlines no AVX code
-# into the rest): the call costs less than the moves it saves on a 54-float row. One
-# function per length (54, 3 x 54, 4 x 54 floats; the tails), the moves unrolled: a length
-# known only at run time costs a chain of compares before the first move (~25 instructions
-# on a 54-float row); any other length, a loop.
+# The rows an encoder widens from a Track's bytes and the zeros around them, with 32-byte
+# moves where the CPU has AVX2 / AVX (checked once at import; the module is built for any
+# x86-64): half the stores. Functions of their own (gcc inlines no AVX code into the rest),
+# one per encoder's block of rows (gf_obs_rows: the default observation's hand, played rows
+# and zeroed tail; gf_dz_rows: DanZero's seven blocks), all lengths constant and the moves
+# unrolled: one call a decision instead of three to seven (each ~8 instructions of test,
+# spills and call), and no compare chain on a length known only at run time.
 cdef extern from *:
     """
     #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -338,39 +340,71 @@ cdef extern from *:
         if (i < n && n >= 8) { _mm256_storeu_ps(d + n - 8, z); return; }
         for (; i < n; i++) d[i] = 0.0f;
     }
-    /* The same per length zeroed: the observation's tail from the top's cards (262
-       floats), DanZero's tail (123), the history tokens (944). */
-    #define GF_ZERO_N(N) __attribute__((target("avx"))) static void gf_zero_f_avx_##N( \
-            float *d) { gf_zero_f_avx_body(d, N); }
-    GF_ZERO_N(262)
-    GF_ZERO_N(123)
-    GF_ZERO_N(944)
-    /* A Track's byte rows widened to floats, 8 at a time (a 64-bit load, zero-extended to
-       8 ints, converted): the same stores as a float copy, from a quarter of the bytes. A
-       row of n >= 8 ends with one group over its last 8 (the bytes read stay in the row). */
-    __attribute__((target("avx2"), always_inline)) static inline void gf_f_of_u8_avx2_body(
-            float *d, const unsigned char *s, int n) {
+    /* The history tokens (944 floats), unrolled. */
+    __attribute__((target("avx"))) static void gf_zero_f_avx_944(float *d) {
+        gf_zero_f_avx_body(d, 944);
+    }
+    /* A Track's byte rows widened to floats, 8 at a time (a 64-bit load, sign-extended to 8
+       ints, converted): the same stores as a float copy, from a quarter of the bytes. Signed:
+       counts are 0..2, and DanZero's "no move" row is -1s. A row of n >= 8 ends with one
+       group over its last 8 (the bytes read stay in the row). */
+    __attribute__((target("avx2"), always_inline)) static inline void gf_f_of_i8_avx2_body(
+            float *d, const signed char *s, int n) {
         int i = 0;
         #pragma GCC unroll 32
         for (; i + 8 <= n; i += 8)
-            _mm256_storeu_ps(d + i, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(
+            _mm256_storeu_ps(d + i, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(
                 _mm_loadl_epi64((const __m128i *)(s + i)))));
         if (i < n && n >= 8) {
-            _mm256_storeu_ps(d + n - 8, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(
+            _mm256_storeu_ps(d + n - 8, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(
                 _mm_loadl_epi64((const __m128i *)(s + n - 8)))));
             return;
         }
         for (; i < n; i++) d[i] = (float)s[i];
     }
-    __attribute__((target("avx2"))) static void gf_f_of_u8_avx2(float *d, const unsigned char *s,
-                                                               int n) {
-        gf_f_of_u8_avx2_body(d, s, n);
+    __attribute__((target("avx2"))) static void gf_obs_rows_avx2(
+            float *out, const signed char *hand, const signed char *played) {
+        gf_f_of_i8_avx2_body(out, hand, 54);
+        gf_f_of_i8_avx2_body(out + 54, played, 216);
+        gf_zero_f_avx_body(out + 274, 262);
     }
-    #define GF_WIDEN_N(N) __attribute__((target("avx2"))) static void gf_f_of_u8_avx2_##N( \
-            float *d, const unsigned char *s) { gf_f_of_u8_avx2_body(d, s, N); }
-    GF_WIDEN_N(54)
-    GF_WIDEN_N(162)
-    GF_WIDEN_N(216)
+    __attribute__((target("avx2"))) static void gf_dz_rows_avx2(
+            float *out, const signed char *hand, const signed char *unseen,
+            const signed char *last, const signed char *partner, const signed char *played) {
+        gf_f_of_i8_avx2_body(out, hand, 54);
+        gf_zero_f_avx_body(out + 54, 12);
+        gf_f_of_i8_avx2_body(out + 66, unseen, 54);
+        gf_f_of_i8_avx2_body(out + 120, last, 54);
+        gf_f_of_i8_avx2_body(out + 174, partner, 54);
+        gf_f_of_i8_avx2_body(out + 228, played, 162);
+        gf_zero_f_avx_body(out + 390, 123);
+    }
+    /* n moves' 54-byte card rows from their words (lo, hi: 16 bytes a move), with no loop
+       over the cards: the 16 bytes in both 128-bit lanes, one shuffle brings to each column
+       the byte that holds its kind's 2-bit count (sel), an AND keeps that count's two bits
+       (m: 3 << 2j), and the count (1: 0b01 << 2j, 2: 0b10 << 2j; two decks hold no third
+       copy) is min(y, 1) + min(y & 0xAA, 1). Columns 0..31 and 22..53 (overlapping), each
+       with its own tables: the stores stay in the row. */
+    __attribute__((target("avx2"))) static void gf_cards_rows_avx2(
+            const unsigned long long *w, int n, unsigned char *out, const unsigned char *sel,
+            const unsigned char *m) {
+        const __m256i sel0 = _mm256_loadu_si256((const __m256i *)sel);
+        const __m256i sel1 = _mm256_loadu_si256((const __m256i *)(sel + 32));
+        const __m256i m0 = _mm256_loadu_si256((const __m256i *)m);
+        const __m256i m1 = _mm256_loadu_si256((const __m256i *)(m + 32));
+        const __m256i odd = _mm256_set1_epi8((char)0xAA), one = _mm256_set1_epi8(1);
+        for (int k = 0; k < n; k++) {
+            __m256i x = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(w + 2 * k)));
+            __m256i y0 = _mm256_and_si256(_mm256_shuffle_epi8(x, sel0), m0);
+            __m256i y1 = _mm256_and_si256(_mm256_shuffle_epi8(x, sel1), m1);
+            y0 = _mm256_add_epi8(_mm256_min_epu8(y0, one),
+                                 _mm256_min_epu8(_mm256_and_si256(y0, odd), one));
+            y1 = _mm256_add_epi8(_mm256_min_epu8(y1, one),
+                                 _mm256_min_epu8(_mm256_and_si256(y1, odd), one));
+            _mm256_storeu_si256((__m256i *)(out + 54 * k), y0);
+            _mm256_storeu_si256((__m256i *)(out + 54 * k + 22), y1);
+        }
+    }
     static int gf_avx = 0, gf_avx2 = 0;
     static void gf_check_avx(void) {
         __builtin_cpu_init();
@@ -378,25 +412,17 @@ cdef extern from *:
         gf_avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
     }
     #else
+    static const int gf_avx2 = 0;
     static void gf_check_avx(void) {}
+    static void gf_cards_rows_avx2(const unsigned long long *w, int n, unsigned char *out,
+                                   const unsigned char *sel, const unsigned char *m) {}
     #endif
-    static inline void gf_f_of_u8(float *d, const unsigned char *s, int n) {
-    #ifdef GF_AVX_PATH
-        if (gf_avx2) {
-            if (__builtin_constant_p(n) && n == 54) { gf_f_of_u8_avx2_54(d, s); return; }
-            if (__builtin_constant_p(n) && n == 162) { gf_f_of_u8_avx2_162(d, s); return; }
-            if (__builtin_constant_p(n) && n == 216) { gf_f_of_u8_avx2_216(d, s); return; }
-            gf_f_of_u8_avx2(d, s, n);
-            return;
-        }
-    #endif
+    static inline void gf_f_of_i8(float *d, const signed char *s, int n) {
         for (int i = 0; i < n; i++) d[i] = (float)s[i];   /* (vectorised by gcc: SSE2) */
     }
     static inline void gf_zero_f_long(float *d, int n) {
     #ifdef GF_AVX_PATH
         if (gf_avx) {
-            if (__builtin_constant_p(n) && n == 262) { gf_zero_f_avx_262(d); return; }
-            if (__builtin_constant_p(n) && n == 123) { gf_zero_f_avx_123(d); return; }
             if (__builtin_constant_p(n) && n == 944) { gf_zero_f_avx_944(d); return; }
             gf_zero_f_avx(d, n);
             return;
@@ -404,10 +430,48 @@ cdef extern from *:
     #endif
         gf_zero_f(d, n);
     }
+    static inline void gf_obs_rows(float *out, const unsigned char *hand,
+                                   const unsigned char *played) {
+    #ifdef GF_AVX_PATH
+        if (gf_avx2) { gf_obs_rows_avx2(out, (const signed char *)hand,
+                                        (const signed char *)played); return; }
+    #endif
+        gf_f_of_i8(out, (const signed char *)hand, 54);
+        gf_f_of_i8(out + 54, (const signed char *)played, 216);
+        gf_zero_f(out + 274, 262);
+    }
+    static inline void gf_dz_rows(float *out, const unsigned char *hand,
+                                  const unsigned char *unseen, const unsigned char *last,
+                                  const unsigned char *partner, const unsigned char *played) {
+    #ifdef GF_AVX_PATH
+        if (gf_avx2) {
+            gf_dz_rows_avx2(out, (const signed char *)hand, (const signed char *)unseen,
+                            (const signed char *)last, (const signed char *)partner,
+                            (const signed char *)played);
+            return;
+        }
+    #endif
+        gf_f_of_i8(out, (const signed char *)hand, 54);
+        gf_zero_f(out + 54, 12);
+        gf_f_of_i8(out + 66, (const signed char *)unseen, 54);
+        gf_f_of_i8(out + 120, (const signed char *)last, 54);
+        gf_f_of_i8(out + 174, (const signed char *)partner, 54);
+        gf_f_of_i8(out + 228, (const signed char *)played, 162);
+        gf_zero_f(out + 390, 123);
+    }
     """
     void check_avx "gf_check_avx"() noexcept nogil
     void zero_f_long "gf_zero_f_long"(float* d, int n) noexcept nogil
-    void f_of_u8 "gf_f_of_u8"(float* d, const uint8_t* s, int n) noexcept nogil
+    # out[0:54] = the hand row, out[54:270] = the four played rows, out[274:536] = 0
+    void obs_rows "gf_obs_rows"(float* out, const uint8_t* hand, const uint8_t* played) noexcept nogil
+    # DanZero's state: out[0:54] = hand, [54:66] = 0, [66:120] = unseen, [120:174] = last
+    # move, [174:228] = the partner's, [228:390] = the three played rows, [390:513] = 0
+    void dz_rows "gf_dz_rows"(float* out, const uint8_t* hand, const uint8_t* unseen,
+                              const uint8_t* last, const uint8_t* partner,
+                              const uint8_t* played) noexcept nogil
+    void cards_rows_avx2 "gf_cards_rows_avx2"(const u64* w, int n, uint8_t* out,
+                                              const uint8_t* sel, const uint8_t* m) noexcept nogil
+    int has_avx2 "gf_avx2"
 
 check_avx()
 
@@ -459,9 +523,23 @@ cdef inline void add_cards_dz(u64 lo, u64 hi, float* out) noexcept nogil:
         x &= x - 1
 
 
+# _ROW_SEL[dz][c] / _ROW_BITS[dz][c], for the AVX2 rows (gf_cards_rows_avx2): columns 0..31
+# at c, columns 22..53 at 32 + (column - 22); the byte of a move's 16 (lo's 8, hi's 8) that
+# holds the column's kind, and that kind's two bits in it.
+cdef uint8_t _ROW_SEL[2][64]
+cdef uint8_t _ROW_BITS[2][64]
+for _dz in range(2):
+    for _c in range(64):
+        _col = _c if _c < 32 else _c - 32 + 22
+        _k = [_x for _x in range(N_KINDS) if (dz_index(_x) if _dz else _x) == _col][0]
+        _h, _kk = (0, _k) if _k < LO_KINDS else (1, _k - LO_KINDS)
+        _ROW_SEL[_dz][_c] = 8 * _h + (_kk >> 2)
+        _ROW_BITS[_dz][_c] = 3 << (2 * (_kk & 3))
+
+
 cdef inline void cards_u8_at(u64 lo, u64 hi, uint8_t* out, const int* pos) noexcept nogil:
-    # Per card held, not per kind: a candidate has a few cards of the 54 kinds (VecEnv writes
-    # one row per candidate). ``pos``: the column of each kind (_KIND_POS or _DZ_POS).
+    # Without AVX2: per card held, not per kind. ``pos``: the column of each kind (_KIND_POS
+    # or _DZ_POS).
     cdef int b
     cdef u64 x = nonzero_pairs(lo & LO_CARD_MASK)
     hi &= HI_CARD_MASK
@@ -479,11 +557,25 @@ cdef inline void cards_u8_at(u64 lo, u64 hi, uint8_t* out, const int* pos) noexc
 
 
 cdef void cards_u8(u64 lo, u64 hi, uint8_t* out) noexcept nogil:
-    cards_u8_at(lo, hi, out, _KIND_POS)
+    # (a hand of ~27 cards: ~380 instructions and a mispredicted loop end by the loop, ~20
+    # by the shuffle; the Track rebuilds a hand or unseen row at ~5 % of the decisions)
+    cdef u64 w[2]
+    if has_avx2:
+        w[0] = lo
+        w[1] = hi
+        cards_rows_avx2(w, 1, out, _ROW_SEL[0], _ROW_BITS[0])
+    else:
+        cards_u8_at(lo, hi, out, _KIND_POS)
 
 
 cdef void cards_u8_danzero(u64 lo, u64 hi, uint8_t* out) noexcept nogil:
-    cards_u8_at(lo, hi, out, _DZ_POS)
+    cdef u64 w[2]
+    if has_avx2:
+        w[0] = lo
+        w[1] = hi
+        cards_rows_avx2(w, 1, out, _ROW_SEL[1], _ROW_BITS[1])
+    else:
+        cards_u8_at(lo, hi, out, _DZ_POS)
 
 
 # _U8_POS[dz][half][b]: the column (kind order, or DanZero's when dz) of the kind whose 2-bit
@@ -498,6 +590,9 @@ for _dz in range(2):
 
 
 cdef void cards_u8_rows(const u64* words, int n, uint8_t* out, bint dz) noexcept nogil:
+    if has_avx2:
+        cards_rows_avx2(words, n, out, _ROW_SEL[1 if dz else 0], _ROW_BITS[1 if dz else 0])
+        return
     # Each row: cleared (4 stores), then one store per kind held. A kind's count is 1 (0b01) or
     # 2 (0b10) -- two decks hold no third copy -- so a word has exactly one set bit per kind
     # held: bit b is kind b >> 1 of the word, with count 1 + (b & 1). The loop visits those
@@ -579,15 +674,14 @@ cdef void encode_obs(const GameState* s, Track* t, int p, float* out) noexcept n
     cdef u64 keep, top_hi
     # hand, played and cards_left are written whole below; the rest is zeros and one-hots,
     # the top's cards put onto zeros per kind
-    zero_f_long(out + O_TOP_CARDS, OBS_SIZE - O_TOP_CARDS)
     if t.dz:                        # a Track kept in DanZero's order: expand the words
+        zero_f_long(out + O_TOP_CARDS, OBS_SIZE - O_TOP_CARDS)
         set_cards_f(s.hand_lo[p], s.hand_hi[p], out + O_HAND)
         for r in range(4):
             q = (p + r) & 3
             set_cards_f(t.played_lo[q], t.played_hi[q], out + O_PLAYED + 54 * r)
     else:                           # seats p .. p + 3 are rows p .. p + 3 of played_b
-        f_of_u8(out + O_HAND, hand_row(s, t, p), 54)
-        f_of_u8(out + O_PLAYED, &t.played_b[p][0], 4 * 54)
+        obs_rows(out, hand_row(s, t, p), &t.played_b[p][0])
     if s.phase == PH_PLAY:          # seats p .. p + 3 are left_f[p .. p + 3]
         memcpy(out + O_LEFT, left_rows(s, t) + p, 4 * sizeof(float))
     else:
@@ -730,58 +824,60 @@ cdef inline void fill(float* out, int n, float v) noexcept nogil:
         out[i] = v
 
 
+# DanZero's "no move" row: -1s (the rows are widened as signed bytes).
+cdef uint8_t _NO_MOVE_B[54]
+memset(_NO_MOVE_B, 255, 54)
+
+
 cdef void encode_danzero(const GameState* s, Track* t, int p, float* out) noexcept nogil:
-    # Every card row is written whole from words (set_cards_dz), so only the flags, the
-    # one-hot counts and the levels need zeros first.
-    cdef int i, q, r, j, team = p & 1, partner = p ^ 2
-    cdef bint out_partner = False
+    cdef int i, q, r, team = p & 1, partner = p ^ 2
+    cdef bint out_partner = False, partner_last
     cdef const float* left = left_rows(s, t) + p if s.phase == PH_PLAY else NULL
     cdef u64 un_lo = FULL_LO - s.hand_lo[p], un_hi = FULL_HI - (s.hand_hi[p] & HI_CARD_MASK)
-    if t.dz:                        # the Track's cached row (see Track)
-        f_of_u8(out, hand_row(s, t, p), 54)
-    else:
-        set_cards_dz(s.hand_lo[p], s.hand_hi[p], out)
-    memset(out + 54, 0, 12 * sizeof(float))
-    wild_flags(s.hand_lo[p], s.hand_hi[p], s.level, out + 54)
-    # Unseen: two of each card, less p's hand and every card played this hand (counts never
-    # exceed 2, so word arithmetic has no carries).
-    for q in range(4):
-        un_lo -= t.played_lo[q]
-        un_hi -= t.played_hi[q]
+    cdef const uint8_t* last
+    cdef const uint8_t* last_partner
+    # (hist_seat's index masked: for n_moves = 0 it names a row of the Track, not used then)
+    cdef int j = (t.n_moves - 1) & (HIST_LEN - 1)
+    for i in range(s.n_finished):
+        if s.finish[i] == partner:
+            out_partner = True
+    partner_last = t.has_last[partner] and not out_partner
     if t.dz:
+        # Unseen: two of each card, less p's hand and every card played this hand (counts
+        # never exceed 2, so word arithmetic has no carries); the Track's cached row (see
+        # Track), checked against its key.
+        un_lo -= t.played_all_lo
+        un_hi -= t.played_all_hi
         if t.unseen_key[p][0] != un_lo or t.unseen_key[p][1] != un_hi:
             cards_u8_danzero(un_lo, un_hi, t.unseen_b[p])
             t.unseen_key[p][0] = un_lo
             t.unseen_key[p][1] = un_hi
-        f_of_u8(out + 66, t.unseen_b[p], 54)
-    else:
-        set_cards_dz(un_lo, un_hi, out + 66)
-    # The last move of the hand; "no move" is a row of -1.
-    if t.n_moves > 0:
-        j = (t.n_moves - 1) % HIST_LEN
-        if t.dz:                    # the move is its seat's last one
-            f_of_u8(out + 120, t.last_b[t.hist_seat[j]], 54)
-        else:
-            set_cards_dz(t.hist_lo[j], t.hist_hi[j], out + 120)
-    else:
-        fill(out + 120, 54, -1.0)
-    for i in range(s.n_finished):
-        if s.finish[i] == partner:
-            out_partner = True
-    if t.has_last[partner] and not out_partner:
-        if t.dz:
-            f_of_u8(out + 174, t.last_b[partner], 54)
-        else:
-            set_cards_dz(t.last_lo[partner], t.last_hi[partner], out + 174)
-    else:
-        fill(out + 174, 54, -1.0)
-    zero_f_long(out + 390, DZ_STATE_SIZE - 390)
-    if t.dz:                        # next, partner, previous: rows p + 1 .. p + 3
-        f_of_u8(out + 228, &t.played_b[p + 1][0], 3 * 54)
+        # The last move of the hand (its seat's last one) and the partner's; "no move" is a
+        # row of -1. Pointers chosen without a branch, every row widened by one call.
+        last = &t.last_b[t.hist_seat[j]][0] if t.n_moves > 0 else &_NO_MOVE_B[0]
+        last_partner = &t.last_b[partner][0] if partner_last else &_NO_MOVE_B[0]
+        dz_rows(out, hand_row(s, t, p), t.unseen_b[p], last, last_partner,
+                &t.played_b[p + 1][0])
     else:                           # a Track kept in kind order: expand the words
+        set_cards_dz(s.hand_lo[p], s.hand_hi[p], out)
+        memset(out + 54, 0, 12 * sizeof(float))
+        for q in range(4):
+            un_lo -= t.played_lo[q]
+            un_hi -= t.played_hi[q]
+        set_cards_dz(un_lo, un_hi, out + 66)
+        if t.n_moves > 0:
+            set_cards_dz(t.hist_lo[j], t.hist_hi[j], out + 120)
+        else:
+            fill(out + 120, 54, -1.0)
+        if partner_last:
+            set_cards_dz(t.last_lo[partner], t.last_hi[partner], out + 174)
+        else:
+            fill(out + 174, 54, -1.0)
         for r in range(1, 4):
             q = (p + r) & 3
             set_cards_dz(t.played_lo[q], t.played_hi[q], out + 228 + 54 * (r - 1))
+        zero_f_long(out + 390, DZ_STATE_SIZE - 390)
+    wild_flags(s.hand_lo[p], s.hand_hi[p], s.level, out + 54)
     for r in range(1, 4):
         q = (p + r) & 3
         # A receiver holds 28 cards between tribute and return: DanZero's 28 slots cap at 27.
