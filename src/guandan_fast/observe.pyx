@@ -133,9 +133,9 @@ cdef void track_play(Track* t, int seat, u64 lo, u64 hi) noexcept nogil:
     t.hist_hi[j] = hi
     t.hist_seat[j] = <int8_t>seat
     t.n_moves += 1
-    if t.dz:
-        memset(t.last_b[seat], 0, 54)
     if clo == 0 and chi == 0:       # a PASS: no cards move
+        if t.dz:
+            memset(t.last_b[seat], 0, 54)
         return
     _track_cards(t, seat, lo, clo, chi)
 
@@ -157,8 +157,38 @@ cdef void track_cards(Track* t, int seat, u64 lo, u64 clo, u64 chi) noexcept nog
     t.left_f[seat + 4] -= n
 
 
+cdef void track_cards_avx2(Track* t, int seat, u64 lo, u64 clo, u64 chi) noexcept nogil:
+    # track_cards with the move's rows by the AVX2 shuffle (gf_move_rows_avx2): the same
+    # stores whatever the cards, no loop over them (its end mispredicted ~0.45 times a
+    # decision: the number of kinds differs from move to move).
+    cdef u64 w[2]
+    cdef uint8_t* sub[4]
+    cdef int q
+    cdef float n = <float>cards_left(clo, chi)
+    w[0] = clo
+    w[1] = chi
+    t.played_lo[seat] += lo
+    t.played_hi[seat] += chi
+    t.hand_key[seat][0] -= clo
+    t.hand_key[seat][1] -= chi
+    sub[0] = t.hand_b[seat]
+    if t.dz:
+        t.played_all_lo += clo
+        t.played_all_hi += chi
+        for q in range(1, 4):
+            t.unseen_key[(seat + q) & 3][0] -= clo
+            t.unseen_key[(seat + q) & 3][1] -= chi
+            sub[q] = t.unseen_b[(seat + q) & 3]
+        move_rows_avx2(w, _ROW_TABLES[1], t.played_b[seat], t.played_b[seat + 4],
+                       t.last_b[seat], sub, 4)
+    else:
+        move_rows_avx2(w, _ROW_TABLES[0], t.played_b[seat], t.played_b[seat + 4], NULL,
+                       sub, 1)
+    t.left_f[seat] -= n
+    t.left_f[seat + 4] -= n
+
+
 cdef void (*_track_cards)(Track*, int, u64, u64, u64) noexcept nogil
-_track_cards = track_cards
 
 
 # _F_COUNT[b] / _U8_COUNT[b]: the count a word's lone set bit b of a 2-bit count stands for
@@ -217,6 +247,7 @@ cdef inline int track_cards_dz(Track* t, int seat, u64 lo, u64 hi) noexcept nogi
     cdef int b, col, q, half, m = 0
     cdef uint8_t n
     cdef u64 x
+    memset(last, 0, 54)
     t.played_all_lo += lo
     t.played_all_hi += hi
     for q in range(1, 4):
@@ -393,6 +424,31 @@ cdef extern from *:
             _mm256_storeu_si256((__m256i *)(out + 54 * k + 22), y1);
         }
     }
+    /* A move's row onto a Track's byte rows (54 bytes each): added to `add` rows, taken
+       off `sub` rows, stored as `set` (NULL: none). Both halves of a row (bytes 0..31 and
+       22..53) are loaded before either is stored, so the overlap gets old + move once. */
+    __attribute__((target("avx2"), always_inline)) static inline void gf_row_add_avx2(
+            unsigned char *r, __m256i y0, __m256i y1, int sub) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)r);
+        __m256i b = _mm256_loadu_si256((const __m256i *)(r + 22));
+        a = sub ? _mm256_sub_epi8(a, y0) : _mm256_add_epi8(a, y0);
+        b = sub ? _mm256_sub_epi8(b, y1) : _mm256_add_epi8(b, y1);
+        _mm256_storeu_si256((__m256i *)r, a);
+        _mm256_storeu_si256((__m256i *)(r + 22), b);
+    }
+    __attribute__((target("avx2"))) static void gf_move_rows_avx2(
+            const unsigned long long *w, const unsigned char *tables, unsigned char *add0,
+            unsigned char *add1, unsigned char *set, unsigned char *const *sub, int n_sub) {
+        __m256i y0, y1;
+        gf_cards_row_avx2_body(_mm_loadu_si128((const __m128i *)w), tables, &y0, &y1);
+        gf_row_add_avx2(add0, y0, y1, 0);
+        gf_row_add_avx2(add1, y0, y1, 0);
+        for (int i = 0; i < n_sub; i++) gf_row_add_avx2(sub[i], y0, y1, 1);
+        if (set) {
+            _mm256_storeu_si256((__m256i *)set, y0);
+            _mm256_storeu_si256((__m256i *)(set + 22), y1);
+        }
+    }
     /* The default observation's rows: the hand, the four played rows, the trick's top (its
        words through the shuffle of gf_cards_row_avx2_body, widened from the registers: no
        loop over its cards, whose count differs from table to table), zeros after it. */
@@ -441,6 +497,9 @@ cdef extern from *:
     static void gf_check_avx(void) {}
     static void gf_cards_rows_avx2(const unsigned long long *w, int n, unsigned char *out,
                                    const unsigned char *tables) {}
+    static void gf_move_rows_avx2(const unsigned long long *w, const unsigned char *tables,
+                                  unsigned char *add0, unsigned char *add1, unsigned char *set,
+                                  unsigned char *const *sub, int n_sub) {}
     static void gf_obs_rows_avx2(float *out, const signed char *hand, const signed char *played,
                                  unsigned long long top_lo, unsigned long long top_hi,
                                  const unsigned char *tables) {}
@@ -501,6 +560,11 @@ cdef extern from *:
                               const uint8_t* played) noexcept nogil
     void cards_rows_avx2 "gf_cards_rows_avx2"(const u64* w, int n, uint8_t* out,
                                               const uint8_t* tables) noexcept nogil
+    # a move's row (words w, tables: _ROW_TABLES[dz]) added to rows add0 and add1, stored at
+    # set (unless NULL), taken off the n_sub rows sub[i] (AVX2 only)
+    void move_rows_avx2 "gf_move_rows_avx2"(const u64* w, const uint8_t* tables, uint8_t* add0,
+                                            uint8_t* add1, uint8_t* set, uint8_t** sub,
+                                            int n_sub) noexcept nogil
     int has_avx2 "gf_avx2"
 
 check_avx()
@@ -584,6 +648,9 @@ cdef inline void cards_u8_at(u64 lo, u64 hi, uint8_t* out, const int* pos) noexc
         out[pos[b >> 1]] = <uint8_t>((hi >> b) & 3)
         x &= x - 1
 
+
+# (here: after check_avx() and the tables)
+_track_cards = track_cards_avx2 if has_avx2 else track_cards
 
 cdef void cards_u8(u64 lo, u64 hi, uint8_t* out) noexcept nogil:
     # (a hand of ~27 cards: ~380 instructions and a mispredicted loop end by the loop, ~20
