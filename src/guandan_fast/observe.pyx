@@ -493,7 +493,7 @@ cdef extern from *:
         gf_avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
     }
     #else
-    static const int gf_avx2 = 0;
+    static int gf_avx = 0, gf_avx2 = 0;
     static void gf_check_avx(void) {}
     static void gf_cards_rows_avx2(const unsigned long long *w, int n, unsigned char *out,
                                    const unsigned char *tables) {}
@@ -544,6 +544,7 @@ cdef extern from *:
     }
     """
     void check_avx "gf_check_avx"() noexcept nogil
+    int has_avx "gf_avx"
     void zero_f_long "gf_zero_f_long"(float* d, int n) noexcept nogil
     # out[0:54] = the hand row, out[54:270] = the four played rows, out[274:328] = the top's
     # cards (its words; tables: _ROW_TABLES[0]), out[328:536] = 0 (AVX2 only)
@@ -1105,6 +1106,30 @@ def danzero_index(code):
     if code not in KIND_OF:
         raise ValueError(f"unknown card code {code!r}")
     return dz_index(KIND_OF[code])
+
+
+def use_simd(enabled):
+    """Whether the encoders and the Track use AVX / AVX2 where the CPU has them (the
+    default); ``False`` takes the plain C paths, which write the same rows (the tests compare
+    the two). Returns the previous setting. Not while another thread steps a ``VecEnv``.
+
+    >>> import guandan_fast as gf
+    >>> g = gf.Game(seed=0)
+    >>> x = danzero_state(g, 0); was = use_simd(False)
+    >>> bool((danzero_state(g, 0) == x).all()); _ = use_simd(was)
+    True
+    """
+    global _track_cards, has_avx, has_avx2
+    if not isinstance(enabled, bool):
+        raise ValueError(f"enabled must be a bool, not {type(enabled).__name__}")
+    cdef bint was = has_avx2 != 0 or has_avx != 0
+    if enabled:
+        check_avx()
+    else:
+        has_avx = 0
+        has_avx2 = 0
+    _track_cards = track_cards_avx2 if has_avx2 else track_cards
+    return was
 
 
 def time_encode(game, p, encoder, reps):
