@@ -653,26 +653,25 @@ cdef inline void cards_u8_at(u64 lo, u64 hi, uint8_t* out, const int* pos) noexc
 # (here: after check_avx() and the tables)
 _track_cards = track_cards_avx2 if has_avx2 else track_cards
 
-cdef void cards_u8(u64 lo, u64 hi, uint8_t* out) noexcept nogil:
+
+cdef inline void card_row(u64 lo, u64 hi, uint8_t* out, int dz) noexcept nogil:
     # (a hand of ~27 cards: ~380 instructions and a mispredicted loop end by the loop, ~20
     # by the shuffle; the Track rebuilds a hand or unseen row at ~5 % of the decisions)
     cdef u64 w[2]
     if has_avx2:
         w[0] = lo
         w[1] = hi
-        cards_rows_avx2(w, 1, out, _ROW_TABLES[0])
+        cards_rows_avx2(w, 1, out, _ROW_TABLES[dz])
     else:
-        cards_u8_at(lo, hi, out, _KIND_POS)
+        cards_u8_at(lo, hi, out, &_DZ_POS[0] if dz else &_KIND_POS[0])
+
+
+cdef void cards_u8(u64 lo, u64 hi, uint8_t* out) noexcept nogil:
+    card_row(lo, hi, out, 0)
 
 
 cdef void cards_u8_danzero(u64 lo, u64 hi, uint8_t* out) noexcept nogil:
-    cdef u64 w[2]
-    if has_avx2:
-        w[0] = lo
-        w[1] = hi
-        cards_rows_avx2(w, 1, out, _ROW_TABLES[1])
-    else:
-        cards_u8_at(lo, hi, out, _DZ_POS)
+    card_row(lo, hi, out, 1)
 
 
 # _U8_POS[dz][half][b]: the column (kind order, or DanZero's when dz) of the kind whose 2-bit
@@ -687,6 +686,9 @@ for _dz in range(2):
 
 
 cdef void cards_u8_rows(const u64* words, int n, uint8_t* out, bint dz) noexcept nogil:
+    # With AVX2 the shuffle (gf_cards_rows_avx2): 19 instructions a row whatever its cards
+    # (in DanZero's candidates mode, 5.2 rows a decision: 185 -> 106 instructions and 4.9 ->
+    # 1.0 mispredicted branches a decision; bench/RESULTS.md, encode7).
     if has_avx2:
         cards_rows_avx2(words, n, out, _ROW_TABLES[1 if dz else 0])
         return
