@@ -318,3 +318,55 @@ def test_danzero_actions_refuses_what_is_not_uint64_words():
     # a move's type bits above hi's cards are not cards: legal words pass
     g = gf.Game(seed=0)
     assert O.danzero_actions(g.legal_moves_array()).shape == (len(g.legal_moves()), 54)
+
+
+def _batches(encoder, steps=120):
+    env = gf.VecEnv(32, seed=5, encoder=encoder, action_mode="candidates")
+    b = env.reset()
+    rng = np.random.default_rng(2)
+    out = []
+    for _ in range(steps):
+        counts = np.diff(b.cand_offsets)
+        env.step((rng.random(len(counts)) * counts).astype(np.int64))
+        b = env.pending()
+        out.append([None if a is None else np.array(a) for a in b])
+    return out
+
+
+def _encodings(n_games=3):
+    rows = []
+    for g in states(n_games, 7, seed=11):
+        p = g.current_player if not g.is_over else 0
+        rows.append((O.observation_tensor(g, p), O.information_state_tensor(g, p),
+                     O.danzero_state(g, p), O.danzero_actions(g.legal_moves_array())))
+    return rows
+
+
+@pytest.mark.parametrize("encoder", ["default", "danzero", "info"])
+def test_plain_paths_write_what_the_simd_paths_write(encoder):
+    # The AVX2 shuffles (candidate rows, the Track's rows, the top) and the plain C loops
+    # they replace must agree byte for byte, batch after batch (the Track is kept by one
+    # path or the other through whole hands).
+    simd = _batches(encoder)
+    was = O.use_simd(False)
+    try:
+        plain = _batches(encoder)
+        plain_api = _encodings() if encoder == "default" else None
+    finally:
+        O.use_simd(was)
+    assert len(simd) == len(plain)
+    for a, b in zip(simd, plain):
+        for x, y in zip(a, b):
+            assert (x is None) == (y is None)
+            if x is not None:
+                assert x.dtype == y.dtype and x.shape == y.shape
+                assert x.tobytes() == y.tobytes()
+    if plain_api is not None:
+        for r1, r2 in zip(_encodings(), plain_api):
+            for x, y in zip(r1, r2):
+                assert x.tobytes() == y.tobytes()
+
+
+def test_use_simd_refuses_what_is_not_a_bool():
+    with pytest.raises(ValueError, match="bool"):
+        O.use_simd(1)

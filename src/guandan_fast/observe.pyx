@@ -133,9 +133,9 @@ cdef void track_play(Track* t, int seat, u64 lo, u64 hi) noexcept nogil:
     t.hist_hi[j] = hi
     t.hist_seat[j] = <int8_t>seat
     t.n_moves += 1
-    if t.dz:
-        memset(t.last_b[seat], 0, 54)
     if clo == 0 and chi == 0:       # a PASS: no cards move
+        if t.dz:
+            memset(t.last_b[seat], 0, 54)
         return
     _track_cards(t, seat, lo, clo, chi)
 
@@ -157,8 +157,38 @@ cdef void track_cards(Track* t, int seat, u64 lo, u64 clo, u64 chi) noexcept nog
     t.left_f[seat + 4] -= n
 
 
+cdef void track_cards_avx2(Track* t, int seat, u64 lo, u64 clo, u64 chi) noexcept nogil:
+    # track_cards with the move's rows by the AVX2 shuffle (gf_move_rows_avx2): the same
+    # stores whatever the cards, no loop over them (its end mispredicted ~0.45 times a
+    # decision: the number of kinds differs from move to move).
+    cdef u64 w[2]
+    cdef uint8_t* sub[4]
+    cdef int q
+    cdef float n = <float>cards_left(clo, chi)
+    w[0] = clo
+    w[1] = chi
+    t.played_lo[seat] += lo
+    t.played_hi[seat] += chi
+    t.hand_key[seat][0] -= clo
+    t.hand_key[seat][1] -= chi
+    sub[0] = t.hand_b[seat]
+    if t.dz:
+        t.played_all_lo += clo
+        t.played_all_hi += chi
+        for q in range(1, 4):
+            t.unseen_key[(seat + q) & 3][0] -= clo
+            t.unseen_key[(seat + q) & 3][1] -= chi
+            sub[q] = t.unseen_b[(seat + q) & 3]
+        move_rows_avx2(w, _ROW_TABLES[1], t.played_b[seat], t.played_b[seat + 4],
+                       t.last_b[seat], sub, 4)
+    else:
+        move_rows_avx2(w, _ROW_TABLES[0], t.played_b[seat], t.played_b[seat + 4], NULL,
+                       sub, 1)
+    t.left_f[seat] -= n
+    t.left_f[seat + 4] -= n
+
+
 cdef void (*_track_cards)(Track*, int, u64, u64, u64) noexcept nogil
-_track_cards = track_cards
 
 
 # _F_COUNT[b] / _U8_COUNT[b]: the count a word's lone set bit b of a 2-bit count stands for
@@ -217,6 +247,7 @@ cdef inline int track_cards_dz(Track* t, int seat, u64 lo, u64 hi) noexcept nogi
     cdef int b, col, q, half, m = 0
     cdef uint8_t n
     cdef u64 x
+    memset(last, 0, 54)
     t.played_all_lo += lo
     t.played_all_hi += hi
     for q in range(1, 4):
@@ -362,11 +393,87 @@ cdef extern from *:
         }
         for (; i < n; i++) d[i] = (float)s[i];
     }
+    /* n moves' 54-byte card rows from their words (lo, hi: 16 bytes a move), with no loop
+       over the cards: the 16 bytes in both 128-bit lanes, one shuffle brings to each column
+       the byte that holds its kind's 2-bit count (sel), an AND keeps that count's two bits
+       (m: 3 << 2j), and the count (1: 0b01 << 2j, 2: 0b10 << 2j; two decks hold no third
+       copy) is min(y, 1) + min(y & 0xAA, 1). Columns 0..31 and 22..53 (overlapping), each
+       with its own tables: the stores stay in the row. */
+    __attribute__((target("avx2"), always_inline)) static inline void gf_cards_row_avx2_body(
+            __m128i w, const unsigned char *tables, __m256i *y0, __m256i *y1) {
+        const __m256i odd = _mm256_set1_epi8((char)0xAA), one = _mm256_set1_epi8(1);
+        __m256i x = _mm256_broadcastsi128_si256(w);
+        __m256i a = _mm256_and_si256(
+            _mm256_shuffle_epi8(x, _mm256_loadu_si256((const __m256i *)tables)),
+            _mm256_loadu_si256((const __m256i *)(tables + 64)));
+        __m256i b = _mm256_and_si256(
+            _mm256_shuffle_epi8(x, _mm256_loadu_si256((const __m256i *)(tables + 32))),
+            _mm256_loadu_si256((const __m256i *)(tables + 96)));
+        *y0 = _mm256_add_epi8(_mm256_min_epu8(a, one),
+                              _mm256_min_epu8(_mm256_and_si256(a, odd), one));
+        *y1 = _mm256_add_epi8(_mm256_min_epu8(b, one),
+                              _mm256_min_epu8(_mm256_and_si256(b, odd), one));
+    }
+    __attribute__((target("avx2"))) static void gf_cards_rows_avx2(
+            const unsigned long long *w, int n, unsigned char *out, const unsigned char *tables) {
+        __m256i y0, y1;
+        for (int k = 0; k < n; k++) {
+            gf_cards_row_avx2_body(_mm_loadu_si128((const __m128i *)(w + 2 * k)), tables,
+                                   &y0, &y1);
+            _mm256_storeu_si256((__m256i *)(out + 54 * k), y0);
+            _mm256_storeu_si256((__m256i *)(out + 54 * k + 22), y1);
+        }
+    }
+    /* A move's row onto a Track's byte rows (54 bytes each): added to `add` rows, taken
+       off `sub` rows, stored as `set` (NULL: none). Both halves of a row (bytes 0..31 and
+       22..53) are loaded before either is stored, so the overlap gets old + move once. */
+    __attribute__((target("avx2"), always_inline)) static inline void gf_row_add_avx2(
+            unsigned char *r, __m256i y0, __m256i y1, int sub) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)r);
+        __m256i b = _mm256_loadu_si256((const __m256i *)(r + 22));
+        a = sub ? _mm256_sub_epi8(a, y0) : _mm256_add_epi8(a, y0);
+        b = sub ? _mm256_sub_epi8(b, y1) : _mm256_add_epi8(b, y1);
+        _mm256_storeu_si256((__m256i *)r, a);
+        _mm256_storeu_si256((__m256i *)(r + 22), b);
+    }
+    __attribute__((target("avx2"))) static void gf_move_rows_avx2(
+            const unsigned long long *w, const unsigned char *tables, unsigned char *add0,
+            unsigned char *add1, unsigned char *set, unsigned char *const *sub, int n_sub) {
+        __m256i y0, y1;
+        gf_cards_row_avx2_body(_mm_loadu_si128((const __m128i *)w), tables, &y0, &y1);
+        gf_row_add_avx2(add0, y0, y1, 0);
+        gf_row_add_avx2(add1, y0, y1, 0);
+        for (int i = 0; i < n_sub; i++) gf_row_add_avx2(sub[i], y0, y1, 1);
+        if (set) {
+            _mm256_storeu_si256((__m256i *)set, y0);
+            _mm256_storeu_si256((__m256i *)(set + 22), y1);
+        }
+    }
+    /* The default observation's rows: the hand, the four played rows, the trick's top (its
+       words through the shuffle of gf_cards_row_avx2_body, widened from the registers: no
+       loop over its cards, whose count differs from table to table), zeros after it. */
     __attribute__((target("avx2"))) static void gf_obs_rows_avx2(
-            float *out, const signed char *hand, const signed char *played) {
+            float *out, const signed char *hand, const signed char *played,
+            unsigned long long top_lo, unsigned long long top_hi, const unsigned char *tables) {
+        __m256i y0, y1;
+        __m128i a, b;
         gf_f_of_i8_avx2_body(out, hand, 54);
         gf_f_of_i8_avx2_body(out + 54, played, 216);
-        gf_zero_f_avx_body(out + 274, 262);
+        gf_cards_row_avx2_body(_mm_set_epi64x((long long)top_hi, (long long)top_lo), tables,
+                               &y0, &y1);
+        /* columns 0..23 from y0 (bytes 0..23), 22..53 from y1 (bytes 0..31: 22 + b) */
+        a = _mm256_castsi256_si128(y0);
+        b = _mm256_extracti128_si256(y0, 1);
+        _mm256_storeu_ps(out + 274, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(a)));
+        _mm256_storeu_ps(out + 282, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(a, 8))));
+        _mm256_storeu_ps(out + 290, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(b)));
+        a = _mm256_castsi256_si128(y1);
+        b = _mm256_extracti128_si256(y1, 1);
+        _mm256_storeu_ps(out + 296, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(a)));
+        _mm256_storeu_ps(out + 304, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(a, 8))));
+        _mm256_storeu_ps(out + 312, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(b)));
+        _mm256_storeu_ps(out + 320, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(b, 8))));
+        gf_zero_f_avx_body(out + 328, 208);
     }
     __attribute__((target("avx2"))) static void gf_dz_rows_avx2(
             float *out, const signed char *hand, const signed char *unseen,
@@ -379,32 +486,6 @@ cdef extern from *:
         gf_f_of_i8_avx2_body(out + 228, played, 162);
         gf_zero_f_avx_body(out + 390, 123);
     }
-    /* n moves' 54-byte card rows from their words (lo, hi: 16 bytes a move), with no loop
-       over the cards: the 16 bytes in both 128-bit lanes, one shuffle brings to each column
-       the byte that holds its kind's 2-bit count (sel), an AND keeps that count's two bits
-       (m: 3 << 2j), and the count (1: 0b01 << 2j, 2: 0b10 << 2j; two decks hold no third
-       copy) is min(y, 1) + min(y & 0xAA, 1). Columns 0..31 and 22..53 (overlapping), each
-       with its own tables: the stores stay in the row. */
-    __attribute__((target("avx2"))) static void gf_cards_rows_avx2(
-            const unsigned long long *w, int n, unsigned char *out, const unsigned char *sel,
-            const unsigned char *m) {
-        const __m256i sel0 = _mm256_loadu_si256((const __m256i *)sel);
-        const __m256i sel1 = _mm256_loadu_si256((const __m256i *)(sel + 32));
-        const __m256i m0 = _mm256_loadu_si256((const __m256i *)m);
-        const __m256i m1 = _mm256_loadu_si256((const __m256i *)(m + 32));
-        const __m256i odd = _mm256_set1_epi8((char)0xAA), one = _mm256_set1_epi8(1);
-        for (int k = 0; k < n; k++) {
-            __m256i x = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(w + 2 * k)));
-            __m256i y0 = _mm256_and_si256(_mm256_shuffle_epi8(x, sel0), m0);
-            __m256i y1 = _mm256_and_si256(_mm256_shuffle_epi8(x, sel1), m1);
-            y0 = _mm256_add_epi8(_mm256_min_epu8(y0, one),
-                                 _mm256_min_epu8(_mm256_and_si256(y0, odd), one));
-            y1 = _mm256_add_epi8(_mm256_min_epu8(y1, one),
-                                 _mm256_min_epu8(_mm256_and_si256(y1, odd), one));
-            _mm256_storeu_si256((__m256i *)(out + 54 * k), y0);
-            _mm256_storeu_si256((__m256i *)(out + 54 * k + 22), y1);
-        }
-    }
     static int gf_avx = 0, gf_avx2 = 0;
     static void gf_check_avx(void) {
         __builtin_cpu_init();
@@ -412,10 +493,16 @@ cdef extern from *:
         gf_avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
     }
     #else
-    static const int gf_avx2 = 0;
+    static int gf_avx = 0, gf_avx2 = 0;
     static void gf_check_avx(void) {}
     static void gf_cards_rows_avx2(const unsigned long long *w, int n, unsigned char *out,
-                                   const unsigned char *sel, const unsigned char *m) {}
+                                   const unsigned char *tables) {}
+    static void gf_move_rows_avx2(const unsigned long long *w, const unsigned char *tables,
+                                  unsigned char *add0, unsigned char *add1, unsigned char *set,
+                                  unsigned char *const *sub, int n_sub) {}
+    static void gf_obs_rows_avx2(float *out, const signed char *hand, const signed char *played,
+                                 unsigned long long top_lo, unsigned long long top_hi,
+                                 const unsigned char *tables) {}
     #endif
     static inline void gf_f_of_i8(float *d, const signed char *s, int n) {
         for (int i = 0; i < n; i++) d[i] = (float)s[i];   /* (vectorised by gcc: SSE2) */
@@ -430,12 +517,8 @@ cdef extern from *:
     #endif
         gf_zero_f(d, n);
     }
-    static inline void gf_obs_rows(float *out, const unsigned char *hand,
-                                   const unsigned char *played) {
-    #ifdef GF_AVX_PATH
-        if (gf_avx2) { gf_obs_rows_avx2(out, (const signed char *)hand,
-                                        (const signed char *)played); return; }
-    #endif
+    static inline void gf_obs_rows_plain(float *out, const unsigned char *hand,
+                                         const unsigned char *played) {
         gf_f_of_i8(out, (const signed char *)hand, 54);
         gf_f_of_i8(out + 54, (const signed char *)played, 216);
         gf_zero_f(out + 274, 262);
@@ -461,16 +544,28 @@ cdef extern from *:
     }
     """
     void check_avx "gf_check_avx"() noexcept nogil
+    int has_avx "gf_avx"
     void zero_f_long "gf_zero_f_long"(float* d, int n) noexcept nogil
-    # out[0:54] = the hand row, out[54:270] = the four played rows, out[274:536] = 0
-    void obs_rows "gf_obs_rows"(float* out, const uint8_t* hand, const uint8_t* played) noexcept nogil
+    # out[0:54] = the hand row, out[54:270] = the four played rows, out[274:328] = the top's
+    # cards (its words; tables: _ROW_TABLES[0]), out[328:536] = 0 (AVX2 only)
+    void obs_rows_avx2 "gf_obs_rows_avx2"(float* out, const uint8_t* hand, const uint8_t* played,
+                                          u64 top_lo, u64 top_hi,
+                                          const uint8_t* tables) noexcept nogil
+    # the same without the top: out[274:536] = 0
+    void obs_rows_plain "gf_obs_rows_plain"(float* out, const uint8_t* hand,
+                                            const uint8_t* played) noexcept nogil
     # DanZero's state: out[0:54] = hand, [54:66] = 0, [66:120] = unseen, [120:174] = last
     # move, [174:228] = the partner's, [228:390] = the three played rows, [390:513] = 0
     void dz_rows "gf_dz_rows"(float* out, const uint8_t* hand, const uint8_t* unseen,
                               const uint8_t* last, const uint8_t* partner,
                               const uint8_t* played) noexcept nogil
     void cards_rows_avx2 "gf_cards_rows_avx2"(const u64* w, int n, uint8_t* out,
-                                              const uint8_t* sel, const uint8_t* m) noexcept nogil
+                                              const uint8_t* tables) noexcept nogil
+    # a move's row (words w, tables: _ROW_TABLES[dz]) added to rows add0 and add1, stored at
+    # set (unless NULL), taken off the n_sub rows sub[i] (AVX2 only)
+    void move_rows_avx2 "gf_move_rows_avx2"(const u64* w, const uint8_t* tables, uint8_t* add0,
+                                            uint8_t* add1, uint8_t* set, uint8_t** sub,
+                                            int n_sub) noexcept nogil
     int has_avx2 "gf_avx2"
 
 check_avx()
@@ -523,18 +618,17 @@ cdef inline void add_cards_dz(u64 lo, u64 hi, float* out) noexcept nogil:
         x &= x - 1
 
 
-# _ROW_SEL[dz][c] / _ROW_BITS[dz][c], for the AVX2 rows (gf_cards_rows_avx2): columns 0..31
-# at c, columns 22..53 at 32 + (column - 22); the byte of a move's 16 (lo's 8, hi's 8) that
-# holds the column's kind, and that kind's two bits in it.
-cdef uint8_t _ROW_SEL[2][64]
-cdef uint8_t _ROW_BITS[2][64]
+# _ROW_TABLES[dz], for the AVX2 rows (gf_cards_row_avx2_body), kind order or DanZero's: at c
+# (columns 0..31 at c, columns 22..53 at 32 + (column - 22)) the byte of a move's 16 (lo's 8,
+# hi's 8) that holds the column's kind, at 64 + c that kind's two bits in it.
+cdef uint8_t _ROW_TABLES[2][128]
 for _dz in range(2):
     for _c in range(64):
         _col = _c if _c < 32 else _c - 32 + 22
         _k = [_x for _x in range(N_KINDS) if (dz_index(_x) if _dz else _x) == _col][0]
         _h, _kk = (0, _k) if _k < LO_KINDS else (1, _k - LO_KINDS)
-        _ROW_SEL[_dz][_c] = 8 * _h + (_kk >> 2)
-        _ROW_BITS[_dz][_c] = 3 << (2 * (_kk & 3))
+        _ROW_TABLES[_dz][_c] = 8 * _h + (_kk >> 2)
+        _ROW_TABLES[_dz][64 + _c] = 3 << (2 * (_kk & 3))
 
 
 cdef inline void cards_u8_at(u64 lo, u64 hi, uint8_t* out, const int* pos) noexcept nogil:
@@ -556,26 +650,28 @@ cdef inline void cards_u8_at(u64 lo, u64 hi, uint8_t* out, const int* pos) noexc
         x &= x - 1
 
 
-cdef void cards_u8(u64 lo, u64 hi, uint8_t* out) noexcept nogil:
+# (here: after check_avx() and the tables)
+_track_cards = track_cards_avx2 if has_avx2 else track_cards
+
+
+cdef inline void card_row(u64 lo, u64 hi, uint8_t* out, int dz) noexcept nogil:
     # (a hand of ~27 cards: ~380 instructions and a mispredicted loop end by the loop, ~20
     # by the shuffle; the Track rebuilds a hand or unseen row at ~5 % of the decisions)
     cdef u64 w[2]
     if has_avx2:
         w[0] = lo
         w[1] = hi
-        cards_rows_avx2(w, 1, out, _ROW_SEL[0], _ROW_BITS[0])
+        cards_rows_avx2(w, 1, out, _ROW_TABLES[dz])
     else:
-        cards_u8_at(lo, hi, out, _KIND_POS)
+        cards_u8_at(lo, hi, out, &_DZ_POS[0] if dz else &_KIND_POS[0])
+
+
+cdef void cards_u8(u64 lo, u64 hi, uint8_t* out) noexcept nogil:
+    card_row(lo, hi, out, 0)
 
 
 cdef void cards_u8_danzero(u64 lo, u64 hi, uint8_t* out) noexcept nogil:
-    cdef u64 w[2]
-    if has_avx2:
-        w[0] = lo
-        w[1] = hi
-        cards_rows_avx2(w, 1, out, _ROW_SEL[1], _ROW_BITS[1])
-    else:
-        cards_u8_at(lo, hi, out, _DZ_POS)
+    card_row(lo, hi, out, 1)
 
 
 # _U8_POS[dz][half][b]: the column (kind order, or DanZero's when dz) of the kind whose 2-bit
@@ -590,8 +686,11 @@ for _dz in range(2):
 
 
 cdef void cards_u8_rows(const u64* words, int n, uint8_t* out, bint dz) noexcept nogil:
+    # With AVX2 the shuffle (gf_cards_rows_avx2): 19 instructions a row whatever its cards
+    # (in DanZero's candidates mode, 5.2 rows a decision: 185 -> 106 instructions and 4.9 ->
+    # 1.0 mispredicted branches a decision; bench/RESULTS.md, encode7).
     if has_avx2:
-        cards_rows_avx2(words, n, out, _ROW_SEL[1 if dz else 0], _ROW_BITS[1 if dz else 0])
+        cards_rows_avx2(words, n, out, _ROW_TABLES[1 if dz else 0])
         return
     # Each row: cleared (4 stores), then one store per kind held. A kind's count is 1 (0b01) or
     # 2 (0b10) -- two decks hold no third copy -- so a word has exactly one set bit per kind
@@ -671,28 +770,31 @@ cdef inline void put_cards_f(u64 lo, u64 hi, float* out) noexcept nogil:
 cdef void encode_obs(const GameState* s, Track* t, int p, float* out) noexcept nogil:
     cdef int r, q, i, ty, team = p & 1
     cdef float on
-    cdef u64 keep, top_hi
-    # hand, played and cards_left are written whole below; the rest is zeros and one-hots,
-    # the top's cards put onto zeros per kind
-    if t.dz:                        # a Track kept in DanZero's order: expand the words
-        zero_f_long(out + O_TOP_CARDS, OBS_SIZE - O_TOP_CARDS)
-        set_cards_f(s.hand_lo[p], s.hand_hi[p], out + O_HAND)
-        for r in range(4):
-            q = (p + r) & 3
-            set_cards_f(t.played_lo[q], t.played_hi[q], out + O_PLAYED + 54 * r)
-    else:                           # seats p .. p + 3 are rows p .. p + 3 of played_b
-        obs_rows(out, hand_row(s, t, p), &t.played_b[p][0])
+    # The trick's top, with no branch on whether there is one (which differs from table to
+    # table): on lead its words count as (0, 0), so no cards, type 0 (PASS: the lead's
+    # one-hot), and the rank's and seat's one-hots are written 0.
+    cdef u64 keep = <u64>0 - <u64>(s.top_seat >= 0)
+    cdef u64 top_lo = s.top_lo & keep & LO_CARD_MASK, top_hi = s.top_hi & keep
+    # hand, played, the top's cards and cards_left are written whole below; the rest is
+    # zeros and one-hots
+    if not t.dz and has_avx2:       # seats p .. p + 3 are rows p .. p + 3 of played_b
+        obs_rows_avx2(out, hand_row(s, t, p), &t.played_b[p][0], top_lo, top_hi,
+                      _ROW_TABLES[0])
+    else:
+        if t.dz:                    # a Track kept in DanZero's order: expand the words
+            zero_f_long(out + O_TOP_CARDS, OBS_SIZE - O_TOP_CARDS)
+            set_cards_f(s.hand_lo[p], s.hand_hi[p], out + O_HAND)
+            for r in range(4):
+                q = (p + r) & 3
+                set_cards_f(t.played_lo[q], t.played_hi[q], out + O_PLAYED + 54 * r)
+        else:
+            obs_rows_plain(out, hand_row(s, t, p), &t.played_b[p][0])
+        put_cards_f(top_lo, top_hi, out + O_TOP_CARDS)
     if s.phase == PH_PLAY:          # seats p .. p + 3 are left_f[p .. p + 3]
         memcpy(out + O_LEFT, left_rows(s, t) + p, 4 * sizeof(float))
     else:
         for r in range(4):
             out[O_LEFT + r] = <float>cards_left(s.hand_lo[(p + r) & 3], s.hand_hi[(p + r) & 3])
-    # The trick's top, with no branch on whether there is one (which differs from table to
-    # table): on lead its words count as (0, 0), so no cards, type 0 (PASS: the lead's
-    # one-hot), and the rank's and seat's one-hots are written 0.
-    keep = <u64>0 - <u64>(s.top_seat >= 0)
-    top_hi = s.top_hi & keep
-    put_cards_f(s.top_lo & keep, top_hi, out + O_TOP_CARDS)
     ty = move_type(top_hi)
     out[O_TOP_TYPE + (ty if ty < 10 else 0)] = 1.0
     on = <float>(s.top_seat >= 0)
@@ -702,10 +804,7 @@ cdef void encode_obs(const GameState* s, Track* t, int p, float* out) noexcept n
     out[O_LEVEL + s.level - 2] = 1.0
     out[O_TEAM_LEVELS + s.levels[team] - 2] = 1.0
     out[O_TEAM_LEVELS + 13 + s.levels[team ^ 1] - 2] = 1.0
-    if s.declarer < 0:
-        out[O_DECLARER + 2] = 1.0
-    else:
-        out[O_DECLARER + (0 if s.declarer == team else 1)] = 1.0
+    out[O_DECLARER + (2 if s.declarer < 0 else 0 if s.declarer == team else 1)] = 1.0
     out[O_PHASE + s.phase] = 1.0
     if s.current >= 0:
         out[O_TO_ACT + ((s.current - p) & 3)] = 1.0
@@ -1009,6 +1108,30 @@ def danzero_index(code):
     if code not in KIND_OF:
         raise ValueError(f"unknown card code {code!r}")
     return dz_index(KIND_OF[code])
+
+
+def use_simd(enabled):
+    """Whether the encoders and the Track use AVX / AVX2 where the CPU has them (the
+    default); ``False`` takes the plain C paths, which write the same rows (the tests compare
+    the two). Returns the previous setting. Not while another thread steps a ``VecEnv``.
+
+    >>> import guandan_fast as gf
+    >>> g = gf.Game(seed=0)
+    >>> x = danzero_state(g, 0); was = use_simd(False)
+    >>> bool((danzero_state(g, 0) == x).all()); _ = use_simd(was)
+    True
+    """
+    global _track_cards, has_avx, has_avx2
+    if not isinstance(enabled, bool):
+        raise ValueError(f"enabled must be a bool, not {type(enabled).__name__}")
+    cdef bint was = has_avx2 != 0 or has_avx != 0
+    if enabled:
+        check_avx()
+    else:
+        has_avx = 0
+        has_avx2 = 0
+    _track_cards = track_cards_avx2 if has_avx2 else track_cards
+    return was
 
 
 def time_encode(game, p, encoder, reps):
