@@ -207,6 +207,16 @@ cdef inline int put_id(int32_t* ids, u64* out, int n, int a, u64 lo, u64 hi) noe
     return n + 1
 
 
+cdef inline int put_if(int32_t* ids, u64* out, int n, bint keep, int a, u64 lo, u64 hi) noexcept nogil:
+    # put_id() of a move that the list keeps only when `keep` (0 or 1): written either way
+    # and counted when kept, so a condition that varies from call to call costs no branch.
+    # In bounds: ids are listed in ascending order, so n <= a < N_ACTIONS.
+    out[2 * n] = lo
+    out[2 * n + 1] = hi
+    ids[n] = a
+    return n + keep
+
+
 cdef inline int pos_rank(int pos) noexcept nogil:
     # natural position 1..14 -> rank index (A is 1 and 14)
     if pos == 1:
@@ -432,10 +442,15 @@ cdef extern from *:
     void sf_suits "gf_sf_suits"(const u64* sw, int W, int* pm, int* sfw, int* sfu) noexcept nogil
 
 
+cdef inline int suit_ranks(u64 sw) noexcept nogil:
+    """Distinct ranks held in one suit (the set bits of its position mask at 2..14)."""
+    return __builtin_popcountll((sw | (sw >> 1)) & ODD_BITS)
+
+
 cdef void hand_count(HandCounts* h, u64 lo, u64 hi, int level) noexcept nogil:
     """The hand's counts (what a follow's feasibility test reads, follow_possible): wilds,
-    naturals per suit and per rank, jokers; nothing built on demand yet. hi: cards only
-    (HI_CARD_MASK)."""
+    naturals per suit and per rank, jokers, the straight-flush tables; nothing built on
+    demand yet. hi: cards only (HI_CARD_MASK)."""
     h.lo = lo
     h.hi = hi
     h.level = level
@@ -451,9 +466,23 @@ cdef void hand_count(HandCounts* h, u64 lo, u64 hi, int level) noexcept nogil:
     count_bytes(h.av, h.avb)
     h.nsb = <int>((hi >> SB_BIT) & 3)
     h.nhr = <int>((hi >> HR_BIT) & 3)
-    h.sfdone = 0
     h.bu = 0
     h.bombtk = -1
+    # The straight-flush tables: every listing and nearly every forced pass (bomb_rank) reads
+    # them, so they are built here. A window needs five distinct ranks of its suit counting
+    # the wilds: one test for the four suits (sf_suits costs ~80 instructions, the test ~16).
+    cdef int s, most = suit_ranks(h.sw[0])
+    for s in range(1, 4):
+        most = max(most, suit_ranks(h.sw[s]))
+    if most + h.W >= 5:
+        sf_suits(h.sw, h.W, h.pm, h.sfw, h.sfu)
+        h.sfany = h.sfw[0] | h.sfw[1] | h.sfw[2] | h.sfw[3]
+    else:
+        # no window in any suit (pm is not built: only suits with windows read it)
+        for s in range(4):
+            h.sfw[s] = 0
+            h.sfu[s] = 0
+        h.sfany = 0
 
 
 cdef inline void ctx_hand(Ctx* c, u64 lo, u64 hi, int level) noexcept nogil:
@@ -471,11 +500,6 @@ cdef inline void ctx_rest(Ctx* c, const RulesC* rules) noexcept nogil:
     c.b3 = 0
     c.n = 0
     c.ids = NULL
-
-
-cdef inline int suit_ranks(u64 sw) noexcept nogil:
-    """Distinct ranks held in one suit (the set bits of its position mask at 2..14)."""
-    return __builtin_popcountll((sw | (sw >> 1)) & ODD_BITS)
 
 
 cdef void ctx_init(Ctx* c, u64 lo, u64 hi, int level, const RulesC* rules) noexcept nogil:
@@ -686,7 +710,7 @@ cdef void gen_sf(Ctx* c, bint compact) noexcept nogil:
     cdef int wins[4]
     cdef int any_ = 0
     for s in range(4):
-        wins[s] = c.h.sfw[s]          # (build_sfu)
+        wins[s] = c.h.sfw[s]          # (hand_count)
         any_ |= wins[s]
     if any_ == 0:
         return
@@ -957,26 +981,6 @@ cdef void gen_two_trips(Ctx* c) noexcept nogil:
 # use leaves a straight flush of the hand without its card; (full house: lowest pair); then the
 # lowest suits.
 
-cdef void build_sfu(Ctx* c) noexcept nogil:
-    """pm, sfw, sfu of every suit and sfany (sf_suits), once per Ctx: the canonical choices
-    (build_unit), gen_sf and the follow test read them."""
-    cdef int s
-    if c.h.sfdone:
-        return
-    c.h.sfdone = 1
-    for s in range(4):
-        # a window needs five distinct ranks of its suit counting the wilds
-        if suit_ranks(c.h.sw[s]) + c.h.W >= 5:
-            sf_suits(c.h.sw, c.h.W, c.h.pm, c.h.sfw, c.h.sfu)
-            c.h.sfany = c.h.sfw[0] | c.h.sfw[1] | c.h.sfw[2] | c.h.sfw[3]
-            return
-    # No window in any suit (pm is not built: gen_sf reads it only in suits with windows).
-    for s in range(4):
-        c.h.sfw[s] = 0
-        c.h.sfu[s] = 0
-    c.h.sfany = 0
-
-
 cdef void build_unit(Ctx* c, int r) noexcept nogil:
     # The natural cards of rank r in order of preference: first the copies whose use breaks
     # no straight flush (fcol: all copies of a card no straight flush can use, all but one of
@@ -1035,7 +1039,7 @@ cdef void canon_pairs_trips(const HandCounts* h, u64* words) noexcept nogil:
     group needs (what canon_group takes through PREFIX). words[0], words[1]: the pairs' lo
     and hi card words (one group per rank: mask a rank's bits out, rank_bits); words[2],
     words[3]: the trips'; words[4]: the wilds each rank's pair needs (2 bits at 2r: n minus
-    the naturals, when the rank holds fewer than n); words[5]: its trips'. Needs build_sfu.
+    the naturals, when the rank holds fewer than n); words[5]: its trips'.
     Each field's arithmetic stays in its field (a take is at most the need it is taken
     from), so one word carries a rank's pair and trips side by side."""
     cdef u64 need = ((<u64>2 * LOW_BITS2) & SUIT_MASK) | ((<u64>3 * LOW_BITS2) & (SUIT_MASK << HALF))
@@ -1096,7 +1100,7 @@ cdef void single_choice(Ctx* c, u64* sel_lo, u64* sel_hi) noexcept nogil:
     first suit holding a free copy (one whose use breaks no straight flush: the card no
     straight flush of the hand can use, or a second copy of it), else the first suit holding
     it; as card words with one card per rank held (action_singles, and the straights'
-    natural cards: compact_sequences). Needs build_sfu."""
+    natural cards: compact_sequences)."""
     cdef u64 held[4]
     cdef u64 sel[4]
     cdef u64 taken = 0, free
@@ -1123,15 +1127,15 @@ cdef void action_singles(Ctx* c, int m, u64 sel_lo, u64 sel_hi) noexcept nogil:
     cdef int32_t* ids = c.ids
     cdef u64* out = c.out
     cdef int n = c.n
+    # The wild of a level rank held only as wilds sits in its rank's fields (a heart of
+    # that rank), so it joins the words and the loop below has no case of its own.
+    sel_lo |= c.h.wild_lo & (<u64>0 - <u64>(navail(c, c.h.lr) == 0))
     while m:
         r = __builtin_ctzll(m)
         m &= m - 1
-        if navail(c, r):
-            bits = ((<u64>1) << (2 * r)) | ((<u64>1) << (SUIT_BITS + 2 * r))
-            n = put_id(ids, out, n, A_SINGLE + r, sel_lo & bits,
-                       (sel_hi & bits) | move_tag(T_SINGLE, r + 2))
-        elif r == c.h.lr and c.h.W:
-            n = put_id(ids, out, n, A_SINGLE + r, c.h.wild_lo, move_tag(T_SINGLE, r + 2))
+        bits = ((<u64>1) << (2 * r)) | ((<u64>1) << (SUIT_BITS + 2 * r))
+        n = put_id(ids, out, n, A_SINGLE + r, sel_lo & bits,
+                   (sel_hi & bits) | move_tag(T_SINGLE, r + 2))
     c.n = n
 
 
@@ -1376,6 +1380,7 @@ cdef struct Groups:
     # full houses: words and wilds used per rank (pairs: then the two joker pairs)
     int pairs               # rank mask of the pairs built
     int trips               # of the trips built
+    int pair_ws[3]          # the pairs built that use 0, 1, 2 wilds (rank masks)
     int pair_w[N_RANKS]
     int trip_w[N_RANKS]
     u64 pair_lo[N_PAIR_SLOTS]
@@ -1512,7 +1517,6 @@ cdef int run(Ctx* c, u64 last_lo, u64 last_hi, bint compact) noexcept nogil:
     set_bounds(c, last_lo, last_hi)
     if not compact:
         build_cols(c)
-        build_sfu(c)
     gen_moves(c, compact)
     if not (last_lo == 0 and last_hi == 0):
         emit(c, 0, 0)
@@ -1544,7 +1548,6 @@ cdef void set_bounds(Ctx* c, u64 last_lo, u64 last_hi) noexcept nogil:
 
 cdef void gen_moves(Ctx* c, bint compact) noexcept nogil:
     if compact:
-        build_sfu(c)
         compact_groups(c)
         if c.tmask & (1 << T_THREE_WITH_TWO):
             compact_full_houses(c)
@@ -1591,24 +1594,20 @@ cdef void action_full_houses(Ctx* c, Groups* g) noexcept nogil:
     ascending ids (triple rank, then pair group). The compact order's key is additive over
     the two disjoint rank groups, so this union is the group's canonical move. g: every
     pair rank's pair and the trips above minkey (generate_actions)."""
-    cdef int pairs_w[3]
-    cdef int r, t, q, wt, pairs, trips, base, m
-    cdef u64 tag
-    pairs_w[0] = pairs_w[1] = pairs_w[2] = 0
-    m = g.pairs
-    while m:
-        r = __builtin_ctzll(m)
-        m &= m - 1
-        pairs_w[g.pair_w[r]] |= 1 << r
+    # upto[k]: the pair groups needing at most k wilds (g.pair_ws: exactly k)
+    cdef int upto[3]
+    cdef int t, q, pairs, trips, base, jokers
+    cdef u64 tag, tlo, thi
+    jokers = 0
     if c.fjp:
-        if c.h.nsb == 2:
-            pairs_w[0] |= 1 << PAIR_SB
-            g.pair_lo[PAIR_SB] = 0
-            g.pair_hi[PAIR_SB] = 2 * SB_HI
-        if c.h.nhr == 2:
-            pairs_w[0] |= 1 << PAIR_HR
-            g.pair_lo[PAIR_HR] = 0
-            g.pair_hi[PAIR_HR] = 2 * HR_HI
+        jokers = (((c.h.nsb == 2) << PAIR_SB) | ((c.h.nhr == 2) << PAIR_HR))
+        g.pair_lo[PAIR_SB] = 0
+        g.pair_hi[PAIR_SB] = 2 * SB_HI
+        g.pair_lo[PAIR_HR] = 0
+        g.pair_hi[PAIR_HR] = 2 * HR_HI
+    upto[0] = g.pair_ws[0] | jokers
+    upto[1] = upto[0] | g.pair_ws[1]
+    upto[2] = upto[1] | g.pair_ws[2]
     cdef int32_t* ids = c.ids
     cdef u64* out = c.out
     cdef int n = c.n
@@ -1616,27 +1615,24 @@ cdef void action_full_houses(Ctx* c, Groups* g) noexcept nogil:
     while trips:
         t = __builtin_ctzll(trips)
         trips &= trips - 1
-        wt = g.trip_w[t]
-        pairs = pairs_w[0]
-        if wt + 1 <= c.h.W:
-            pairs |= pairs_w[1]
-        if wt + 2 <= c.h.W:
-            pairs |= pairs_w[2]
-        pairs &= ~(1 << t)
+        pairs = upto[c.h.W - g.trip_w[t]] & ~(1 << t)     # (the trips use at most W wilds)
         tag = move_tag(T_THREE_WITH_TWO, t + 2)
         base = A_FULL_HOUSE + t * (N_PAIR_SLOTS - 1)
+        tlo = g.trip_lo[t]
+        thi = g.trip_hi[t] | tag
         while pairs:
             q = __builtin_ctzll(pairs)
             pairs &= pairs - 1
-            n = put_id(ids, out, n, base + (q if q < t else q - 1), g.trip_lo[t] + g.pair_lo[q],
-                       (g.trip_hi[t] + g.pair_hi[q]) | tag)
+            # (pair slots skip the triple's own rank: q - 1 above it, without a branch)
+            n = put_id(ids, out, n, base + q - (q > t), tlo + g.pair_lo[q], thi + g.pair_hi[q])
     c.n = n
 
 
 cdef inline void groups_of_words(int m, u64 lo_w, u64 hi_w, u64 wilds, u64 wild_lo, int* w_out,
-                                 u64* lo_out, u64* hi_out) noexcept nogil:
+                                 u64* lo_out, u64* hi_out, int* ws) noexcept nogil:
     """The group (pair or trips) of each rank of m from canon_pairs_trips' words of that size
-    (its lo and hi card words, its wilds per rank): wilds, lo and hi words at [r]."""
+    (its lo and hi card words, its wilds per rank): wilds, lo and hi words at [r]; and
+    ws[w] |= the rank's bit (the full houses' pairs by the wilds they use)."""
     cdef int r, w
     cdef u64 rb
     while m:
@@ -1645,18 +1641,22 @@ cdef inline void groups_of_words(int m, u64 lo_w, u64 hi_w, u64 wilds, u64 wild_
         rb = rank_bits(r)
         w = <int>((wilds >> (2 * r)) & 3)
         w_out[r] = w
+        ws[w] |= 1 << r
         lo_out[r] = (lo_w & rb) + wild_lo * w
         hi_out[r] = hi_w & rb
 
 
 cdef inline void groups_by_rank(Ctx* c, int m, int n, int* w_out, u64* lo_out, u64* hi_out,
-                                int* pen) noexcept nogil:
-    """The same rank by rank (canon_group), where canon_pairs_trips' set-up does not pay."""
-    cdef int r
+                                int* pen, int* ws) noexcept nogil:
+    """The same rank by rank (canon_group), where canon_pairs_trips' set-up does not pay.
+    (m holds only groups the hand can make: w is 0..W.)"""
+    cdef int r, w
     while m:
         r = __builtin_ctzll(m)
         m &= m - 1
-        w_out[r] = canon_group(c, r, n, &lo_out[r], &hi_out[r], pen)
+        w = canon_group(c, r, n, &lo_out[r], &hi_out[r], pen)
+        w_out[r] = w
+        ws[w] |= 1 << r
 
 
 cdef int generate_actions(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
@@ -1673,6 +1673,7 @@ cdef int generate_actions(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
     cdef Groups g
     cdef int r, m, n, pen, above, held
     cdef u64 words[6]
+    cdef int trip_ws[3]          # (groups_of_words' by-wilds masks of the trips: not read)
     cdef bint follow = not (last_lo == 0 and last_hi == 0)
     cdef bint fh
     hi &= HI_CARD_MASK
@@ -1682,7 +1683,8 @@ cdef int generate_actions(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
         # the memo's counts and tables when it holds this hand (what is built on demand
         # stays built for the next call), else counted afresh into it
         c.h = memo
-        if memo.lo != lo or memo.hi != hi or memo.level != level:
+        # (one test: a hit or a miss varies from call to call)
+        if ((memo.lo ^ lo) | (memo.hi ^ hi) | <u64>(memo.level ^ level)) != 0:
             hand_count(memo, lo, hi, level)
     set_bounds(&c, last_lo, last_hi)
     if follow:
@@ -1697,7 +1699,6 @@ cdef int generate_actions(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
     c.cap = N_ACTIONS
     c.n = 1 if follow else 0
     g.sel = 0
-    build_sfu(&c)
     above = ranks_above(c.minkey, c.h.lr)
     held = ranks_with(c.h, 1)
     fh = (c.tmask >> T_THREE_WITH_TWO) & 1
@@ -1716,6 +1717,7 @@ cdef int generate_actions(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
         joker_singles(&c)
     g.pairs = 0
     g.trips = 0
+    g.pair_ws[0] = g.pair_ws[1] = g.pair_ws[2] = 0
     if c.tmask & ((1 << T_PAIR) | (1 << T_THREE_WITH_TWO)):
         g.pairs = pair_ranks(&c, held)          # (a full house takes a pair of any rank)
         if not fh:
@@ -1726,12 +1728,12 @@ cdef int generate_actions(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
         # every rank's at once (its set-up pays from three groups on; always on a lead)
         canon_pairs_trips(c.h, words)
         groups_of_words(g.pairs, words[0], words[1], words[4], c.h.wild_lo,
-                        g.pair_w, g.pair_lo, g.pair_hi)
+                        g.pair_w, g.pair_lo, g.pair_hi, g.pair_ws)
         groups_of_words(g.trips, words[2], words[3], words[5], c.h.wild_lo,
-                        g.trip_w, g.trip_lo, g.trip_hi)
+                        g.trip_w, g.trip_lo, g.trip_hi, trip_ws)
     else:
-        groups_by_rank(&c, g.pairs, 2, g.pair_w, g.pair_lo, g.pair_hi, &pen)
-        groups_by_rank(&c, g.trips, 3, g.trip_w, g.trip_lo, g.trip_hi, &pen)
+        groups_by_rank(&c, g.pairs, 2, g.pair_w, g.pair_lo, g.pair_hi, &pen, g.pair_ws)
+        groups_by_rank(&c, g.trips, 3, g.trip_w, g.trip_lo, g.trip_hi, &pen, trip_ws)
     if c.tmask & (1 << T_PAIR):
         m = g.pairs & above
         n = c.n
@@ -1753,7 +1755,9 @@ cdef int generate_actions(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
         c.n = n
     if fh:
         action_full_houses(&c, &g)
-    compact_sequences(&c, NULL if follow else &g)
+    if c.tmask & ((1 << T_STRAIGHT) | (1 << T_THREE_PAIR) | (1 << T_TWO_TRIPS)):
+        # (a follow of one to three cards or a full house lists no runs: no call)
+        compact_sequences(&c, NULL if follow else &g)
     m = ranks_with(c.h, 4 - c.h.W)
     while m:
         r = __builtin_ctzll(m)
@@ -1812,7 +1816,6 @@ cdef int classify_cards(u64 lo, u64 hi, int level, const RulesC* rules, u64* out
     c.bkey = 0
     c.size = n
     build_cols(&c)
-    build_sfu(&c)
     gen_moves(&c, False)
     if c.n > CLASSIFY_CAP:
         c.n = CLASSIFY_CAP  # cannot happen: see CLASSIFY_CAP
@@ -1838,7 +1841,7 @@ cdef int bomb_rank(Ctx* c) noexcept nogil:
     holds none; counted once per HandCounts (h.bombtk) and read by follow_possible: a bomb top is
     beaten exactly when this is larger than its own tier * 32 + key, a non-bomb top when it
     is not 0. Same-rank bombs: a rank's largest is its best (the tier grows with the size);
-    straight flushes: the highest window of any suit (build_sfu)."""
+    straight flushes: the highest window of any suit (hand_count's sfw)."""
     cdef HandCounts* h = c.h
     cdef int best = 0, m, r, n, t, sf
     if h.nsb == 2 and h.nhr == 2:
@@ -1855,8 +1858,7 @@ cdef int bomb_rank(Ctx* c) noexcept nogil:
             if t > best:
                 best = t
         if best < (TIER_STRAIGHT_FLUSH + 1) * 32:
-            build_sfu(c)
-            sf = h.sfw[0] | h.sfw[1] | h.sfw[2] | h.sfw[3]
+            sf = h.sfany
             if sf:
                 t = TIER_STRAIGHT_FLUSH * 32 + 63 - __builtin_clzll(sf)
                 if t > best:
@@ -1876,24 +1878,18 @@ cdef inline bint follow_possible(Ctx* c, u64 last_hi, const RulesC* rules) noexc
     # Inline, the common answers first: a top of one to three cards by the top's own type,
     # then bombs (bomb_rank, once per hand); the runs and full houses in follow_runs.
     cdef int lr = c.h.lr, W = c.h.W, nsb = c.h.nsb, nhr = c.h.nhr, tier = c.btier, lt
-    cdef int key, above, held, m, bk
+    cdef int key, k, m, bk
     cdef const HandCounts* h = c.h
     lt = move_type(last_hi)
     if tier == 0 and lt <= T_TRIPS:
+        # one test for the three types (which one varies from call to call): lt cards of a
+        # rank above the key, naturals topped up by wilds (the level rank may be all wilds;
+        # lt - W clamped at 0: every rank), or lt jokers of one kind (none makes trips)
         key = c.minkey
-        above = ranks_above(key, lr)
-        held = ranks_with(h, 1)
-        if lt == T_SINGLE:
-            if (nsb and VALUE_SB > key) or (nhr and VALUE_HR > key):
-                return True
-            m = held | (1 << lr if W else 0)
-        elif lt == T_PAIR:
-            if (nsb == 2 and VALUE_SB > key) or (nhr == 2 and VALUE_HR > key):
-                return True
-            m = ranks_with(h, 2 - W) & (held | (1 << lr))
-        else:
-            m = ranks_with(h, 3 - W)
-        if m & above:
+        k = lt - W
+        m = ranks_with(h, k if k > 0 else 0) & (ranks_with(h, 1) | (1 << lr))
+        if ((m & ranks_above(key, lr)) | ((nsb >= lt) & (VALUE_SB > key))
+                | ((nhr >= lt) & (VALUE_HR > key))):
             return True
     bk = h.bombtk
     if bk < 0:
@@ -1940,7 +1936,7 @@ cdef bint follow_runs(Ctx* c, int lt, const RulesC* rules) noexcept nogil:
             return False
         if rules.sf_as_straight:
             return True
-        sf_suits(c.h.sw, W, pm, sfw, sfu)
+        sf_suits(c.h.sw, W, pm, sfw, sfu)      # (h.pm is built only when h can hold one)
         while m:
             p = __builtin_ctzll(m)
             m &= m - 1
