@@ -1380,7 +1380,6 @@ cdef struct Groups:
     # full houses: words and wilds used per rank (pairs: then the two joker pairs)
     int pairs               # rank mask of the pairs built
     int trips               # of the trips built
-    int pair_ws[3]          # the pairs built that use 0, 1, 2 wilds (rank masks)
     int pair_w[N_RANKS]
     int trip_w[N_RANKS]
     u64 pair_lo[N_PAIR_SLOTS]
@@ -1594,7 +1593,8 @@ cdef void action_full_houses(Ctx* c, Groups* g) noexcept nogil:
     ascending ids (triple rank, then pair group). The compact order's key is additive over
     the two disjoint rank groups, so this union is the group's canonical move. g: every
     pair rank's pair and the trips above minkey (generate_actions)."""
-    # upto[k]: the pair groups needing at most k wilds (g.pair_ws: exactly k)
+    # upto[k]: the pair groups needing at most k wilds: a pair needs 2 - min(2, naturals)
+    # (canon_group), so the ranks holding 2 - k naturals (ranks_with)
     cdef int upto[3]
     cdef int t, q, pairs, trips, base, jokers
     cdef u64 tag, tlo, thi
@@ -1605,9 +1605,9 @@ cdef void action_full_houses(Ctx* c, Groups* g) noexcept nogil:
         g.pair_hi[PAIR_SB] = 2 * SB_HI
         g.pair_lo[PAIR_HR] = 0
         g.pair_hi[PAIR_HR] = 2 * HR_HI
-    upto[0] = g.pair_ws[0] | jokers
-    upto[1] = upto[0] | g.pair_ws[1]
-    upto[2] = upto[1] | g.pair_ws[2]
+    upto[2] = g.pairs | jokers
+    upto[1] = upto[2] & (ranks_with(c.h, 1) | jokers)
+    upto[0] = upto[2] & (ranks_with(c.h, 2) | jokers)
     cdef int32_t* ids = c.ids
     cdef u64* out = c.out
     cdef int n = c.n
@@ -1629,10 +1629,9 @@ cdef void action_full_houses(Ctx* c, Groups* g) noexcept nogil:
 
 
 cdef inline void groups_of_words(int m, u64 lo_w, u64 hi_w, u64 wilds, u64 wild_lo, int* w_out,
-                                 u64* lo_out, u64* hi_out, int* ws) noexcept nogil:
+                                 u64* lo_out, u64* hi_out) noexcept nogil:
     """The group (pair or trips) of each rank of m from canon_pairs_trips' words of that size
-    (its lo and hi card words, its wilds per rank): wilds, lo and hi words at [r]; and
-    ws[w] |= the rank's bit (the full houses' pairs by the wilds they use)."""
+    (its lo and hi card words, its wilds per rank): wilds, lo and hi words at [r]."""
     cdef int r, w
     cdef u64 rb
     while m:
@@ -1641,22 +1640,18 @@ cdef inline void groups_of_words(int m, u64 lo_w, u64 hi_w, u64 wilds, u64 wild_
         rb = rank_bits(r)
         w = <int>((wilds >> (2 * r)) & 3)
         w_out[r] = w
-        ws[w] |= 1 << r
         lo_out[r] = (lo_w & rb) + wild_lo * w
         hi_out[r] = hi_w & rb
 
 
 cdef inline void groups_by_rank(Ctx* c, int m, int n, int* w_out, u64* lo_out, u64* hi_out,
-                                int* pen, int* ws) noexcept nogil:
-    """The same rank by rank (canon_group), where canon_pairs_trips' set-up does not pay.
-    (m holds only groups the hand can make: w is 0..W.)"""
-    cdef int r, w
+                                int* pen) noexcept nogil:
+    """The same rank by rank (canon_group), where canon_pairs_trips' set-up does not pay."""
+    cdef int r
     while m:
         r = __builtin_ctzll(m)
         m &= m - 1
-        w = canon_group(c, r, n, &lo_out[r], &hi_out[r], pen)
-        w_out[r] = w
-        ws[w] |= 1 << r
+        w_out[r] = canon_group(c, r, n, &lo_out[r], &hi_out[r], pen)
 
 
 cdef int generate_actions(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
@@ -1673,7 +1668,6 @@ cdef int generate_actions(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
     cdef Groups g
     cdef int r, m, n, pen, above, held
     cdef u64 words[6]
-    cdef int trip_ws[3]          # (groups_of_words' by-wilds masks of the trips: not read)
     cdef bint follow = not (last_lo == 0 and last_hi == 0)
     cdef bint fh
     hi &= HI_CARD_MASK
@@ -1717,7 +1711,6 @@ cdef int generate_actions(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
         joker_singles(&c)
     g.pairs = 0
     g.trips = 0
-    g.pair_ws[0] = g.pair_ws[1] = g.pair_ws[2] = 0
     if c.tmask & ((1 << T_PAIR) | (1 << T_THREE_WITH_TWO)):
         g.pairs = pair_ranks(&c, held)          # (a full house takes a pair of any rank)
         if not fh:
@@ -1728,12 +1721,12 @@ cdef int generate_actions(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
         # every rank's at once (its set-up pays from three groups on; always on a lead)
         canon_pairs_trips(c.h, words)
         groups_of_words(g.pairs, words[0], words[1], words[4], c.h.wild_lo,
-                        g.pair_w, g.pair_lo, g.pair_hi, g.pair_ws)
+                        g.pair_w, g.pair_lo, g.pair_hi)
         groups_of_words(g.trips, words[2], words[3], words[5], c.h.wild_lo,
-                        g.trip_w, g.trip_lo, g.trip_hi, trip_ws)
+                        g.trip_w, g.trip_lo, g.trip_hi)
     else:
-        groups_by_rank(&c, g.pairs, 2, g.pair_w, g.pair_lo, g.pair_hi, &pen, g.pair_ws)
-        groups_by_rank(&c, g.trips, 3, g.trip_w, g.trip_lo, g.trip_hi, &pen, trip_ws)
+        groups_by_rank(&c, g.pairs, 2, g.pair_w, g.pair_lo, g.pair_hi, &pen)
+        groups_by_rank(&c, g.trips, 3, g.trip_w, g.trip_lo, g.trip_hi, &pen)
     if c.tmask & (1 << T_PAIR):
         m = g.pairs & above
         n = c.n
