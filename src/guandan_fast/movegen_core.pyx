@@ -1095,28 +1095,49 @@ cdef inline u64 spread1(u64 x) noexcept nogil:
     return (x | (x << 1)) & <u64>0x55555555
 
 
-cdef void single_choice(Ctx* c, u64* sel_lo, u64* sel_hi) noexcept nogil:
+cdef extern from *:
+    """
+    /* single_choice on the four suits at once, one per 32-bit lane (gf_v4u, as gf_sf_suits):
+       sw: the suits' natural counts (2 bits a rank, 26 bits), sfu: their straight-flush
+       usable ranks. Per rank, the first suit (lane order) holding a free copy, else the first
+       holding one: "first" is a lane's bits less the OR of the lanes before it. */
+    static inline gf_v4u gf_lanes_before(gf_v4u x) {
+        gf_v4u z = {0, 0, 0, 0}, a;
+        a = x | __builtin_shuffle(x, z, (gf_v4u){4, 0, 1, 2});   /* lanes s-1 and s */
+        return __builtin_shuffle(x, z, (gf_v4u){4, 0, 1, 2})
+               | __builtin_shuffle(a, z, (gf_v4u){4, 4, 0, 1});  /* and s-3, s-2 */
+    }
+    static inline void gf_single_choice(const uint64_t *sw, const int *sfu, uint64_t *sel_lo,
+                                        uint64_t *sel_hi) {
+        const uint32_t low = 0x1555555u;                         /* bit 2r of 13 ranks */
+        gf_v4u x = {(uint32_t)sw[0], (uint32_t)sw[1], (uint32_t)sw[2], (uint32_t)sw[3]};
+        gf_v4u u, held, two, fr, sel, taken;
+        memcpy(&u, sfu, sizeof u);
+        held = (x | (x >> 1)) & low;                             /* a copy held */
+        two = (x >> 1) & low;                                    /* two copies */
+        u = (u | (u << 8)) & 0x00FF00FFu;                        /* rank bit r -> bit 2r */
+        u = (u | (u << 4)) & 0x0F0F0F0Fu;
+        u = (u | (u << 2)) & 0x33333333u;
+        u = (u | (u << 1)) & 0x55555555u;
+        fr = held & (~u | two);                                  /* a free copy */
+        sel = fr & ~gf_lanes_before(fr);
+        taken = fr | gf_lanes_before(fr);
+        taken = __builtin_shuffle(taken, (gf_v4u){3, 3, 3, 3}); /* every suit's free copies */
+        sel |= held & ~taken & ~gf_lanes_before(held);
+        *sel_lo = (uint64_t)sel[0] | ((uint64_t)sel[1] << 26);
+        *sel_hi = (uint64_t)sel[2] | ((uint64_t)sel[3] << 26);
+    }
+    """
+    void gf_single_choice(const u64* sw, const int* sfu, u64* sel_lo, u64* sel_hi) noexcept nogil
+
+
+cdef inline void single_choice(Ctx* c, u64* sel_lo, u64* sel_hi) noexcept nogil:
     """canon_group's one-card choice of every rank at once, on suit masks: per rank, the
     first suit holding a free copy (one whose use breaks no straight flush: the card no
     straight flush of the hand can use, or a second copy of it), else the first suit holding
     it; as card words with one card per rank held (action_singles, and the straights'
-    natural cards: compact_sequences)."""
-    cdef u64 held[4]
-    cdef u64 sel[4]
-    cdef u64 taken = 0, free
-    cdef int s
-    for s in range(4):
-        held[s] = (c.h.sw[s] | (c.h.sw[s] >> 1)) & ODD_BITS          # bit 2r: a copy held
-        free = held[s]
-        if c.h.sfu[s]:
-            free &= ~spread1(c.h.sfu[s]) | ((c.h.sw[s] >> 1) & ODD_BITS)   # or two copies
-        sel[s] = free & ~taken
-        taken |= free
-    for s in range(4):
-        sel[s] |= held[s] & ~taken
-        taken |= held[s]
-    sel_lo[0] = sel[0] | (sel[1] << SUIT_BITS)
-    sel_hi[0] = sel[2] | (sel[3] << SUIT_BITS)
+    natural cards: compact_sequences). All four suits at once (gf_single_choice)."""
+    gf_single_choice(c.h.sw, c.h.sfu, sel_lo, sel_hi)
 
 
 cdef void action_singles(Ctx* c, int m, u64 sel_lo, u64 sel_hi) noexcept nogil:
