@@ -1745,16 +1745,11 @@ cdef int generate_actions(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
     fh = (c.tmask >> T_THREE_WITH_TWO) & 1
     if c.tmask & (1 << T_SINGLE):
         m = (held | ((1 << c.h.lr) if c.h.W else 0)) & above
-        if __builtin_popcountll(m) > 2:
-            # (its set-up pays from three ranks on; a lead's straights reuse it)
-            single_choice(&c, &g.sel_lo, &g.sel_hi)
-            g.sel = 1
-            action_singles(&c, m, g.sel_lo, g.sel_hi)
-        else:
-            while m:
-                r = __builtin_ctzll(m)
-                m &= m - 1
-                group_single(&c, r)
+        # (single_choice, all suits at once, costs about one canon_group: so from one rank
+        # on, and a lead's straights reuse it)
+        single_choice(&c, &g.sel_lo, &g.sel_hi)
+        g.sel = 1
+        action_singles(&c, m, g.sel_lo, g.sel_hi)
         joker_singles(&c)
     g.pairs = 0
     g.trips = 0
