@@ -207,16 +207,6 @@ cdef inline int put_id(int32_t* ids, u64* out, int n, int a, u64 lo, u64 hi) noe
     return n + 1
 
 
-cdef inline int put_if(int32_t* ids, u64* out, int n, bint keep, int a, u64 lo, u64 hi) noexcept nogil:
-    # put_id() of a move that the list keeps only when `keep` (0 or 1): written either way
-    # and counted when kept, so a condition that varies from call to call costs no branch.
-    # In bounds: ids are listed in ascending order, so n <= a < N_ACTIONS.
-    out[2 * n] = lo
-    out[2 * n + 1] = hi
-    ids[n] = a
-    return n + keep
-
-
 cdef inline int pos_rank(int pos) noexcept nogil:
     # natural position 1..14 -> rank index (A is 1 and 14)
     if pos == 1:
