@@ -437,6 +437,37 @@ cdef inline int suit_ranks(u64 sw) noexcept nogil:
     return __builtin_popcountll((sw | (sw >> 1)) & ODD_BITS)
 
 
+cdef inline int bomb_rank(HandCounts* h) noexcept nogil:
+    """The hand's best bomb on the ladder (docs/rules.md §5) as tier * 32 + key, 0 when it
+    holds none; counted with the hand (hand_count: h.bombtk; counted on demand instead, the
+    test "counted yet?" mispredicted 0.18 times a decision for 4 instructions less) and read
+    by follow_possible: a bomb top is
+    beaten exactly when this is larger than its own tier * 32 + key, a non-bomb top when it
+    is not 0. Same-rank bombs: a rank's largest is its best (the tier grows with the size);
+    straight flushes: the highest window of any suit (hand_count's sfw)."""
+    cdef int best = 0, m, r, n, t, sf
+    if h.nsb == 2 and h.nhr == 2:
+        best = TIER_JOKERS * 32                 # the joker bomb, above everything
+    else:
+        m = ranks_with(h, 4 - h.W)
+        while m:
+            r = __builtin_ctzll(m)
+            m &= m - 1
+            n = <int>((h.av >> (4 * r)) & 15) + h.W
+            if n > MAX_BOMB_SIZE:
+                n = MAX_BOMB_SIZE
+            t = bomb_tier(n) * 32 + rank_value(r, h.lr)
+            if t > best:
+                best = t
+        if best < (TIER_STRAIGHT_FLUSH + 1) * 32:
+            sf = h.sfany
+            if sf:
+                t = TIER_STRAIGHT_FLUSH * 32 + 63 - __builtin_clzll(sf)
+                if t > best:
+                    best = t
+    return best
+
+
 cdef void hand_count(HandCounts* h, u64 lo, u64 hi, int level) noexcept nogil:
     """The hand's counts (what a follow's feasibility test reads, follow_possible): wilds,
     naturals per suit and per rank, jokers, the straight-flush tables; nothing built on
@@ -457,9 +488,8 @@ cdef void hand_count(HandCounts* h, u64 lo, u64 hi, int level) noexcept nogil:
     h.nsb = <int>((hi >> SB_BIT) & 3)
     h.nhr = <int>((hi >> HR_BIT) & 3)
     h.bu = 0
-    h.bombtk = -1
-    # The straight-flush tables: every listing and nearly every forced pass (bomb_rank) reads
-    # them, so they are built here. A window needs five distinct ranks of its suit counting
+    # The straight-flush tables: every listing and bomb_rank (just below) read them, so they
+    # are built here. A window needs five distinct ranks of its suit counting
     # the wilds: one test for the four suits (sf_suits costs ~80 instructions, the test ~16).
     cdef int s, most = suit_ranks(h.sw[0])
     for s in range(1, 4):
@@ -473,6 +503,7 @@ cdef void hand_count(HandCounts* h, u64 lo, u64 hi, int level) noexcept nogil:
             h.sfw[s] = 0
             h.sfu[s] = 0
         h.sfany = 0
+    h.bombtk = bomb_rank(h)
 
 
 cdef inline void ctx_hand(Ctx* c, u64 lo, u64 hi, int level) noexcept nogil:
@@ -1861,37 +1892,6 @@ cdef bint can_follow(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
     return follow_possible(&c, last_hi, rules)
 
 
-cdef int bomb_rank(Ctx* c) noexcept nogil:
-    """The hand's best bomb on the ladder (docs/rules.md §5) as tier * 32 + key, 0 when it
-    holds none; counted once per HandCounts (h.bombtk) and read by follow_possible: a bomb top is
-    beaten exactly when this is larger than its own tier * 32 + key, a non-bomb top when it
-    is not 0. Same-rank bombs: a rank's largest is its best (the tier grows with the size);
-    straight flushes: the highest window of any suit (hand_count's sfw)."""
-    cdef HandCounts* h = c.h
-    cdef int best = 0, m, r, n, t, sf
-    if h.nsb == 2 and h.nhr == 2:
-        best = TIER_JOKERS * 32                 # the joker bomb, above everything
-    else:
-        m = ranks_with(h, 4 - h.W)
-        while m:
-            r = __builtin_ctzll(m)
-            m &= m - 1
-            n = navail(c, r) + h.W
-            if n > MAX_BOMB_SIZE:
-                n = MAX_BOMB_SIZE
-            t = bomb_tier(n) * 32 + rank_value(r, h.lr)
-            if t > best:
-                best = t
-        if best < (TIER_STRAIGHT_FLUSH + 1) * 32:
-            sf = h.sfany
-            if sf:
-                t = TIER_STRAIGHT_FLUSH * 32 + 63 - __builtin_clzll(sf)
-                if t > best:
-                    best = t
-    h.bombtk = best
-    return best
-
-
 cdef inline bint follow_possible(Ctx* c, u64 last_hi, const RulesC* rules) noexcept nogil:
     # Exactly "generate() on this follow lists more than PASS" (either mode: both list a
     # move of every (type, key) that the complete list has), decided from the hand's
@@ -1901,7 +1901,7 @@ cdef inline bint follow_possible(Ctx* c, u64 last_hi, const RulesC* rules) noexc
     # (compact_groups, compact_full_houses, straight_choice, compact_sequences, gen_sf), on
     # rank masks; tests/test_fast_movegen.py compares it with generate() on many hands and tops.
     # Inline, the common answers first: a top of one to three cards by the top's own type,
-    # then bombs (bomb_rank, once per hand); the runs and full houses in follow_runs.
+    # then bombs (h.bombtk, bomb_rank); the runs and full houses in follow_runs.
     cdef int lr = c.h.lr, W = c.h.W, nsb = c.h.nsb, nhr = c.h.nhr, tier = c.btier, lt
     cdef int key, k, m, bk
     cdef const HandCounts* h = c.h
@@ -1917,8 +1917,6 @@ cdef inline bint follow_possible(Ctx* c, u64 last_hi, const RulesC* rules) noexc
                 | ((nhr >= lt) & (VALUE_HR > key))):
             return True
     bk = h.bombtk
-    if bk < 0:
-        bk = bomb_rank(c)
     if bk > (tier * 32 + c.bkey if tier else 0):
         return True
     if tier or lt <= T_TRIPS:
