@@ -29,10 +29,7 @@ cdef struct HandCounts:
     u64 c23              # the same for suits 2 and 3 (build_unit reads a rank's byte off them)
     int nsb              # small jokers held (0..2)
     int nhr              # big jokers held
-    # -- built on demand (build_sfu: sfdone set; build_unit: a bit of bu per rank;
-    #    bomb_rank: bombtk >= 0) --
-    int bombtk           # the best bomb as tier * 32 + key (0: none; -1: not counted yet)
-    int sfdone           # pm, sfw, sfu, sfany are built
+    # -- the straight-flush tables (hand_count, sf_suits) and the best bomb --
     int sfany            # some sfw[s] is not zero (else every sfu is zero too)
     int pm[4]            # per suit, "position mask": bit p set when the hand holds a natural
                          # card of that suit at sequence position p (1..14; the ace at 1 and
@@ -40,6 +37,8 @@ cdef struct HandCounts:
     int sfw[4]           # per suit, the straight-flush windows of the hand (sf_suits)
     int sfu[4]           # per suit, "straight-flush usable": rank mask of the naturals that some
                          # straight-flush window of the hand (with its wilds) could use
+    int bombtk           # the best bomb as tier * 32 + key, 0: none (bomb_rank)
+    # -- built on demand (build_unit: a bit of bu per rank) --
     int bu               # rank mask of the ranks whose preference split below is built
     int fcol[N_RANKS]    # rank r's natural copies that break no straight flush, and the
     int rcol[N_RANKS]    # last copies of straight-flush cards (bytes of SUB_* form: 2 bits

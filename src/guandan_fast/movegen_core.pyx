@@ -20,7 +20,7 @@ from guandan_fast.types cimport (u64, N_RANKS, N_SUITS, SUIT_BITS, SB_BIT, HR_BI
                                  T_THREE_WITH_TWO, T_STRAIGHT, T_THREE_PAIR, T_TWO_TRIPS, T_BOMB,
                                  T_STRAIGHT_FLUSH, NONBOMB_TYPES, RANK_JOKER, VALUE_SB, VALUE_HR,
                                  TIER_STRAIGHT_FLUSH, TIER_JOKERS, LAST_STRAIGHT_POS,
-                                 LAST_THREE_PAIR_POS, LAST_TWO_TRIPS_POS, move_type, move_tag,
+                                 LAST_THREE_PAIR_POS, LAST_TWO_TRIPS_POS, move_type, move_rank, move_tag,
                                  rank_value, bomb_tier, tier_key, card_count, MAX_BOMB_SIZE,
                                  ODD_BITS, VALUE_LEVEL, ACE_RANK, __builtin_ctzll, __builtin_popcountll,
                                  __builtin_clzll)
@@ -432,10 +432,46 @@ cdef extern from *:
     void sf_suits "gf_sf_suits"(const u64* sw, int W, int* pm, int* sfw, int* sfu) noexcept nogil
 
 
+cdef inline int suit_ranks(u64 sw) noexcept nogil:
+    """Distinct ranks held in one suit (the set bits of its position mask at 2..14)."""
+    return __builtin_popcountll((sw | (sw >> 1)) & ODD_BITS)
+
+
+cdef inline int bomb_rank(HandCounts* h) noexcept nogil:
+    """The hand's best bomb on the ladder (docs/rules.md §5) as tier * 32 + key, 0 when it
+    holds none; counted with the hand (hand_count: h.bombtk; counted on demand instead, the
+    test "counted yet?" mispredicted 0.18 times a decision for 4 instructions less) and read
+    by follow_possible: a bomb top is
+    beaten exactly when this is larger than its own tier * 32 + key, a non-bomb top when it
+    is not 0. Same-rank bombs: a rank's largest is its best (the tier grows with the size);
+    straight flushes: the highest window of any suit (hand_count's sfw)."""
+    cdef int best = 0, m, r, n, t, sf
+    if h.nsb == 2 and h.nhr == 2:
+        best = TIER_JOKERS * 32                 # the joker bomb, above everything
+    else:
+        m = ranks_with(h, 4 - h.W)
+        while m:
+            r = __builtin_ctzll(m)
+            m &= m - 1
+            n = <int>((h.av >> (4 * r)) & 15) + h.W
+            if n > MAX_BOMB_SIZE:
+                n = MAX_BOMB_SIZE
+            t = bomb_tier(n) * 32 + rank_value(r, h.lr)
+            if t > best:
+                best = t
+        if best < (TIER_STRAIGHT_FLUSH + 1) * 32:
+            sf = h.sfany
+            if sf:
+                t = TIER_STRAIGHT_FLUSH * 32 + 63 - __builtin_clzll(sf)
+                if t > best:
+                    best = t
+    return best
+
+
 cdef void hand_count(HandCounts* h, u64 lo, u64 hi, int level) noexcept nogil:
     """The hand's counts (what a follow's feasibility test reads, follow_possible): wilds,
-    naturals per suit and per rank, jokers; nothing built on demand yet. hi: cards only
-    (HI_CARD_MASK)."""
+    naturals per suit and per rank, jokers, the straight-flush tables; nothing built on
+    demand yet. hi: cards only (HI_CARD_MASK)."""
     h.lo = lo
     h.hi = hi
     h.level = level
@@ -451,9 +487,23 @@ cdef void hand_count(HandCounts* h, u64 lo, u64 hi, int level) noexcept nogil:
     count_bytes(h.av, h.avb)
     h.nsb = <int>((hi >> SB_BIT) & 3)
     h.nhr = <int>((hi >> HR_BIT) & 3)
-    h.sfdone = 0
     h.bu = 0
-    h.bombtk = -1
+    # The straight-flush tables: every listing and bomb_rank (just below) read them, so they
+    # are built here. A window needs five distinct ranks of its suit counting
+    # the wilds: one test for the four suits (sf_suits costs ~80 instructions, the test ~16).
+    cdef int s, most = suit_ranks(h.sw[0])
+    for s in range(1, 4):
+        most = max(most, suit_ranks(h.sw[s]))
+    if most + h.W >= 5:
+        sf_suits(h.sw, h.W, h.pm, h.sfw, h.sfu)
+        h.sfany = h.sfw[0] | h.sfw[1] | h.sfw[2] | h.sfw[3]
+    else:
+        # no window in any suit (pm is not built: only suits with windows read it)
+        for s in range(4):
+            h.sfw[s] = 0
+            h.sfu[s] = 0
+        h.sfany = 0
+    h.bombtk = bomb_rank(h)
 
 
 cdef inline void ctx_hand(Ctx* c, u64 lo, u64 hi, int level) noexcept nogil:
@@ -471,11 +521,6 @@ cdef inline void ctx_rest(Ctx* c, const RulesC* rules) noexcept nogil:
     c.b3 = 0
     c.n = 0
     c.ids = NULL
-
-
-cdef inline int suit_ranks(u64 sw) noexcept nogil:
-    """Distinct ranks held in one suit (the set bits of its position mask at 2..14)."""
-    return __builtin_popcountll((sw | (sw >> 1)) & ODD_BITS)
 
 
 cdef void ctx_init(Ctx* c, u64 lo, u64 hi, int level, const RulesC* rules) noexcept nogil:
@@ -686,7 +731,7 @@ cdef void gen_sf(Ctx* c, bint compact) noexcept nogil:
     cdef int wins[4]
     cdef int any_ = 0
     for s in range(4):
-        wins[s] = c.h.sfw[s]          # (build_sfu)
+        wins[s] = c.h.sfw[s]          # (hand_count)
         any_ |= wins[s]
     if any_ == 0:
         return
@@ -957,26 +1002,6 @@ cdef void gen_two_trips(Ctx* c) noexcept nogil:
 # use leaves a straight flush of the hand without its card; (full house: lowest pair); then the
 # lowest suits.
 
-cdef void build_sfu(Ctx* c) noexcept nogil:
-    """pm, sfw, sfu of every suit and sfany (sf_suits), once per Ctx: the canonical choices
-    (build_unit), gen_sf and the follow test read them."""
-    cdef int s
-    if c.h.sfdone:
-        return
-    c.h.sfdone = 1
-    for s in range(4):
-        # a window needs five distinct ranks of its suit counting the wilds
-        if suit_ranks(c.h.sw[s]) + c.h.W >= 5:
-            sf_suits(c.h.sw, c.h.W, c.h.pm, c.h.sfw, c.h.sfu)
-            c.h.sfany = c.h.sfw[0] | c.h.sfw[1] | c.h.sfw[2] | c.h.sfw[3]
-            return
-    # No window in any suit (pm is not built: gen_sf reads it only in suits with windows).
-    for s in range(4):
-        c.h.sfw[s] = 0
-        c.h.sfu[s] = 0
-    c.h.sfany = 0
-
-
 cdef void build_unit(Ctx* c, int r) noexcept nogil:
     # The natural cards of rank r in order of preference: first the copies whose use breaks
     # no straight flush (fcol: all copies of a card no straight flush can use, all but one of
@@ -1035,7 +1060,7 @@ cdef void canon_pairs_trips(const HandCounts* h, u64* words) noexcept nogil:
     group needs (what canon_group takes through PREFIX). words[0], words[1]: the pairs' lo
     and hi card words (one group per rank: mask a rank's bits out, rank_bits); words[2],
     words[3]: the trips'; words[4]: the wilds each rank's pair needs (2 bits at 2r: n minus
-    the naturals, when the rank holds fewer than n); words[5]: its trips'. Needs build_sfu.
+    the naturals, when the rank holds fewer than n); words[5]: its trips'.
     Each field's arithmetic stays in its field (a take is at most the need it is taken
     from), so one word carries a rank's pair and trips side by side."""
     cdef u64 need = ((<u64>2 * LOW_BITS2) & SUIT_MASK) | ((<u64>3 * LOW_BITS2) & (SUIT_MASK << HALF))
@@ -1091,28 +1116,49 @@ cdef inline u64 spread1(u64 x) noexcept nogil:
     return (x | (x << 1)) & <u64>0x55555555
 
 
-cdef void single_choice(Ctx* c, u64* sel_lo, u64* sel_hi) noexcept nogil:
+cdef extern from *:
+    """
+    /* single_choice on the four suits at once, one per 32-bit lane (gf_v4u, as gf_sf_suits):
+       sw: the suits' natural counts (2 bits a rank, 26 bits), sfu: their straight-flush
+       usable ranks. Per rank, the first suit (lane order) holding a free copy, else the first
+       holding one: "first" is a lane's bits less the OR of the lanes before it. */
+    static inline gf_v4u gf_lanes_before(gf_v4u x) {
+        gf_v4u z = {0, 0, 0, 0}, a;
+        a = x | __builtin_shuffle(x, z, (gf_v4u){4, 0, 1, 2});   /* lanes s-1 and s */
+        return __builtin_shuffle(x, z, (gf_v4u){4, 0, 1, 2})
+               | __builtin_shuffle(a, z, (gf_v4u){4, 4, 0, 1});  /* and s-3, s-2 */
+    }
+    static inline void gf_single_choice(const uint64_t *sw, const int *sfu, uint64_t *sel_lo,
+                                        uint64_t *sel_hi) {
+        const uint32_t low = 0x1555555u;                         /* bit 2r of 13 ranks */
+        gf_v4u x = {(uint32_t)sw[0], (uint32_t)sw[1], (uint32_t)sw[2], (uint32_t)sw[3]};
+        gf_v4u u, held, two, fr, sel, taken;
+        memcpy(&u, sfu, sizeof u);
+        held = (x | (x >> 1)) & low;                             /* a copy held */
+        two = (x >> 1) & low;                                    /* two copies */
+        u = (u | (u << 8)) & 0x00FF00FFu;                        /* rank bit r -> bit 2r */
+        u = (u | (u << 4)) & 0x0F0F0F0Fu;
+        u = (u | (u << 2)) & 0x33333333u;
+        u = (u | (u << 1)) & 0x55555555u;
+        fr = held & (~u | two);                                  /* a free copy */
+        sel = fr & ~gf_lanes_before(fr);
+        taken = fr | gf_lanes_before(fr);
+        taken = __builtin_shuffle(taken, (gf_v4u){3, 3, 3, 3}); /* every suit's free copies */
+        sel |= held & ~taken & ~gf_lanes_before(held);
+        *sel_lo = (uint64_t)sel[0] | ((uint64_t)sel[1] << 26);
+        *sel_hi = (uint64_t)sel[2] | ((uint64_t)sel[3] << 26);
+    }
+    """
+    void gf_single_choice(const u64* sw, const int* sfu, u64* sel_lo, u64* sel_hi) noexcept nogil
+
+
+cdef inline void single_choice(Ctx* c, u64* sel_lo, u64* sel_hi) noexcept nogil:
     """canon_group's one-card choice of every rank at once, on suit masks: per rank, the
     first suit holding a free copy (one whose use breaks no straight flush: the card no
     straight flush of the hand can use, or a second copy of it), else the first suit holding
     it; as card words with one card per rank held (action_singles, and the straights'
-    natural cards: compact_sequences). Needs build_sfu."""
-    cdef u64 held[4]
-    cdef u64 sel[4]
-    cdef u64 taken = 0, free
-    cdef int s
-    for s in range(4):
-        held[s] = (c.h.sw[s] | (c.h.sw[s] >> 1)) & ODD_BITS          # bit 2r: a copy held
-        free = held[s]
-        if c.h.sfu[s]:
-            free &= ~spread1(c.h.sfu[s]) | ((c.h.sw[s] >> 1) & ODD_BITS)   # or two copies
-        sel[s] = free & ~taken
-        taken |= free
-    for s in range(4):
-        sel[s] |= held[s] & ~taken
-        taken |= held[s]
-    sel_lo[0] = sel[0] | (sel[1] << SUIT_BITS)
-    sel_hi[0] = sel[2] | (sel[3] << SUIT_BITS)
+    natural cards: compact_sequences). All four suits at once (gf_single_choice)."""
+    gf_single_choice(c.h.sw, c.h.sfu, sel_lo, sel_hi)
 
 
 cdef void action_singles(Ctx* c, int m, u64 sel_lo, u64 sel_hi) noexcept nogil:
@@ -1123,15 +1169,15 @@ cdef void action_singles(Ctx* c, int m, u64 sel_lo, u64 sel_hi) noexcept nogil:
     cdef int32_t* ids = c.ids
     cdef u64* out = c.out
     cdef int n = c.n
+    # The wild of a level rank held only as wilds sits in its rank's fields (a heart of
+    # that rank), so it joins the words and the loop below has no case of its own.
+    sel_lo |= c.h.wild_lo & (<u64>0 - <u64>(navail(c, c.h.lr) == 0))
     while m:
         r = __builtin_ctzll(m)
         m &= m - 1
-        if navail(c, r):
-            bits = ((<u64>1) << (2 * r)) | ((<u64>1) << (SUIT_BITS + 2 * r))
-            n = put_id(ids, out, n, A_SINGLE + r, sel_lo & bits,
-                       (sel_hi & bits) | move_tag(T_SINGLE, r + 2))
-        elif r == c.h.lr and c.h.W:
-            n = put_id(ids, out, n, A_SINGLE + r, c.h.wild_lo, move_tag(T_SINGLE, r + 2))
+        bits = ((<u64>1) << (2 * r)) | ((<u64>1) << (SUIT_BITS + 2 * r))
+        n = put_id(ids, out, n, A_SINGLE + r, sel_lo & bits,
+                   (sel_hi & bits) | move_tag(T_SINGLE, r + 2))
     c.n = n
 
 
@@ -1512,7 +1558,6 @@ cdef int run(Ctx* c, u64 last_lo, u64 last_hi, bint compact) noexcept nogil:
     set_bounds(c, last_lo, last_hi)
     if not compact:
         build_cols(c)
-        build_sfu(c)
     gen_moves(c, compact)
     if not (last_lo == 0 and last_hi == 0):
         emit(c, 0, 0)
@@ -1542,9 +1587,32 @@ cdef void set_bounds(Ctx* c, u64 last_lo, u64 last_hi) noexcept nogil:
             c.bkey = 0
 
 
+cdef inline void follow_bounds(Ctx* c, u64 last_lo, u64 last_hi) noexcept nogil:
+    """set_bounds for a follow (last is not (0, 0)) with fewer tests (generate_actions): the
+    top's type varies from call to call. The same (tier, key) as tier_key. (Written with
+    masks instead, as x ^ ((x ^ y) & -cond), it lost no branch that gcc keeps here but cost
+    ~50 instructions a follow: gcc keeps the bomb's card count behind its test.)"""
+    cdef int t = move_type(last_hi), rc = move_rank(last_hi), n, key, tier
+    cdef int bomb = t == T_BOMB, joker = rc == RANK_JOKER
+    # key: the rank field (a run's lowest position); a same-rank group of the level rank
+    # is VALUE_LEVEL; a joker group by its cards; the joker bomb's, 0
+    key = VALUE_LEVEL if (rc == c.h.level) & ((t <= T_THREE_WITH_TWO) | bomb) else rc
+    key = (VALUE_HR if (last_hi >> HR_BIT) & 3 else VALUE_SB) if joker else key
+    key = 0 if joker & bomb else key
+    # tier: a same-rank bomb's by its size (bomb_tier: 4 -> 1, 5 -> 2, n -> n - 2)
+    n = card_count(last_lo, last_hi)
+    tier = TIER_JOKERS if joker else n - 3 + (n >= 6)
+    tier = tier if bomb else 0
+    tier = TIER_STRAIGHT_FLUSH if t == T_STRAIGHT_FLUSH else tier
+    c.size = 0
+    c.tmask = 0 if tier else 1u << t
+    c.minkey = 99 if tier else key
+    c.btier = tier
+    c.bkey = key if tier else 0
+
+
 cdef void gen_moves(Ctx* c, bint compact) noexcept nogil:
     if compact:
-        build_sfu(c)
         compact_groups(c)
         if c.tmask & (1 << T_THREE_WITH_TWO):
             compact_full_houses(c)
@@ -1591,24 +1659,21 @@ cdef void action_full_houses(Ctx* c, Groups* g) noexcept nogil:
     ascending ids (triple rank, then pair group). The compact order's key is additive over
     the two disjoint rank groups, so this union is the group's canonical move. g: every
     pair rank's pair and the trips above minkey (generate_actions)."""
-    cdef int pairs_w[3]
-    cdef int r, t, q, wt, pairs, trips, base, m
-    cdef u64 tag
-    pairs_w[0] = pairs_w[1] = pairs_w[2] = 0
-    m = g.pairs
-    while m:
-        r = __builtin_ctzll(m)
-        m &= m - 1
-        pairs_w[g.pair_w[r]] |= 1 << r
+    # upto[k]: the pair groups needing at most k wilds: a pair needs 2 - min(2, naturals)
+    # (canon_group), so the ranks holding 2 - k naturals (ranks_with)
+    cdef int upto[3]
+    cdef int t, q, pairs, trips, base, jokers
+    cdef u64 tag, tlo, thi
+    jokers = 0
     if c.fjp:
-        if c.h.nsb == 2:
-            pairs_w[0] |= 1 << PAIR_SB
-            g.pair_lo[PAIR_SB] = 0
-            g.pair_hi[PAIR_SB] = 2 * SB_HI
-        if c.h.nhr == 2:
-            pairs_w[0] |= 1 << PAIR_HR
-            g.pair_lo[PAIR_HR] = 0
-            g.pair_hi[PAIR_HR] = 2 * HR_HI
+        jokers = (((c.h.nsb == 2) << PAIR_SB) | ((c.h.nhr == 2) << PAIR_HR))
+        g.pair_lo[PAIR_SB] = 0
+        g.pair_hi[PAIR_SB] = 2 * SB_HI
+        g.pair_lo[PAIR_HR] = 0
+        g.pair_hi[PAIR_HR] = 2 * HR_HI
+    upto[2] = g.pairs | jokers
+    upto[1] = upto[2] & (ranks_with(c.h, 1) | jokers)
+    upto[0] = upto[2] & (ranks_with(c.h, 2) | jokers)
     cdef int32_t* ids = c.ids
     cdef u64* out = c.out
     cdef int n = c.n
@@ -1616,20 +1681,16 @@ cdef void action_full_houses(Ctx* c, Groups* g) noexcept nogil:
     while trips:
         t = __builtin_ctzll(trips)
         trips &= trips - 1
-        wt = g.trip_w[t]
-        pairs = pairs_w[0]
-        if wt + 1 <= c.h.W:
-            pairs |= pairs_w[1]
-        if wt + 2 <= c.h.W:
-            pairs |= pairs_w[2]
-        pairs &= ~(1 << t)
+        pairs = upto[c.h.W - g.trip_w[t]] & ~(1 << t)     # (the trips use at most W wilds)
         tag = move_tag(T_THREE_WITH_TWO, t + 2)
         base = A_FULL_HOUSE + t * (N_PAIR_SLOTS - 1)
+        tlo = g.trip_lo[t]
+        thi = g.trip_hi[t] | tag
         while pairs:
             q = __builtin_ctzll(pairs)
             pairs &= pairs - 1
-            n = put_id(ids, out, n, base + (q if q < t else q - 1), g.trip_lo[t] + g.pair_lo[q],
-                       (g.trip_hi[t] + g.pair_hi[q]) | tag)
+            # (pair slots skip the triple's own rank: q - 1 above it, without a branch)
+            n = put_id(ids, out, n, base + q - (q > t), tlo + g.pair_lo[q], thi + g.pair_hi[q])
     c.n = n
 
 
@@ -1682,37 +1743,34 @@ cdef int generate_actions(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
         # the memo's counts and tables when it holds this hand (what is built on demand
         # stays built for the next call), else counted afresh into it
         c.h = memo
-        if memo.lo != lo or memo.hi != hi or memo.level != level:
+        # (one test: a hit or a miss varies from call to call)
+        if ((memo.lo ^ lo) | (memo.hi ^ hi) | <u64>(memo.level ^ level)) != 0:
             hand_count(memo, lo, hi, level)
-    set_bounds(&c, last_lo, last_hi)
     if follow:
+        follow_bounds(&c, last_lo, last_hi)
         ids[0] = A_PASS
         out[0] = 0
         out[1] = 0
         if not follow_possible(&c, last_hi, rules):
             return 1
+    else:
+        set_bounds(&c, 0, 0)
     ctx_rest(&c, rules)
     c.out = out
     c.ids = ids
     c.cap = N_ACTIONS
     c.n = 1 if follow else 0
     g.sel = 0
-    build_sfu(&c)
     above = ranks_above(c.minkey, c.h.lr)
     held = ranks_with(c.h, 1)
     fh = (c.tmask >> T_THREE_WITH_TWO) & 1
     if c.tmask & (1 << T_SINGLE):
         m = (held | ((1 << c.h.lr) if c.h.W else 0)) & above
-        if __builtin_popcountll(m) > 2:
-            # (its set-up pays from three ranks on; a lead's straights reuse it)
-            single_choice(&c, &g.sel_lo, &g.sel_hi)
-            g.sel = 1
-            action_singles(&c, m, g.sel_lo, g.sel_hi)
-        else:
-            while m:
-                r = __builtin_ctzll(m)
-                m &= m - 1
-                group_single(&c, r)
+        # (single_choice, all suits at once, costs about one canon_group: so from one rank
+        # on, and a lead's straights reuse it)
+        single_choice(&c, &g.sel_lo, &g.sel_hi)
+        g.sel = 1
+        action_singles(&c, m, g.sel_lo, g.sel_hi)
         joker_singles(&c)
     g.pairs = 0
     g.trips = 0
@@ -1753,7 +1811,9 @@ cdef int generate_actions(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
         c.n = n
     if fh:
         action_full_houses(&c, &g)
-    compact_sequences(&c, NULL if follow else &g)
+    if c.tmask & ((1 << T_STRAIGHT) | (1 << T_THREE_PAIR) | (1 << T_TWO_TRIPS)):
+        # (a follow of one to three cards or a full house lists no runs: no call)
+        compact_sequences(&c, NULL if follow else &g)
     m = ranks_with(c.h, 4 - c.h.W)
     while m:
         r = __builtin_ctzll(m)
@@ -1812,7 +1872,6 @@ cdef int classify_cards(u64 lo, u64 hi, int level, const RulesC* rules, u64* out
     c.bkey = 0
     c.size = n
     build_cols(&c)
-    build_sfu(&c)
     gen_moves(&c, False)
     if c.n > CLASSIFY_CAP:
         c.n = CLASSIFY_CAP  # cannot happen: see CLASSIFY_CAP
@@ -1833,38 +1892,6 @@ cdef bint can_follow(u64 lo, u64 hi, int level, u64 last_lo, u64 last_hi,
     return follow_possible(&c, last_hi, rules)
 
 
-cdef int bomb_rank(Ctx* c) noexcept nogil:
-    """The hand's best bomb on the ladder (docs/rules.md §5) as tier * 32 + key, 0 when it
-    holds none; counted once per HandCounts (h.bombtk) and read by follow_possible: a bomb top is
-    beaten exactly when this is larger than its own tier * 32 + key, a non-bomb top when it
-    is not 0. Same-rank bombs: a rank's largest is its best (the tier grows with the size);
-    straight flushes: the highest window of any suit (build_sfu)."""
-    cdef HandCounts* h = c.h
-    cdef int best = 0, m, r, n, t, sf
-    if h.nsb == 2 and h.nhr == 2:
-        best = TIER_JOKERS * 32                 # the joker bomb, above everything
-    else:
-        m = ranks_with(h, 4 - h.W)
-        while m:
-            r = __builtin_ctzll(m)
-            m &= m - 1
-            n = navail(c, r) + h.W
-            if n > MAX_BOMB_SIZE:
-                n = MAX_BOMB_SIZE
-            t = bomb_tier(n) * 32 + rank_value(r, h.lr)
-            if t > best:
-                best = t
-        if best < (TIER_STRAIGHT_FLUSH + 1) * 32:
-            build_sfu(c)
-            sf = h.sfw[0] | h.sfw[1] | h.sfw[2] | h.sfw[3]
-            if sf:
-                t = TIER_STRAIGHT_FLUSH * 32 + 63 - __builtin_clzll(sf)
-                if t > best:
-                    best = t
-    h.bombtk = best
-    return best
-
-
 cdef inline bint follow_possible(Ctx* c, u64 last_hi, const RulesC* rules) noexcept nogil:
     # Exactly "generate() on this follow lists more than PASS" (either mode: both list a
     # move of every (type, key) that the complete list has), decided from the hand's
@@ -1874,30 +1901,22 @@ cdef inline bint follow_possible(Ctx* c, u64 last_hi, const RulesC* rules) noexc
     # (compact_groups, compact_full_houses, straight_choice, compact_sequences, gen_sf), on
     # rank masks; tests/test_fast_movegen.py compares it with generate() on many hands and tops.
     # Inline, the common answers first: a top of one to three cards by the top's own type,
-    # then bombs (bomb_rank, once per hand); the runs and full houses in follow_runs.
+    # then bombs (h.bombtk, bomb_rank); the runs and full houses in follow_runs.
     cdef int lr = c.h.lr, W = c.h.W, nsb = c.h.nsb, nhr = c.h.nhr, tier = c.btier, lt
-    cdef int key, above, held, m, bk
+    cdef int key, k, m, bk
     cdef const HandCounts* h = c.h
     lt = move_type(last_hi)
     if tier == 0 and lt <= T_TRIPS:
+        # one test for the three types (which one varies from call to call): lt cards of a
+        # rank above the key, naturals topped up by wilds (the level rank may be all wilds;
+        # lt - W clamped at 0: every rank), or lt jokers of one kind (none makes trips)
         key = c.minkey
-        above = ranks_above(key, lr)
-        held = ranks_with(h, 1)
-        if lt == T_SINGLE:
-            if (nsb and VALUE_SB > key) or (nhr and VALUE_HR > key):
-                return True
-            m = held | (1 << lr if W else 0)
-        elif lt == T_PAIR:
-            if (nsb == 2 and VALUE_SB > key) or (nhr == 2 and VALUE_HR > key):
-                return True
-            m = ranks_with(h, 2 - W) & (held | (1 << lr))
-        else:
-            m = ranks_with(h, 3 - W)
-        if m & above:
+        k = lt - W
+        m = ranks_with(h, k if k > 0 else 0) & (ranks_with(h, 1) | (1 << lr))
+        if ((m & ranks_above(key, lr)) | ((nsb >= lt) & (VALUE_SB > key))
+                | ((nhr >= lt) & (VALUE_HR > key))):
             return True
     bk = h.bombtk
-    if bk < 0:
-        bk = bomb_rank(c)
     if bk > (tier * 32 + c.bkey if tier else 0):
         return True
     if tier or lt <= T_TRIPS:
@@ -1940,7 +1959,7 @@ cdef bint follow_runs(Ctx* c, int lt, const RulesC* rules) noexcept nogil:
             return False
         if rules.sf_as_straight:
             return True
-        sf_suits(c.h.sw, W, pm, sfw, sfu)
+        sf_suits(c.h.sw, W, pm, sfw, sfu)      # (h.pm is built only when h can hold one)
         while m:
             p = __builtin_ctzll(m)
             m &= m - 1
