@@ -368,5 +368,5 @@ def test_plain_paths_write_what_the_simd_paths_write(encoder):
 
 
 def test_use_simd_refuses_what_is_not_a_bool():
-    with pytest.raises(ValueError, match="bool"):
+    with pytest.raises(TypeError, match="enabled must be a bool"):
         O.use_simd(1)

@@ -43,6 +43,22 @@ def as_int(value, what: str) -> int:
     return value.__index__()
 
 
+def check_bool(value, what: str) -> bool:
+    """A bool argument (``True``/``False`` only: ``1`` or ``np.True_`` are refused, so a
+    misplaced count never passes for a flag); TypeError naming it for anything else.
+
+    >>> check_bool(True, "auto_pass")
+    True
+    >>> check_bool(1, "auto_pass")
+    Traceback (most recent call last):
+    ...
+    TypeError: auto_pass must be a bool, not int
+    """
+    if not isinstance(value, bool):
+        raise TypeError(f"{what} must be a bool, not {type(value).__name__}")
+    return value
+
+
 def check_seed(seed, what: str = "seed", optional: bool = False) -> int | None:
     """A seed: any int (numpy integers too; reduced mod 2**64 where it is used), or None when
     ``optional``."""

@@ -20,6 +20,7 @@ returns the exchange cards that cost its plan least. It reads only what its seat
 Move('Pair', '3', ('S3', 'S3'))
 """
 from libc.string cimport memcpy
+from guandan_fast import validate as _validate
 from guandan_fast.codec cimport move_of
 from guandan_fast.types cimport (u64, N_RANKS, ACE_RANK, KIND_SB, KIND_HR, SUIT_BITS,
                                  SB_BIT, HR_BIT, SUIT_MASK, LO_CARD_MASK, HI_CARD_MASK, T_PASS, T_SINGLE, T_PAIR, T_TRIPS,
@@ -989,7 +990,6 @@ def endgame_limits(cards=None, nodes=None):
     ValueError: nodes must be >= 1, got 0
     """
     global solve_at, solve_nodes
-    from . import validate as _validate
     old = (solve_at, solve_nodes)
     if cards is not None:
         cards = _validate.check_count(cards, "cards", 0, 108)
@@ -1075,8 +1075,7 @@ def choose(game, endgame=True):
     cdef u64[::1] arr
     if not isinstance(game, Game):
         raise TypeError(f"game must be a guandan_fast.Game, not {type(game).__name__}")
-    if not isinstance(endgame, bool):
-        raise TypeError(f"endgame must be a bool, not {type(endgame).__name__}")
+    _validate.check_bool(endgame, "endgame")
     if game.is_over:
         raise ValueError("the match is over: no decision to make")
     memcpy(&st, game_state_ptr(game), sizeof(GameState))

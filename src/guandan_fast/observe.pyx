@@ -1122,8 +1122,7 @@ def use_simd(enabled):
     True
     """
     global _track_cards, has_avx, has_avx2
-    if not isinstance(enabled, bool):
-        raise ValueError(f"enabled must be a bool, not {type(enabled).__name__}")
+    _validate.check_bool(enabled, "enabled")
     cdef bint was = has_avx2 != 0 or has_avx != 0
     if enabled:
         check_avx()

@@ -1411,10 +1411,8 @@ cdef class VecEnv:
         seed = _validate.check_seed(seed)
         threads = _validate.check_threads(threads)
         _validate.check_rules(rules)
-        if not isinstance(adapt_threads, bool):
-            raise TypeError(f"adapt_threads must be a bool, not {type(adapt_threads).__name__}")
-        if not isinstance(auto_pass, bool):
-            raise TypeError(f"auto_pass must be a bool, not {type(auto_pass).__name__}")
+        _validate.check_bool(adapt_threads, "adapt_threads")
+        _validate.check_bool(auto_pass, "auto_pass")
         try:
             ls = tuple(learners)
         except TypeError:
