@@ -391,6 +391,13 @@ def test_replay_of_a_record_cut_mid_line_or_mid_match_says_so(files, tmp_path):
         "(the record of this match ends after 1 hand(s), before the match is over: a run "
         "stopped or cut short)")
     assert "before the match is over" not in gf_run("replay", str(files / "good.jsonl")).stdout
+    # a match past the end: the count of matches, and that the last one is cut (not parsed
+    # on the way, so found at the end)
+    proc = gf_run("replay", str(mid_line), "--match", "9")
+    assert_clean_error(proc, f"the record holds 2 match(es), the last one cut short at line "
+                             f"{second + 3} (a writer stopped mid-line); no match 9")
+    proc = gf_run("replay", str(mid_match), "--match", "9")
+    assert_clean_error(proc, "the record holds 2 match(es); no match 9")
 
 
 def _running_until(argv, rec, matches, **popen):

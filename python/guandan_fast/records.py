@@ -387,7 +387,7 @@ def _parse(n: int, text: str, lines: "_Lines | None" = None):
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as exc:
-        if not text.rstrip().endswith("}") and lines is not None and lines.at_end():
+        if lines is not None and lines.at_end() and _cut_short(text):
             # every whole record line is a JSON object: the file stops inside its last one
             # (a writer stopped in the middle of the line)
             raise ValueError(f"record line {n}: cut short (the line ends in the middle of its "
@@ -401,6 +401,18 @@ def _parse(n: int, text: str, lines: "_Lines | None" = None):
     if not isinstance(obj, dict):
         raise ValueError(f"record line {n}: expected a JSON object")
     return obj
+
+
+def _cut_short(text: str) -> bool:
+    """Whether a file's last line stops inside its JSON object (every whole record line is
+    one object): what a writer killed in the middle of a line leaves."""
+    if text.rstrip().endswith("}"):
+        return False
+    try:
+        json.loads(text)
+    except ValueError:
+        return True
+    return False
 
 
 def _check_header(n: int, obj: dict) -> dict:
@@ -456,9 +468,11 @@ def _scan_match(source, match: int, name: str = "path_or_lines"):
     lines = _Lines(_numbered_lines(source, name))
     index = -1
     found = None
+    last = (0, "")
     for n, text in lines:
         if not text.strip():
             continue
+        last = (n, text)
         if 0 <= index < match and '"format"' not in text:
             continue  # a hand line of an earlier match: not parsed, not checked
         obj = _parse(n, text, lines)
@@ -473,7 +487,10 @@ def _scan_match(source, match: int, name: str = "path_or_lines"):
     if found is None:
         if index < 0:
             raise ValueError("empty record: no header line")
-        raise ValueError(f"the record holds {index + 1} match(es); no match {match}")
+        cut = ""
+        if _cut_short(last[1]):
+            cut = f", the last one cut short at line {last[0]} (a writer stopped mid-line)"
+        raise ValueError(f"the record holds {index + 1} match(es){cut}; no match {match}")
 
     def hands():
         for n, text in lines:
