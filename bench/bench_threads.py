@@ -6,7 +6,13 @@ this script). Issue 19: never slower than one thread (>= 0.9x under load, >= 1.8
 Run as a script (prints the table recorded in bench/RESULTS.md)::
 
     OPENBLAS_NUM_THREADS=1 .venv/bin/python bench/bench_threads.py [--loops vecenv,simulate,tournament,search] \
-        [--busy 0,1,2] [--rounds 3] [--seconds 1.0]
+        [--busy 0,1,2] [--rounds 3] [--seconds 1.0] [--envs 256,1024]
+
+The VecEnv loops run once per table count of ``--envs``: ``vecenv`` is the whole loop (the
+caller's numpy draw of random legal actions, ``step``, ``pending()``, ``drain_results()``),
+``vecenv_step`` the same loop's compiled step alone (the part the threads share; the rest runs
+on the caller's thread at any thread count), ``vecenv_fixed`` the whole loop with
+``adapt_threads=False``.
 
 or under pytest-benchmark: ``.venv/bin/python -m pytest bench/bench_threads.py
 --benchmark-enable --benchmark-only``.
@@ -33,6 +39,7 @@ share; ``VecEnv._last_region_seconds``), with the rest of a step (the caller's n
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import statistics
 import subprocess
@@ -52,18 +59,33 @@ def _random_actions(batch, rng):
     return batch.cand_ids[batch.cand_offsets[:-1] + local]
 
 
-def vecenv_rate(threads, scale=1.0, adapt_threads=True):
-    """Decisions/s of ``VecEnv(256)`` (default encoder) with random legal actions."""
-    env = gf.VecEnv(256, seed=1, threads=threads, adapt_threads=adapt_threads)
+def vecenv_loop(threads, scale=1.0, adapt_threads=True, num_envs=256):
+    """Run ``VecEnv(num_envs)`` (default encoder) with random legal actions; returns the
+    decisions/s of the whole loop and of the compiled step alone (what the threads share)."""
+    env = gf.VecEnv(num_envs, seed=1, threads=threads, adapt_threads=adapt_threads)
     b = env.reset()
     rng = np.random.default_rng(0)
-    steps = max(10, int(4000 * scale))
+    steps = max(10, int(4000 * scale * 256 / num_envs))
+    region = 0.0
     t = time.perf_counter()
     for _ in range(steps):
         env.step(_random_actions(b, rng))
+        region += env._last_region_seconds
         b = env.pending()
         env.drain_results()
-    return steps * 256 / (time.perf_counter() - t)
+    return steps * num_envs / (time.perf_counter() - t), steps * num_envs / region
+
+
+def vecenv_rate(threads, scale=1.0, adapt_threads=True, num_envs=256):
+    """Decisions/s of ``VecEnv(num_envs)`` (default encoder) with random legal actions."""
+    return vecenv_loop(threads, scale, adapt_threads, num_envs)[0]
+
+
+def vecenv_step_rate(threads, scale=1.0, num_envs=256):
+    """The same loop's compiled step alone: decisions per second of ``step``'s compiled
+    region (``VecEnv._last_region_seconds``), the caller's numpy draw, ``pending()`` and
+    ``drain_results()`` left out (they run on the caller's thread whatever the count)."""
+    return vecenv_loop(threads, scale, True, num_envs)[1]
 
 
 def simulate_rate(threads, scale=1.0):
@@ -91,13 +113,13 @@ def search_rate(threads, scale=1.0):
     return matches / (time.perf_counter() - t)
 
 
-def vecenv_fixed_rate(threads, scale=1.0):
+def vecenv_fixed_rate(threads, scale=1.0, num_envs=256):
     """The same with ``adapt_threads=False`` (every step on ``threads`` threads)."""
-    return vecenv_rate(threads, scale, adapt_threads=False)
+    return vecenv_rate(threads, scale, adapt_threads=False, num_envs=num_envs)
 
 
-LOOPS = {"vecenv": vecenv_rate, "vecenv_fixed": vecenv_fixed_rate, "simulate": simulate_rate, "tournament": tournament_rate,
-         "search": search_rate}
+LOOPS = {"vecenv": vecenv_rate, "vecenv_step": vecenv_step_rate, "vecenv_fixed": vecenv_fixed_rate,
+         "simulate": simulate_rate, "tournament": tournament_rate, "search": search_rate}
 
 
 def interleaved(block, steps, busy, num_envs=256):
@@ -157,13 +179,14 @@ def stop_busy(procs):
         p.wait()
 
 
-def sweep(loops, busy, rounds, scale):
+def sweep(loops, busy, rounds, scale, sizes=(256,)):
     print(f"1 vs 2 threads, {rounds} alternated rounds, medians of the rates")
     print("| loop | busy processes | load at start | 1 thread | 2 threads | ratio | min ratio of a round "
           "| CPU time, 2 threads / 1 |")
     print("|---|---|---|---|---|---|---|---|")
-    for name in loops:
-        fn = LOOPS[name]
+    for name, fn in [(f"{x}({n})", functools.partial(LOOPS[x], num_envs=n))
+                     for x in loops if x.startswith("vecenv") for n in sizes] \
+            + [(x, LOOPS[x]) for x in loops if not x.startswith("vecenv")]:
         fn(1, scale * 0.1)                  # warm-up (imports, first allocation)
         for k in busy:
             procs = start_busy(k)
@@ -211,7 +234,7 @@ def main():
                     help="VecEnv only: 1-thread, fixed and adapting envs, K steps each in turn")
     ap.add_argument("--steps", type=int, default=3000, help="steps of each env with --interleave")
     ap.add_argument("--envs", default="256",
-                    help="with --interleave: table counts, comma-separated (default 256)")
+                    help="VecEnv's table counts, comma-separated (default 256)")
     args = ap.parse_args()
     try:
         sizes = [int(x) for x in args.envs.split(",")]
@@ -231,7 +254,7 @@ def main():
             ap.error(f"unknown loop {x!r}; known: {', '.join(LOOPS)}")
     busy = [int(x) for x in args.busy.split(",")]
     print("load average at the start: %.2f %.2f %.2f" % os.getloadavg())
-    sweep(loops, busy, args.rounds, args.seconds)
+    sweep(loops, busy, args.rounds, args.seconds, sizes)
     print("load average at the end: %.2f %.2f %.2f" % os.getloadavg())
 
 
