@@ -63,6 +63,24 @@ def test_long_steps_on_an_idle_machine_are_probed_seldom():
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
+def test_small_steps_slower_on_two_threads_move_to_one_at_the_first_probe(seed):
+    # 8 µs steps (a VecEnv of a few dozen tables on an idle machine): the hand-offs outweigh
+    # the halves, every step 1.2x slower on two threads. The first probe (8 ms in) switches
+    # after its first blocks, not after 40 ms of one thread; the probes of two threads after
+    # it stop after their first blocks too.
+    rng = np.random.default_rng(seed)
+    one = 8e-6 * rng.lognormal(0, 0.1, 12000)
+    both = 1.2 * one * rng.lognormal(0, 0.05, 12000)
+    ch = ThreadChooser(2)
+    first, _ = run(ch, one[:1100], both[:1100])
+    assert ch.count == 1 and ch.switches == 1
+    rest, on_two = run(ch, one[1100:], both[1100:])
+    assert ch.count == 1 and ch.switches == 1 and ch.probes >= 2
+    assert on_two <= 150
+    assert first + rest <= 1.02 * one.sum()
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
 def test_two_threads_that_stall_lose_to_one(seed):
     # Two threads fast while both run (median 0.52x) but stalled 2 ms at 8 % of the steps:
     # mean 1.16x of one thread. The rule must see the cost, not the median.

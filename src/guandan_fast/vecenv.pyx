@@ -369,7 +369,8 @@ cdef enum:
 # The thread count's choice (docs/learning.md "Threads"; chooser_* below). Times in µs of
 # the steps' compiled parts (the caller's own time between steps is not counted).
 cdef enum:
-    CH_FIRST_US = 20000       # the first probe, after this long on `threads`
+    CH_FIRST_US = 8000        # the first probe, after this long on `threads` (the end of
+                              # the first block, whose mean sizes the probe's units)
     CH_SWITCH_US = 50000      # after a switch, the next probe this soon (a wrong switch is
                               # undone fast)
     CH_GAP_MAX_US = 250000    # most time between probes (gaps double after a probe that
@@ -383,6 +384,16 @@ cdef enum:
     CH_KEEP = 64              # step times kept for a mean or a median
     CH_CAP = 12               # a probe counts a step as at most this many times the median
                               # step before it (on 1 thread; times the count on more)
+    CH_SLICE_US = 5000        # ... but never less than this (a scheduler slice and some:
+                              # under load, two threads' steps of 30 µs stalled 4.2 ms at
+                              # 0.6 % of the steps, 42 % of the time, which a cap of 12
+                              # median steps counted as 0.35 ms: two threads looked 1.5x
+                              # faster than one while 10 % slower)
+    CH_FEWER_PCT = 105        # a probe of fewer threads whose first blocks beat the count it
+                              # runs on by 5 % (mean and median: every step slower on more
+                              # threads, as with small batches on an idle machine, where a
+                              # step's hand-offs outweigh its halves) switches at once
+    CH_MORE_LOSES_PCT = 110   # and one of more threads 10 % slower (mean and median) stops
     # stages
     CH_RUN = 0                # steps on the chosen count
     CH_PROBE = 1              # a probe
@@ -1099,11 +1110,15 @@ cdef inline cnp.ndarray _empty(int nd, Py_ssize_t m, Py_ssize_t w, int typenum):
 #   noise that one such step would make of a whole probe). The first step after each change
 #   is not counted.
 # * Fewer threads win when they are no slower (under load two threads burn more CPU for the
-#   same work); more threads win when they are 1.15x faster.
+#   same work); more threads win when they are 1.15x faster, in the median as well as the
+#   mean (lost scheduler slices hit both counts and can tip a mean alone).
 # * A probe of fewer threads that is clearly slower after its first or second block (median
 #   1.4x that of the block before, mean 1.15x that of the last 64 steps before the probe,
 #   stalls included: an idle machine) stops there: an idle machine pays ~8 one-thread
-#   steps per probe.
+#   steps per probe. One that is CH_FEWER_PCT faster by then (mean and median: small
+#   batches, whose hand-offs outweigh the halves) switches at once; a probe of more threads
+#   CH_MORE_LOSES_PCT slower by then stops (measured: VecEnv(32) on an idle machine ran its
+#   first ~14,000 steps on two threads at 0.8x of one thread's rate before this).
 # * Probes come CH_FIRST_US after the start, then twice as late after each one that keeps
 #   the count up to CH_GAP_MAX_US (or later: a probe costs at most 1/CH_COST of the time), and
 #   CH_SWITCH_US after a switch; two blocks of CH_BLOCK_US in a row whose mean step (each
@@ -1147,6 +1162,13 @@ cdef double _median(const double* xs, int n) noexcept nogil:
     return buf[n // 2]
 
 
+cdef inline double chooser_cap(const Chooser* ch) noexcept nogil:
+    """The most one step counts for (s): CH_CAP one-thread steps, but never less than a
+    scheduler slice, so that a worker's stall (its core lent to another process for a
+    slice while it holds a piece: ~4 ms here) counts whole."""
+    return max(CH_CAP * _median(ch.ring, ch.ring_n) * ch.mode, CH_SLICE_US * 1e-6)
+
+
 cdef void chooser_end(Chooser* ch, bint won, double mode_mean, double other_mean) noexcept nogil:
     ch.probes += 1
     if won:
@@ -1188,7 +1210,7 @@ cdef void chooser_run_step(Chooser* ch, double dt) noexcept nogil:
         ch.run_mean = ch.run_sum / ch.run_n
         ch.run_sum = 0
         ch.run_n = 0
-        ch.run_cap = CH_CAP * _median(ch.ring, ch.ring_n) * ch.mode
+        ch.run_cap = chooser_cap(ch)
         off = (ch.ref_mean > 0 and ch.since >= CH_SWITCH_US * 1e-6 and
                (ch.run_mean > 1.6 * ch.ref_mean or 1.6 * ch.run_mean < ch.ref_mean))
         if off and ch.jumped:
@@ -1197,7 +1219,7 @@ cdef void chooser_run_step(Chooser* ch, double dt) noexcept nogil:
     if ch.until <= 0 and ch.run_mean > 0:
         k = <int>(CH_UNIT_US * 1e-6 / ch.run_mean) + 1
         ch.unit = max(<int>CH_UNIT_MIN, min(k, <int>CH_UNIT_MAX))
-        ch.cap = CH_CAP * _median(ch.ring, ch.ring_n) * ch.mode if ch.ring_n > 0 else 1.0
+        ch.cap = chooser_cap(ch) if ch.ring_n > 0 else 1.0
         ch.stage = CH_PROBE
         ch.on_other = 0
         ch.blen = ch.unit
@@ -1254,6 +1276,20 @@ cdef void chooser_record(Chooser* ch, int nt, double dt) noexcept nogil:
                     _median(ch.ot, ch.ot_n) > 1.4 * _median(ch.at, ch.at_n)):
                 chooser_end(ch, False, ring_mean, o_mean)     # clearly slower: stop
                 return
+            a_mean = ch.sum_mode / ch.n_mode if ch.n_mode > 0 else ring_mean
+            if (CH_FEWER_PCT * o_mean < 100 * a_mean and CH_FEWER_PCT * o_mean < 100 * ring_mean
+                    and CH_FEWER_PCT * _median(ch.ot, ch.ot_n) < 100 * _median(ch.at, ch.at_n)):
+                chooser_end(ch, True, a_mean, o_mean)         # clearly faster: take it
+                return
+        elif (other > ch.mode and ch.other_blocks <= 2 and ch.n_mode > 0 and ch.at_n > 0
+                and ch.n_other > 0):
+            # more threads slower in every step (not only stalls: the median too): stop
+            a_mean = ch.sum_mode / ch.n_mode
+            o_mean = ch.sum_other / ch.n_other
+            if (100 * o_mean > CH_MORE_LOSES_PCT * a_mean and 100 * _median(ch.ot, ch.ot_n)
+                    > CH_MORE_LOSES_PCT * _median(ch.at, ch.at_n)):
+                chooser_end(ch, False, a_mean, o_mean)
+                return
         ch.on_other = 0
         ch.at_n = 0
         ch.blen = ch.unit if ch.sum_other >= CH_OTHER_US * 1e-6 else 2 * ch.unit
@@ -1263,7 +1299,14 @@ cdef void chooser_record(Chooser* ch, int nt, double dt) noexcept nogil:
         o_mean = ch.sum_other / ch.n_other
         r = o_mean / a_mean
         if ch.sum_other >= CH_OTHER_US * 1e-6:
-            chooser_end(ch, r < (0.87 if other > ch.mode else 1.0), a_mean, o_mean)
+            if other > ch.mode:
+                # more threads: faster in the mean (stalls included) and in the median (a
+                # busy machine's lost slices, which hit either count, can tip a mean alone)
+                chooser_end(ch, r < 0.87 and ch.ot_n > 0 and ch.at_n > 0 and
+                            _median(ch.ot, ch.ot_n) < 0.87 * _median(ch.at, ch.at_n),
+                            a_mean, o_mean)
+            else:
+                chooser_end(ch, r < 1.0, a_mean, o_mean)
             return
         if r > 1.3:                     # halfway and clearly slower: stop here
             chooser_end(ch, False, a_mean, o_mean)
