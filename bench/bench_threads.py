@@ -238,21 +238,22 @@ def main():
     args = ap.parse_args()
     try:
         sizes = [int(x) for x in args.envs.split(",")]
+        busy = [int(x) for x in args.busy.split(",")]
     except ValueError:
-        sizes = [0]
-    if args.interleave < 0 or args.steps < 1 or min(sizes) < 1:
-        ap.error("--interleave must be >= 0, --steps >= 1 and --envs positive integers")
+        sizes = busy = [-1]
+    if args.interleave < 0 or args.steps < 1 or min(sizes) < 1 or min(busy) < 0:
+        ap.error("--interleave must be >= 0, --steps >= 1, --envs positive integers and "
+                 "--busy integers >= 0")
     if args.interleave:
         print("load average at the start: %.2f %.2f %.2f" % os.getloadavg())
         for n in sizes:
-            for k in [int(x) for x in args.busy.split(",")]:
+            for k in busy:
                 interleaved(args.interleave, args.steps, k, n)
         return
     loops = [x.strip() for x in args.loops.split(",") if x.strip()]
     for x in loops:
         if x not in LOOPS:
             ap.error(f"unknown loop {x!r}; known: {', '.join(LOOPS)}")
-    busy = [int(x) for x in args.busy.split(",")]
     print("load average at the start: %.2f %.2f %.2f" % os.getloadavg())
     sweep(loops, busy, args.rounds, args.seconds, sizes)
     print("load average at the end: %.2f %.2f %.2f" % os.getloadavg())
