@@ -20,9 +20,10 @@ or under pytest-benchmark: ``.venv/bin/python -m pytest bench/bench_threads.py
 Each round runs the loop once on 1 thread and once on 2, alternately (both see the same
 load); the figure is the median over rounds of each count's rate, and their ratio; the last
 column is the process's CPU time on 2 threads over that on 1 (the same work: what 2 threads
-cost beyond it, whatever share of a loaded machine the process got). Work sizes
-are fixed per loop (about ``--seconds`` of one thread on an idle machine), so a round measures
-the same work at both counts.
+cost beyond it, whatever share of a loaded machine the process got). Work sizes are fixed
+per loop: each loop is timed once on one thread before the busy processes start, and sized so
+that a run takes about ``--seconds`` there; so a round measures the same work at both counts,
+and a faster machine runs as long as a slower one.
 
 ``--interleave K`` (VecEnv only): on a machine whose load changes from second to second, three
 ``VecEnv(256)`` (1 thread, 2 threads fixed, 2 threads adapting) step K steps each in turn for
@@ -179,7 +180,12 @@ def stop_busy(procs):
         p.wait()
 
 
-def sweep(loops, busy, rounds, scale, sizes=(256,)):
+# The work scale of a calibration run: large enough that no loop's minimum size applies
+# (search: 16 matches), small enough to take a fraction of a second.
+CALIBRATION = 0.25
+
+
+def sweep(loops, busy, rounds, seconds, sizes=(256,)):
     print(f"1 vs 2 threads, {rounds} alternated rounds, medians of the rates")
     print("| loop | busy processes | load at start | 1 thread | 2 threads | ratio | min ratio of a round "
           "| CPU time, 2 threads / 1 |")
@@ -187,7 +193,10 @@ def sweep(loops, busy, rounds, scale, sizes=(256,)):
     for name, fn in [(f"{x}({n})", functools.partial(LOOPS[x], num_envs=n))
                      for x in loops if x.startswith("vecenv") for n in sizes] \
             + [(x, LOOPS[x]) for x in loops if not x.startswith("vecenv")]:
-        fn(1, scale * 0.1)                  # warm-up (imports, first allocation)
+        fn(1, 0.1)                          # warm-up (imports, first allocation)
+        t = time.perf_counter()             # then the scale of a run of about `seconds`
+        fn(1, CALIBRATION)
+        scale = CALIBRATION * seconds / max(time.perf_counter() - t, 1e-3)
         for k in busy:
             procs = start_busy(k)
             try:
@@ -229,7 +238,8 @@ def main():
     ap.add_argument("--busy", default="0,1,2")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--seconds", type=float, default=1.0,
-                    help="scale of the work of one run (about its seconds on an idle machine)")
+                    help="a run's length on one thread (measured once per loop, before the "
+                         "busy processes start)")
     ap.add_argument("--interleave", type=int, default=0, metavar="K",
                     help="VecEnv only: 1-thread, fixed and adapting envs, K steps each in turn")
     ap.add_argument("--steps", type=int, default=3000, help="steps of each env with --interleave")
@@ -241,9 +251,10 @@ def main():
         busy = [int(x) for x in args.busy.split(",")]
     except ValueError:
         sizes = busy = [-1]
-    if args.interleave < 0 or args.steps < 1 or min(sizes) < 1 or min(busy) < 0:
-        ap.error("--interleave must be >= 0, --steps >= 1, --envs positive integers and "
-                 "--busy integers >= 0")
+    if (args.interleave < 0 or args.steps < 1 or min(sizes) < 1 or min(busy) < 0
+            or not args.seconds > 0):
+        ap.error("--interleave must be >= 0, --steps >= 1, --envs positive integers, "
+                 "--busy integers >= 0 and --seconds > 0")
     if args.interleave:
         print("load average at the start: %.2f %.2f %.2f" % os.getloadavg())
         for n in sizes:
