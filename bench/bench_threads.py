@@ -53,11 +53,7 @@ import guandan_fast as gf
 from guandan_fast.simulate import simulate
 from guandan_fast.tournament import tournament
 
-
-def _random_actions(batch, rng):
-    counts = np.diff(batch.cand_offsets)
-    local = (rng.random(len(counts)) * counts).astype(np.int64)
-    return batch.cand_ids[batch.cand_offsets[:-1] + local]
+from bench_learning_loop import random_actions
 
 
 def vecenv_loop(threads, scale=1.0, adapt_threads=True, num_envs=256):
@@ -70,7 +66,7 @@ def vecenv_loop(threads, scale=1.0, adapt_threads=True, num_envs=256):
     region = 0.0
     t = time.perf_counter()
     for _ in range(steps):
-        env.step(_random_actions(b, rng))
+        env.step(random_actions(b, rng, False))
         region += env._last_region_seconds
         b = env.pending()
         env.drain_results()
@@ -142,7 +138,7 @@ def interleaved(block, steps, busy, num_envs=256):
                 b, rng = state[name]
                 t = time.perf_counter()
                 for _ in range(block):
-                    env.step(_random_actions(b, rng))
+                    env.step(random_actions(b, rng, False))
                     region[name] += env._last_region_seconds
                     b = env.pending()
                     env.drain_results()

@@ -24,33 +24,32 @@ swing from round to round::
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
 
-# One run: set up and warm up, say "ready", wait for a line, run, print the two rates.
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# One run (bench_learning_loop's random legal actions): set up and warm up, say "ready", wait for a line, run, print the two rates.
 CHILD = r"""
 import sys, time
+sys.path.insert(0, sys.argv[4])
 import numpy as np
 import guandan_fast as gf
+from bench_learning_loop import random_actions
 n, threads, steps = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 env = gf.VecEnv(n, seed=1, threads=threads, adapt_threads=False)
 b = env.reset()
 rng = np.random.default_rng(0)
-
-def actions(b):
-    counts = np.diff(b.cand_offsets)
-    local = (rng.random(len(counts)) * counts).astype(np.int64)
-    return b.cand_ids[b.cand_offsets[:-1] + local]
-
 for _ in range(100):
-    env.step(actions(b)); b = env.pending(); env.drain_results()
+    env.step(random_actions(b, rng, False)); b = env.pending(); env.drain_results()
 print("ready", flush=True)
 sys.stdin.readline()
 region = 0.0
 t = time.perf_counter()
 for _ in range(steps):
-    env.step(actions(b)); region += env._last_region_seconds
+    env.step(random_actions(b, rng, False)); region += env._last_region_seconds
     b = env.pending(); env.drain_results()
 print(n * steps / region, n * steps / (time.perf_counter() - t), flush=True)
 """
@@ -59,7 +58,7 @@ print(n * steps / region, n * steps / (time.perf_counter() - t), flush=True)
 def run_together(specs, steps):
     """Start one child per (num_envs, threads) of specs, release them at once; the sums of
     their (compiled step, whole loop) decisions per second."""
-    procs = [subprocess.Popen([sys.executable, "-c", CHILD, str(n), str(t), str(steps)],
+    procs = [subprocess.Popen([sys.executable, "-c", CHILD, str(n), str(t), str(steps), HERE],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
              for n, t in specs]
     try:
