@@ -140,21 +140,34 @@ cdef void track_play(Track* t, int seat, u64 lo, u64 hi) noexcept nogil:
     _track_cards(t, seat, lo, clo, chi)
 
 
+cdef inline void track_words(Track* t, int seat, u64 lo, u64 clo, u64 chi, float n) noexcept nogil:
+    """A move's words and card count onto the Track's totals and keys (both row paths
+    below): the mover's played words and cards left; the cached rows' keys (the mover's hand
+    and, DanZero, the others' unseen cards lose the move; see Track: the same words off a key
+    that did not match keep it unmatched)."""
+    cdef int q
+    t.played_lo[seat] += lo
+    t.played_hi[seat] += chi
+    t.hand_key[seat][0] -= clo
+    t.hand_key[seat][1] -= chi
+    if t.dz:
+        t.played_all_lo += clo
+        t.played_all_hi += chi
+        for q in range(1, 4):
+            t.unseen_key[(seat + q) & 3][0] -= clo
+            t.unseen_key[(seat + q) & 3][1] -= chi
+    # (left_f is garbage until left_ok, and then rewritten whole: no test here)
+    t.left_f[seat] -= n
+    t.left_f[seat + 4] -= n
+
+
 cdef void track_cards(Track* t, int seat, u64 lo, u64 clo, u64 chi) noexcept nogil:
     # Called through _track_cards (a pointer, so that gcc does not inline it): the
     # registers its loops need are then saved for a move with cards only, not for a pass
     # (half the moves; 12 pushes and pops each).
-    t.played_lo[seat] += lo
-    t.played_hi[seat] += chi
-    # The cached rows' keys: the mover's hand and (DanZero) the others' unseen cards lose
-    # the move (see Track: the same words off a key that did not match keep it unmatched).
-    t.hand_key[seat][0] -= clo
-    t.hand_key[seat][1] -= chi
     cdef float n = (track_cards_dz(t, seat, clo, chi) if t.dz
                     else track_cards_kinds(t, seat, clo, chi))
-    # (left_f is garbage until left_ok, and then rewritten whole: no test here)
-    t.left_f[seat] -= n
-    t.left_f[seat + 4] -= n
+    track_words(t, seat, lo, clo, chi, n)
 
 
 cdef void track_cards_avx2(Track* t, int seat, u64 lo, u64 clo, u64 chi) noexcept nogil:
@@ -164,28 +177,18 @@ cdef void track_cards_avx2(Track* t, int seat, u64 lo, u64 clo, u64 chi) noexcep
     cdef u64 w[2]
     cdef uint8_t* sub[4]
     cdef int q
-    cdef float n = <float>cards_left(clo, chi)
     w[0] = clo
     w[1] = chi
-    t.played_lo[seat] += lo
-    t.played_hi[seat] += chi
-    t.hand_key[seat][0] -= clo
-    t.hand_key[seat][1] -= chi
     sub[0] = t.hand_b[seat]
     if t.dz:
-        t.played_all_lo += clo
-        t.played_all_hi += chi
         for q in range(1, 4):
-            t.unseen_key[(seat + q) & 3][0] -= clo
-            t.unseen_key[(seat + q) & 3][1] -= chi
             sub[q] = t.unseen_b[(seat + q) & 3]
         move_rows_avx2(w, _ROW_TABLES[1], t.played_b[seat], t.played_b[seat + 4],
                        t.last_b[seat], sub, 4)
     else:
         move_rows_avx2(w, _ROW_TABLES[0], t.played_b[seat], t.played_b[seat + 4], NULL,
                        sub, 1)
-    t.left_f[seat] -= n
-    t.left_f[seat + 4] -= n
+    track_words(t, seat, lo, clo, chi, <float>cards_left(clo, chi))
 
 
 cdef void (*_track_cards)(Track*, int, u64, u64, u64) noexcept nogil
@@ -234,8 +237,8 @@ cdef inline int track_cards_kinds(Track* t, int seat, u64 lo, u64 hi) noexcept n
 
 cdef inline int track_cards_dz(Track* t, int seat, u64 lo, u64 hi) noexcept nogil:
     """The same in DanZero's order, and onto the mover's last-move row (cleared before),
-    and off the other seats' unseen rows and keys (one bit per kind held: see _F_COUNT;
-    the column straight from the bit: _U8_POS). Returns the number of cards."""
+    and off the other seats' unseen rows (one bit per kind held: see _F_COUNT; the column
+    straight from the bit: _U8_POS; their keys: track_words). Returns the number of cards."""
     cdef uint8_t* pa = t.played_b[seat]
     cdef uint8_t* pb = t.played_b[seat + 4]
     cdef uint8_t* hand = t.hand_b[seat]
@@ -244,15 +247,10 @@ cdef inline int track_cards_dz(Track* t, int seat, u64 lo, u64 hi) noexcept nogi
     cdef uint8_t* u2 = t.unseen_b[(seat + 2) & 3]
     cdef uint8_t* u3 = t.unseen_b[(seat + 3) & 3]
     cdef const uint8_t* pos = &_U8_POS[1][0][0]
-    cdef int b, col, q, half, m = 0
+    cdef int b, col, half, m = 0
     cdef uint8_t n
     cdef u64 x
     memset(last, 0, 54)
-    t.played_all_lo += lo
-    t.played_all_hi += hi
-    for q in range(1, 4):
-        t.unseen_key[(seat + q) & 3][0] -= lo
-        t.unseen_key[(seat + q) & 3][1] -= hi
     for half in range(2):
         x = lo if half == 0 else hi
         while x:
