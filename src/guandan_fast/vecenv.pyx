@@ -887,13 +887,16 @@ cdef enum:
     PHASE_CHECK = 1        # pieces: units of tables, whose actions are checked
     PHASE_STEP = 2         # pieces: units of tables, stepped
     PHASE_EMIT = 3         # pieces: the step phase's claims (Job.order), written to the batch
-    # A claim of the step phase takes a quarter of what is left, at most STEP_CAP tables:
-    # few claims (each a compare-and-swap on a line both threads write), and a worker that
-    # loses its core while holding one keeps the lead waiting for at most ~16 tables.
-    STEP_DIV = 4
-    STEP_CAP = 16
+    # A claim of the step phase takes half of what is left, at most STEP_CAP tables: few
+    # claims, each a compare-and-swap on a line both threads write (a line transfer when
+    # the other thread claimed last: 75-700 ns here). Measured on 256 tables, 2 threads
+    # against 1, interleaved (bench/RESULTS.md, session 12): a quarter, at most 16 tables
+    # (~24 claims a step) 1.50-1.75x; half, at most 64 (~12) 1.55-1.88x, 1.16x on 64
+    # tables (1.10x), 2.44x on 1,024 (2.26x); an eighth, at most 8: slower than a quarter.
+    STEP_DIV = 2
+    STEP_CAP = 64
     CHECK_DIV = 2          # checking is ~1/30 of stepping: half of what is left (few claims)
-    EMIT_DIV = 3           # the batch: a third of the step claims left (one at a time was
+    EMIT_DIV = 2           # the batch: half of the step claims left (one at a time was
                            # ~20 claims a step, each a line transfer: no faster than 1 thread)
 
 
