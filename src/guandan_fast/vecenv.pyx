@@ -96,19 +96,20 @@ cdef extern from *:
         __builtin_ia32_pause();
     #endif
     }
-    /* Wait while *word == val: spin up to spin_ns, then sleep. A waker stores a new value
-       and wakes only when *sleepers is not zero (both sequentially consistent: either the
-       waker sees the sleeper counted, or the sleeper sees the new value). */
-    static void vec_wait(int *word, int val, int *sleepers, long long spin_ns) {
-        long long until = 0;
+    /* Wait while *word == val: spin up to *spin_ns (read again as the spin goes on: the
+       lead may cut it short), then sleep. A waker stores a new value and wakes only when
+       *sleepers is not zero (both sequentially consistent: either the waker sees the
+       sleeper counted, or the sleeper sees the new value). */
+    static void vec_wait(int *word, int val, int *sleepers, const int *spin_ns) {
+        long long start = 0;
         int i;
         for (;;) {
             for (i = 0; i < 64; i++) {
                 if (__atomic_load_n(word, __ATOMIC_ACQUIRE) != val) return;
                 vec_pause();
             }
-            if (until == 0) until = vec_now_ns() + spin_ns;
-            else if (vec_now_ns() > until) break;
+            if (start == 0) start = vec_now_ns();
+            else if (vec_now_ns() - start > __atomic_load_n(spin_ns, __ATOMIC_RELAXED)) break;
         }
         __atomic_add_fetch(sleepers, 1, __ATOMIC_SEQ_CST);
         while (__atomic_load_n(word, __ATOMIC_SEQ_CST) == val)
@@ -189,8 +190,7 @@ cdef extern from *:
                 if (apart) vec_keep_apart(p, &allowed);
                 p->help(p, k);
             }
-            vec_wait(&p->seq, seen, &p->seq_sleepers,
-                     __atomic_load_n(&p->spin_ns, __ATOMIC_RELAXED));
+            vec_wait(&p->seq, seen, &p->seq_sleepers, &p->spin_ns);
         }
     }
 
@@ -336,6 +336,13 @@ cdef extern from *:
         if (s > VEC_SPIN_MAX_NS) s = VEC_SPIN_MAX_NS;
         __atomic_store_n(&p->spin_ns, (int)s, __ATOMIC_RELAXED);
     }
+    /* The next steps run on the lead alone: the workers sleep now instead of spinning
+       (beside other busy processes a spinning worker takes CPU time from the lead, and
+       made the thread chooser's probes of one thread look slower than one thread is). The
+       next vec_pool_spin sets their spin again. */
+    static void vec_pool_rest(VecPool *p) {
+        __atomic_store_n(&p->spin_ns, 0, __ATOMIC_RELAXED);
+    }
     /* Zeroed memory on a cache-line boundary (per-thread records must not share lines).
        (Transparent huge pages for the tables were tried: 1.03x before the Track's rows
        became bytes, 0.97x after; bench/RESULTS.md, branch encode6.) */
@@ -355,6 +362,7 @@ cdef extern from *:
     void vec_pool_free(VecPool* p) nogil
     int vec_pool_begin(VecPool* p, int nt, void* ctx) nogil
     void vec_pool_spin(VecPool* p, long long gap_ns) nogil
+    void vec_pool_rest(VecPool* p) nogil
     void vec_publish(VecPool* p, int phase, int count, int div, int cap) nogil
     int vec_claim(VecPool* p, int from_back, int* first, int* phase) nogil
     void* vec_ctx(VecPool* p) nogil
@@ -1409,6 +1417,7 @@ cdef class VecEnv:
     cdef timespec _t_end          # when it ended (the caller's gap starts)
     cdef double _gaps[RECENT]     # the caller's last gaps between regions (s): the spin
     cdef int _gap_i, _gap_n
+    cdef bint _rested             # the workers were told to sleep (vec_pool_rest)
     cdef Chooser _ch              # the thread count (chooser_*)
     cdef object _obs, _mask, _offsets, _ids, _words, _cards, _env_id, _seat, _phase
     cdef Py_ssize_t _cap
@@ -1596,9 +1605,15 @@ cdef class VecEnv:
             self._rows_cap = max(need, 2 * self._rows_cap)
             j.rows = rows
         clock_gettime(CLOCK_MONOTONIC, &t0)
+        if self._rested and nt > 1:      # the workers spin again between phases and steps
+            vec_pool_spin(self.pool, 0)
+            self._rested = False
         if self._t_end.tv_sec != 0 or self._t_end.tv_nsec != 0:   # not the first region
             self._note_gap((t0.tv_sec - self._t_end.tv_sec)
                            + (t0.tv_nsec - self._t_end.tv_nsec) * 1e-9)
+        if nt == 1 and self.threads > 1:
+            vec_pool_rest(self.pool)     # this step on the lead alone (after _note_gap's spin)
+            self._rested = True
         with nogil:
             if nt > 1:
                 nt = vec_pool_begin(self.pool, nt, j)
