@@ -260,12 +260,13 @@ def test_info_encoder_rows_equal_game_information_state():
         b = env.pending()
 
 
-@pytest.mark.parametrize("num_envs", [1, 3, 24, 70])
+@pytest.mark.parametrize("num_envs", [1, 3, 24, 70, 200])
 def test_identical_for_1_to_4_threads_and_growing_buffers(num_envs):
     # Threads claim the tables in pieces (the lead from the front, the workers from the back,
-    # up to 16 tables a claim: 70 tables take claims of the cap and several per worker), so
-    # who steps and writes which table changes from step to step; the batch must not depend
-    # on it. One table's buffers start at 64 candidates, fewer
+    # half of what is left and up to 64 tables a claim: 200 tables take claims of the cap, 70
+    # several per worker), so who steps and writes which table changes from step to step; the
+    # batch must not depend on it.
+    # One table's buffers start at 64 candidates, fewer
     # than a lead often has: the step that overflows them is copied after the region.
     # adapt_threads=False: every step runs on all the threads of the pool (an adapting env
     # runs most steps on one while it measures).
