@@ -66,15 +66,16 @@ def test_long_steps_on_an_idle_machine_are_probed_seldom():
 def test_small_steps_slower_on_two_threads_move_to_one_at_the_first_probe(seed):
     # 8 µs steps (a VecEnv of a few dozen tables on an idle machine): the hand-offs outweigh
     # the halves, every step 1.2x slower on two threads. The first probe (8 ms in) switches
-    # after its first blocks, not after 40 ms of one thread; the probes of two threads after
-    # it stop after their first blocks too.
+    # after its first blocks (and the 1 ms after the change whose steps are not counted),
+    # not after 40 ms of one thread; the probes of two threads after it stop after their
+    # first blocks too.
     rng = np.random.default_rng(seed)
     one = 8e-6 * rng.lognormal(0, 0.1, 12000)
     both = 1.2 * one * rng.lognormal(0, 0.05, 12000)
     ch = ThreadChooser(2)
-    first, _ = run(ch, one[:1100], both[:1100])
+    first, _ = run(ch, one[:1200], both[:1200])
     assert ch.count == 1 and ch.switches == 1
-    rest, on_two = run(ch, one[1100:], both[1100:])
+    rest, on_two = run(ch, one[1200:], both[1200:])
     assert ch.count == 1 and ch.switches == 1 and ch.probes >= 2
     assert on_two <= 150
     assert first + rest <= 1.02 * one.sum()
@@ -120,11 +121,12 @@ def test_other_work_that_takes_the_cpu_at_any_count_is_noise(seed):
     total, _ = run(ThreadChooser(2), one, both)
     assert total <= 0.98 * one.sum()
     # stalled at 12 % (1.3x of one thread on the whole): within issue 19's 0.9x of one thread
-    # (the noise makes the probes of two threads long and some of them win)
+    # (1 / 0.9 of its time; the noise makes the probes of two threads long and some of them
+    # win: 1.04-1.08x here)
     one, both = machine(12000, seed, two=0.52, stall_p=0.12, stall=3e-3, lost_p=0.03)
     assert both.sum() > 1.2 * one.sum()
     total, on_two = run(ThreadChooser(2), one, both)
-    assert total <= 1.08 * one.sum() and on_two <= 0.3 * len(one)
+    assert total <= one.sum() / 0.9 and on_two <= 0.3 * len(one)
 
 
 @pytest.mark.parametrize("seed", [1, 2])
@@ -156,3 +158,35 @@ def test_record_checks_its_input():
     with pytest.raises(ValueError, match="threads must be >= 2"):
         ThreadChooser(1)
     assert ch.count == 2 and ch.probes == 0 and not ch.probing
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_one_thread_settling_after_two_does_not_count_against_it(seed):
+    # Beside two busy processes (measured, bench/RESULTS.md session 12) one thread's steps
+    # just after steps on two took 4.5x, 1.9x, 1.9x, then 1.3x for 5 steps, their usual time
+    # (the scheduler paying back the CPU two threads took), while two threads, fast while
+    # both run, stalled 3 ms at 1 % of their steps: 1.15x of one thread on the whole. Counted
+    # from the second step after each change, one thread looked slower than two in the
+    # probes and two threads stayed.
+    rng = np.random.default_rng(seed)
+    settle = [4.5, 1.9, 1.9] + [1.3] * 5
+    ch = ThreadChooser(2)
+    total = one_total = 0.0
+    since, last, on_two = 0, 2, 0
+    for _ in range(30000):
+        n = ch.next()
+        since = since + 1 if n == last else 0
+        last = n
+        one = 50e-6 * rng.lognormal(0, 0.1)
+        if n == 1:
+            dt = one * (settle[since] if since < len(settle) else 1.0)
+        else:
+            dt = 0.55 * one + 3e-3 * (rng.random() < 0.01)
+            on_two += 1
+        ch.record(n, dt)
+        total += dt
+        one_total += one
+    # (counting them, two threads stayed at the end for two seeds in three, on_two 9,379 for
+    # the third; the probes' own settling costs a few per cent: 1.06-1.08x)
+    assert ch.count == 1 and on_two <= 0.3 * 30000
+    assert total <= one_total / 0.9

@@ -389,6 +389,17 @@ cdef enum:
     CH_UNIT_MIN = 4           # ... of at least this many steps
     CH_UNIT_MAX = 2048
     CH_OTHER_US = 40000       # ... until the other count has run this long
+    CH_SETTLE_US = 1000       # the first step after each change is not counted, nor are
+                              # one thread's steps in the first 1 ms after two threads':
+                              # beside two busy processes they took 4.5x, 1.9x, 1.3x their
+                              # usual time (medians) for the first 1, 2, 3-7 steps after
+                              # 100 steps on two threads (the scheduler paying the busy
+                              # processes back the CPU two threads took), two threads'
+                              # steps after one thread's ~1x but for the first: in blocks
+                              # of ~1 ms, probes saw one thread up to 2.8x slower than it
+                              # ran when chosen, and kept two threads at 0.8-0.9x ...
+    CH_STALL_X = 8            # ... but for the first, a step of 8 median steps (a thread's
+                              # stall, not the scheduler's settling) counts
     CH_KEEP = 64              # step times kept for a mean or a median
     CH_CAP = 12               # a probe counts a step as at most this many times the median
                               # step before it (on 1 thread; times the count on more)
@@ -428,7 +439,9 @@ cdef struct Chooser:
     double cap                # the most a step counts for (s)
     int on_other              # the current block runs on the other count
     int blen, n               # the current block's steps, and how many have run
-    int skip                  # the next step is the first after a change: not counted
+    double settle             # time (s) of steps still not counted after a change of count
+    bint first                # the next step is the first after a change (never counted)
+    double stall_dt           # a step this long just after a change is a stall: counted
     int other_blocks          # blocks on the other count finished
     double sum_mode, sum_other
     int n_mode, n_other
@@ -437,6 +450,7 @@ cdef struct Chooser:
     double ot[CH_KEEP]        # the first steps on the other count
     int ot_n
     int probes, switches      # counts, for the curious (ThreadChooser)
+    double dbg_a, dbg_o, dbg_na, dbg_no
 
 cdef enum:
     ENC_NONE = 0
@@ -1182,6 +1196,7 @@ cdef inline double chooser_cap(const Chooser* ch) noexcept nogil:
 
 cdef void chooser_end(Chooser* ch, bint won, double mode_mean, double other_mean) noexcept nogil:
     ch.probes += 1
+    ch.dbg_a = mode_mean; ch.dbg_o = other_mean; ch.dbg_na = ch.n_mode; ch.dbg_no = ch.n_other
     if won:
         ch.mode = chooser_other(ch)
         ch.switches += 1
@@ -1231,10 +1246,13 @@ cdef void chooser_run_step(Chooser* ch, double dt) noexcept nogil:
         k = <int>(CH_UNIT_US * 1e-6 / ch.run_mean) + 1
         ch.unit = max(<int>CH_UNIT_MIN, min(k, <int>CH_UNIT_MAX))
         ch.cap = chooser_cap(ch) if ch.ring_n > 0 else 1.0
+        ch.stall_dt = (CH_STALL_X * _median(ch.ring, ch.ring_n) * ch.mode if ch.ring_n > 0
+                       else 1.0)
         ch.stage = CH_PROBE
         ch.on_other = 0
         ch.blen = ch.unit
-        ch.n = ch.skip = ch.other_blocks = 0
+        ch.n = ch.other_blocks = ch.first = 0
+        ch.settle = 0
         ch.sum_mode = ch.sum_other = 0
         ch.n_mode = ch.n_other = ch.at_n = ch.ot_n = 0
 
@@ -1255,9 +1273,16 @@ cdef void chooser_record(Chooser* ch, int nt, double dt) noexcept nogil:
         chooser_run_step(ch, dt)
         return
     dt = min(dt, ch.cap)
-    if ch.skip:                         # the first step after a change of count
-        ch.skip = 0
-    elif ch.on_other:
+    if ch.first:                        # the first step after a change of count
+        ch.first = 0
+        ch.settle -= dt
+        return
+    if ch.settle > 0:                   # the next ones on one thread: not counted ...
+        ch.settle -= dt
+        if dt < ch.stall_dt:
+            return
+        # (... but a stall, counted as any other step)
+    if ch.on_other:
         ch.sum_other += dt
         ch.n_other += 1
         if ch.ot_n < CH_KEEP:
@@ -1273,7 +1298,8 @@ cdef void chooser_record(Chooser* ch, int nt, double dt) noexcept nogil:
     if ch.n < ch.blen:
         return
     ch.n = 0                            # the block is over: the other count next
-    ch.skip = 1
+    ch.first = 1
+    ch.settle = CH_SETTLE_US * 1e-6 if (ch.mode if ch.on_other else other) == 1 else 0
     if ch.on_other:
         ch.other_blocks += 1
         if (other < ch.mode and ch.other_blocks <= 2 and ch.ring_n > 0 and ch.at_n > 0
@@ -1658,6 +1684,10 @@ cdef class VecEnv:
                 k -= 1
             buf[k] = v
         vec_pool_spin(self.pool, <long long>(buf[(3 * self._gap_n) // 4] * 1e9))
+
+    @property
+    def _dbg(self):
+        return (self._ch.probes, self._ch.switches, self._ch.stage, self._ch.mode, self._ch.dbg_a * 1e6, self._ch.dbg_o * 1e6, self._ch.dbg_na, self._ch.dbg_no)
 
     @property
     def threads_in_use(self):
