@@ -407,6 +407,28 @@ def test_adapting_thread_count_changes_nothing_but_speed():
     assert envs[0].fork(0, 2).threads_in_use in (1, 2)
 
 
+def test_workers_that_nap_through_a_callers_long_gaps_step_the_same():
+    """A caller whose gaps between steps are long and regular (a learner's network: here a
+    0.6 ms sleep) has the workers nap through most of each gap and spin through the rest;
+    a step that comes early or late wakes them all the same (every 7th gap is short, every
+    11th long), and the batches are those of one thread."""
+    import time
+    envs = [gf.VecEnv(64, seed=31, threads=t, adapt_threads=False) for t in (2, 1)]
+    batches = [e.reset() for e in envs]
+    rng = np.random.default_rng(3)
+    for k in range(80):
+        ids, _ = random_choice(batches[1], rng)
+        time.sleep(0.00005 if k % 7 == 6 else 0.002 if k % 11 == 10 else 0.0006)
+        for e in envs:
+            e.step(ids)
+        batches = [e.pending() for e in envs]
+        for f in batches[0]._fields:
+            x, y = getattr(batches[0], f), getattr(batches[1], f)
+            assert (x is None and y is None) or np.array_equal(x, y), f
+    res = [e.drain_results() for e in envs]
+    assert all(np.array_equal(res[0][k], res[1][k]) for k in res[0])
+
+
 def test_threads_work_in_a_forked_child():
     """A fork child has none of its parent's threads: an env whose workers ran in the parent
     starts its own in the child and steps on as a one-thread env does."""

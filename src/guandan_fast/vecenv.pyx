@@ -70,14 +70,22 @@ cdef extern from *:
     #include <linux/futex.h>
     #include <sys/syscall.h>
     #include <sched.h>
+    #include <sys/prctl.h>
 
     /* Nanoseconds a waiting thread spins before it sleeps: covers a step's hand-offs, and
        costs a busy machine at most this per wait. Workers between steps spin longer when the
        caller's gaps between steps are short (vec_pool_spin). */
     #define VEC_SPIN_NS 50000
     /* The longest spin of a worker between steps: a caller whose gaps are longer than this
-       (a learner's network between steps) gets the short spin and a futex wake per step. */
+       (a learner's network between steps) gets the short spin and a futex wake per step,
+       unless its gaps are regular: then the workers nap through most of the gap (vec_wait). */
     #define VEC_SPIN_MAX_NS 300000
+    /* A nap ends this long before the shortest usual gap does (a timed futex wait on a
+       virtual machine oversleeps by tens of µs), and the spin after it lasts the usual
+       gaps' spread plus twice this. */
+    #define VEC_NAP_MARGIN_NS 100000
+    /* Gaps spread wider than this (upper minus lower quartile) get no nap. */
+    #define VEC_NAP_SPREAD_NS 400000
     /* Pieces are counted in 15 bits (the state word below). */
     #define VEC_MAX_COUNT 32767
     /* Counters per cache line (one thread's finished pieces each). */
@@ -97,16 +105,32 @@ cdef extern from *:
     #endif
     }
     /* Wait while *word == val: spin up to *spin_ns (read again as the spin goes on: the
-       lead may cut it short), then sleep. A waker stores a new value and wakes only when
-       *sleepers is not zero (both sequentially consistent: either the waker sees the
-       sleeper counted, or the sleeper sees the new value). */
-    static void vec_wait(int *word, int val, int *sleepers, const int *spin_ns) {
-        long long start = 0;
-        int i;
+       lead may cut it short), then sleep. Once *between is set (the step is over) and
+       *nap_ns is not zero, it first sleeps that long (a timed wait, woken early by a new
+       value), then spins. A waker stores a new value and wakes only when *sleepers is not
+       zero (both sequentially consistent: either the waker sees the sleeper counted, or
+       the sleeper sees the new value). */
+    static void vec_wait(int *word, int val, int *sleepers, const int *spin_ns,
+                         const int *nap_ns, const int *between) {
+        long long start = 0, nap;
+        int i, napped = 0;
+        struct timespec t;
         for (;;) {
             for (i = 0; i < 64; i++) {
                 if (__atomic_load_n(word, __ATOMIC_ACQUIRE) != val) return;
                 vec_pause();
+            }
+            if (!napped && __atomic_load_n(between, __ATOMIC_ACQUIRE)
+                    && (nap = __atomic_load_n(nap_ns, __ATOMIC_RELAXED)) > 0) {
+                napped = 1;
+                t.tv_sec = nap / 1000000000LL;
+                t.tv_nsec = nap % 1000000000LL;
+                __atomic_add_fetch(sleepers, 1, __ATOMIC_SEQ_CST);
+                if (__atomic_load_n(word, __ATOMIC_SEQ_CST) == val)
+                    syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, &t, NULL, 0);
+                __atomic_sub_fetch(sleepers, 1, __ATOMIC_SEQ_CST);
+                start = vec_now_ns();          /* the spin starts after the nap */
+                continue;
             }
             if (start == 0) start = vec_now_ns();
             else if (vec_now_ns() - start > __atomic_load_n(spin_ns, __ATOMIC_RELAXED)) break;
@@ -137,6 +161,8 @@ cdef extern from *:
         unsigned long long state;    /* the claims (above) */
         int div, cap;                /* a claim takes (back - front) / div pieces, 1..cap */
         int spin_ns;                 /* a worker's spin before it sleeps (vec_pool_spin) */
+        int nap_ns;                  /* its nap between steps before that spin, or 0 */
+        int between;                 /* 1 from the end of a step to the start of the next */
         void *ctx;                   /* the run's context (valid while a claim is held) */
         int nt;                      /* threads of the current run */
         int lead_cpu;                /* the CPU the lead ran on at the run's start, or -1 */
@@ -181,6 +207,9 @@ cdef extern from *:
         int seen, apart;
         cpu_set_t allowed;
         free(arg);
+        /* Its naps end on time: a timer slack of 1 us instead of 50 (a 0.5-0.9 ms sleep
+           overslept by a median 105-111 us here, 40-55 us with it). */
+        prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
         apart = pthread_getaffinity_np(pthread_self(), sizeof(allowed), &allowed) == 0
                 && CPU_COUNT(&allowed) > 1;
         for (;;) {
@@ -190,7 +219,7 @@ cdef extern from *:
                 if (apart) vec_keep_apart(p, &allowed);
                 p->help(p, k);
             }
-            vec_wait(&p->seq, seen, &p->seq_sleepers, &p->spin_ns);
+            vec_wait(&p->seq, seen, &p->seq_sleepers, &p->spin_ns, &p->nap_ns, &p->between);
         }
     }
 
@@ -245,6 +274,7 @@ cdef extern from *:
     /* Threads for a run of nt: starts the workers when nt > 1; returns the count available
        (nt, or fewer when threads could not be started). The lead then publishes phases. */
     static int vec_pool_begin(VecPool *p, int nt, void *ctx) {
+        __atomic_store_n(&p->between, 0, __ATOMIC_RELAXED);
         if (nt > 1) vec_pool_start(p);
         if (nt > 1 + p->started) nt = 1 + p->started;
         __atomic_store_n(&p->nt, nt, __ATOMIC_RELAXED);
@@ -330,17 +360,31 @@ cdef extern from *:
        (a worker that sleeps between steps is woken by a system call, and on a virtual
        machine its idle CPU may take tens of microseconds and more to come back), the short
        spin when it is long. */
-    static void vec_pool_spin(VecPool *p, long long gap_ns) {
-        long long s = gap_ns + gap_ns / 2 + 20000;
+    static void vec_pool_spin(VecPool *p, long long gap_ns, long long low_ns) {
+        long long s = gap_ns + gap_ns / 2 + 20000, nap = 0;
         if (s < VEC_SPIN_NS || gap_ns > VEC_SPIN_MAX_NS) s = VEC_SPIN_NS;
         if (s > VEC_SPIN_MAX_NS) s = VEC_SPIN_MAX_NS;
+        /* Regular long gaps (a learner's network between steps): nap through the shortest
+           of them but the margin, then spin through their spread (a futex wake per step
+           made two threads slower than one with gaps of 0.5-1 ms: bench/RESULTS.md). */
+        if (gap_ns > VEC_SPIN_MAX_NS && low_ns > VEC_SPIN_MAX_NS
+                && gap_ns - low_ns <= VEC_NAP_SPREAD_NS && gap_ns < 1000000000LL) {
+            nap = low_ns - VEC_NAP_MARGIN_NS;
+            s = gap_ns - low_ns + 2 * VEC_NAP_MARGIN_NS;
+        }
         __atomic_store_n(&p->spin_ns, (int)s, __ATOMIC_RELAXED);
+        __atomic_store_n(&p->nap_ns, (int)nap, __ATOMIC_RELAXED);
+    }
+    /* The step is over: the workers may nap (vec_wait). */
+    static void vec_pool_end(VecPool *p) {
+        __atomic_store_n(&p->between, 1, __ATOMIC_RELEASE);
     }
     /* The next steps run on the lead alone: the workers sleep now instead of spinning
        (beside other busy processes a spinning worker takes CPU time from the lead, and
        made the thread chooser's probes of one thread look slower than one thread is). The
        next vec_pool_spin sets their spin again. */
     static void vec_pool_rest(VecPool *p) {
+        __atomic_store_n(&p->nap_ns, 0, __ATOMIC_RELAXED);
         __atomic_store_n(&p->spin_ns, 0, __ATOMIC_RELAXED);
     }
     /* Zeroed memory on a cache-line boundary (per-thread records must not share lines).
@@ -361,7 +405,8 @@ cdef extern from *:
     VecPool* vec_pool_new(int size, vec_help_fn help) nogil
     void vec_pool_free(VecPool* p) nogil
     int vec_pool_begin(VecPool* p, int nt, void* ctx) nogil
-    void vec_pool_spin(VecPool* p, long long gap_ns) nogil
+    void vec_pool_spin(VecPool* p, long long gap_ns, long long low_ns) nogil
+    void vec_pool_end(VecPool* p) nogil
     void vec_pool_rest(VecPool* p) nogil
     void vec_publish(VecPool* p, int phase, int count, int div, int cap) nogil
     int vec_claim(VecPool* p, int from_back, int* first, int* phase) nogil
@@ -1632,7 +1677,7 @@ cdef class VecEnv:
             j.rows = rows
         clock_gettime(CLOCK_MONOTONIC, &t0)
         if self._rested and nt > 1:      # the workers spin again between phases and steps
-            vec_pool_spin(self.pool, 0)
+            vec_pool_spin(self.pool, 0, 0)
             self._rested = False
         if self._t_end.tv_sec != 0 or self._t_end.tv_nsec != 0:   # not the first region
             self._note_gap((t0.tv_sec - self._t_end.tv_sec)
@@ -1645,6 +1690,7 @@ cdef class VecEnv:
                 nt = vec_pool_begin(self.pool, nt, j)
             if nt > 1:
                 run_parallel(j, self.pool, nt)
+                vec_pool_end(self.pool)
             else:
                 run_alone(j)
         clock_gettime(CLOCK_MONOTONIC, &t1)
@@ -1683,7 +1729,8 @@ cdef class VecEnv:
                 buf[k] = buf[k - 1]
                 k -= 1
             buf[k] = v
-        vec_pool_spin(self.pool, <long long>(buf[(3 * self._gap_n) // 4] * 1e9))
+        vec_pool_spin(self.pool, <long long>(buf[(3 * self._gap_n) // 4] * 1e9),
+                      <long long>(buf[self._gap_n // 4] * 1e9))
 
     @property
     def _dbg(self):
