@@ -91,8 +91,9 @@ cdef extern from *:
     /* Counters per cache line (one thread's finished pieces each). */
     #define VEC_LINE 8
 
-    static long vec_futex(int *addr, int op, int val) {
-        return syscall(SYS_futex, addr, op, val, NULL, NULL, 0);
+    /* A futex call (timeout: NULL, or at most this long for FUTEX_WAIT). */
+    static long vec_futex(int *addr, int op, int val, const struct timespec *timeout) {
+        return syscall(SYS_futex, addr, op, val, timeout, NULL, 0);
     }
     static long long vec_now_ns(void) {
         struct timespec t;
@@ -127,7 +128,7 @@ cdef extern from *:
                 t.tv_nsec = nap % 1000000000LL;
                 __atomic_add_fetch(sleepers, 1, __ATOMIC_SEQ_CST);
                 if (__atomic_load_n(word, __ATOMIC_SEQ_CST) == val)
-                    syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, &t, NULL, 0);
+                    vec_futex(word, FUTEX_WAIT_PRIVATE, val, &t);
                 __atomic_sub_fetch(sleepers, 1, __ATOMIC_SEQ_CST);
                 start = vec_now_ns();          /* the spin starts after the nap */
                 continue;
@@ -137,12 +138,12 @@ cdef extern from *:
         }
         __atomic_add_fetch(sleepers, 1, __ATOMIC_SEQ_CST);
         while (__atomic_load_n(word, __ATOMIC_SEQ_CST) == val)
-            vec_futex(word, FUTEX_WAIT_PRIVATE, val);
+            vec_futex(word, FUTEX_WAIT_PRIVATE, val, NULL);
         __atomic_sub_fetch(sleepers, 1, __ATOMIC_SEQ_CST);
     }
     static void vec_wake(int *word, int *sleepers) {
         if (__atomic_load_n(sleepers, __ATOMIC_SEQ_CST))
-            vec_futex(word, FUTEX_WAKE_PRIVATE, INT_MAX);
+            vec_futex(word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
     }
 
     struct VecPool;
@@ -264,7 +265,7 @@ cdef extern from *:
         if (p->owner == getpid() && p->started > 0) {
             __atomic_store_n(&p->quit, 1, __ATOMIC_SEQ_CST);
             __atomic_add_fetch(&p->seq, 1, __ATOMIC_SEQ_CST);
-            vec_futex(&p->seq, FUTEX_WAKE_PRIVATE, INT_MAX);
+            vec_futex(&p->seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
             for (i = 0; i < p->started; i++) pthread_join(p->tids[i], NULL);
         }
         free(p->tids);
@@ -325,7 +326,7 @@ cdef extern from *:
         __atomic_add_fetch(&p->done[t * VEC_LINE], (unsigned long long)k, __ATOMIC_SEQ_CST);
         if (t > 0 && __atomic_load_n(&p->done_sleepers, __ATOMIC_SEQ_CST)) {
             __atomic_add_fetch(&p->done_seq, 1, __ATOMIC_SEQ_CST);
-            vec_futex(&p->done_seq, FUTEX_WAKE_PRIVATE, INT_MAX);
+            vec_futex(&p->done_seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
         }
     }
     static int vec_all_done(VecPool *p) {
@@ -351,7 +352,7 @@ cdef extern from *:
         for (;;) {
             v = __atomic_load_n(&p->done_seq, __ATOMIC_SEQ_CST);
             if (vec_all_done(p)) break;
-            vec_futex(&p->done_seq, FUTEX_WAIT_PRIVATE, v);
+            vec_futex(&p->done_seq, FUTEX_WAIT_PRIVATE, v, NULL);
         }
         __atomic_sub_fetch(&p->done_sleepers, 1, __ATOMIC_SEQ_CST);
     }
@@ -381,8 +382,8 @@ cdef extern from *:
     }
     /* The next steps run on the lead alone: the workers sleep now instead of spinning
        (beside other busy processes a spinning worker takes CPU time from the lead, and
-       made the thread chooser's probes of one thread look slower than one thread is). The
-       next vec_pool_spin sets their spin again. */
+       would count against one thread in the thread chooser's probes). The next
+       vec_pool_spin sets their spin again. */
     static void vec_pool_rest(VecPool *p) {
         __atomic_store_n(&p->nap_ns, 0, __ATOMIC_RELAXED);
         __atomic_store_n(&p->spin_ns, 0, __ATOMIC_RELAXED);
@@ -495,7 +496,6 @@ cdef struct Chooser:
     double ot[CH_KEEP]        # the first steps on the other count
     int ot_n
     int probes, switches      # counts, for the curious (ThreadChooser)
-    double dbg_a, dbg_o, dbg_na, dbg_no
 
 cdef enum:
     ENC_NONE = 0
@@ -1241,7 +1241,6 @@ cdef inline double chooser_cap(const Chooser* ch) noexcept nogil:
 
 cdef void chooser_end(Chooser* ch, bint won, double mode_mean, double other_mean) noexcept nogil:
     ch.probes += 1
-    ch.dbg_a = mode_mean; ch.dbg_o = other_mean; ch.dbg_na = ch.n_mode; ch.dbg_no = ch.n_other
     if won:
         ch.mode = chooser_other(ch)
         ch.switches += 1
@@ -1731,10 +1730,6 @@ cdef class VecEnv:
             buf[k] = v
         vec_pool_spin(self.pool, <long long>(buf[(3 * self._gap_n) // 4] * 1e9),
                       <long long>(buf[self._gap_n // 4] * 1e9))
-
-    @property
-    def _dbg(self):
-        return (self._ch.probes, self._ch.switches, self._ch.stage, self._ch.mode, self._ch.dbg_a * 1e6, self._ch.dbg_o * 1e6, self._ch.dbg_na, self._ch.dbg_no)
 
     @property
     def threads_in_use(self):
