@@ -265,9 +265,8 @@ def test_identical_for_1_to_4_threads_and_growing_buffers(num_envs):
     # Threads claim the tables in pieces (the lead from the front, the workers from the back,
     # half of what is left and up to 64 tables a claim: 200 tables take claims of the cap, 70
     # several per worker), so who steps and writes which table changes from step to step; the
-    # batch must not depend on it.
-    # One table's buffers start at 64 candidates, fewer
-    # than a lead often has: the step that overflows them is copied after the region.
+    # batch must not depend on it. One table's buffers start at 64 candidates, fewer than a
+    # lead often has: the step that overflows them is copied after the region.
     # adapt_threads=False: every step runs on all the threads of the pool (an adapting env
     # runs most steps on one while it measures).
     envs = [gf.VecEnv(num_envs, seed=13, threads=t, adapt_threads=False) for t in (1, 2, 3, 4)]
