@@ -224,8 +224,18 @@ cdef extern from *:
         }
     }
 
+    /* This process's id, kept by a fork handler: getpid() is a system call (160 ns here),
+       and vec_pool_start asks at every parallel step. */
+    static pid_t vec_pid;
+    static pthread_once_t vec_pid_once = PTHREAD_ONCE_INIT;
+    static void vec_pid_refresh(void) { vec_pid = getpid(); }
+    static void vec_pid_init(void) {
+        vec_pid_refresh();
+        pthread_atfork(NULL, NULL, vec_pid_refresh);
+    }
     static VecPool *vec_pool_new(int size, vec_help_fn help) {
         VecPool *p = NULL;
+        pthread_once(&vec_pid_once, vec_pid_init);
         if (posix_memalign((void **)&p, 64, sizeof(VecPool)) != 0) return NULL;
         memset(p, 0, sizeof(VecPool));
         p->size = size;
@@ -241,7 +251,7 @@ cdef extern from *:
     }
     /* Start the workers (again in a fork child, which has none); as many as can be. */
     static void vec_pool_start(VecPool *p) {
-        pid_t me = getpid();
+        pid_t me = vec_pid;
         if (p->owner == me && p->started == p->size) return;
         if (p->owner != me) {       /* a fork child: the parent's workers are not here */
             p->started = 0;
@@ -262,7 +272,7 @@ cdef extern from *:
     static void vec_pool_free(VecPool *p) {
         int i;
         if (p == NULL) return;
-        if (p->owner == getpid() && p->started > 0) {
+        if (p->owner == vec_pid && p->started > 0) {
             __atomic_store_n(&p->quit, 1, __ATOMIC_SEQ_CST);
             __atomic_add_fetch(&p->seq, 1, __ATOMIC_SEQ_CST);
             vec_futex(&p->seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
