@@ -119,34 +119,47 @@ LOOPS = {"vecenv": vecenv_rate, "vecenv_step": vecenv_step_rate, "vecenv_fixed":
          "simulate": simulate_rate, "tournament": tournament_rate, "search": search_rate}
 
 
+def blocks_in_turns(specs, block, rounds, num_envs=256):
+    """Step a ``VecEnv(num_envs, seed=1, **spec)`` per entry of ``specs`` (name: keywords)
+    ``block`` steps each in turn, ``rounds`` times, random legal actions (so all see the same
+    load). Per name: the wall time of each block (``spent``), its compiled steps' time
+    (``region``: ``VecEnv._last_region_seconds``, the part the threads share) and its steps
+    on two threads or more (``on_two``). Also bench/thread_builds.py's measure."""
+    envs = {k: gf.VecEnv(num_envs, seed=1, **v) for k, v in specs.items()}
+    state = {k: [e.reset(), np.random.default_rng(0)] for k, e in envs.items()}
+    out = {k: {"spent": [], "region": [], "on_two": 0} for k in envs}
+    for _ in range(rounds):
+        for name, env in envs.items():
+            b, rng = state[name]
+            region = 0.0
+            t = time.perf_counter()
+            for _ in range(block):
+                env.step(random_actions(b, rng, False))
+                region += env._last_region_seconds
+                b = env.pending()
+                env.drain_results()
+                out[name]["on_two"] += env.threads_in_use > 1
+            out[name]["spent"].append(time.perf_counter() - t)
+            out[name]["region"].append(region)
+            state[name][0] = b
+    return out
+
+
 def interleaved(block, steps, busy, num_envs=256):
     """Decisions/s of three VecEnv(num_envs) stepped ``block`` steps each in turn (same load)."""
     specs = {"1 thread": dict(threads=1), "2 threads, fixed": dict(threads=2, adapt_threads=False),
              "2 threads, adapting (default)": dict(threads=2)}
-    envs = {k: gf.VecEnv(num_envs, seed=1, **v) for k, v in specs.items()}
-    state = {k: [e.reset(), np.random.default_rng(0)] for k, e in envs.items()}
-    spent = dict.fromkeys(envs, 0.0)
-    region = dict.fromkeys(envs, 0.0)       # the steps' compiled parts (what threads share)
-    on_two = 0
     rounds = max(1, steps // block)
     procs = start_busy(busy)
     try:
         time.sleep(0.5 if busy else 0)
         load = os.getloadavg()[0]
-        for _ in range(rounds):
-            for name, env in envs.items():
-                b, rng = state[name]
-                t = time.perf_counter()
-                for _ in range(block):
-                    env.step(random_actions(b, rng, False))
-                    region[name] += env._last_region_seconds
-                    b = env.pending()
-                    env.drain_results()
-                    on_two += name.endswith("(default)") and env.threads_in_use > 1
-                spent[name] += time.perf_counter() - t
-                state[name][0] = b
+        runs = blocks_in_turns(specs, block, rounds, num_envs)
     finally:
         stop_busy(procs)
+    spent = {k: sum(r["spent"]) for k, r in runs.items()}
+    region = {k: sum(r["region"]) for k, r in runs.items()}
+    on_two = runs["2 threads, adapting (default)"]["on_two"]
     n_steps = rounds * block
     rates = {k: n_steps * num_envs / v for k, v in spent.items()}
     step_rates = {k: n_steps * num_envs / v for k, v in region.items()}

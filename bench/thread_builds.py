@@ -26,27 +26,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 CHILD = """
 import statistics, sys
 sys.path.insert(0, {here!r})
-import numpy as np
-import guandan_fast as gf
-from bench_learning_loop import random_actions
-n, blocks = {envs}, {blocks}
-envs = [gf.VecEnv(n, seed=1, threads=t, adapt_threads=False) for t in (1, 2)]
-batches = [e.reset() for e in envs]
-rngs = [np.random.default_rng(0) for _ in envs]
-per_block = max(10, 25600 // n)
-times = [[], []]
-for b in range(blocks + 1):
-    for k, e in enumerate(envs):
-        t = 0.0
-        for _ in range(per_block):
-            e.step(random_actions(batches[k], rngs[k], False))
-            t += e._last_region_seconds
-            batches[k] = e.pending()
-            e.drain_results()
-        if b > 0:                      # the first block warms up
-            times[k].append(t)
-print(statistics.median(a / b for a, b in zip(*times)),
-      sum(times[0]) / blocks / per_block * 1e6, sum(times[1]) / blocks / per_block * 1e6)
+from bench_threads import blocks_in_turns
+per_block = max(10, 25600 // {envs})
+runs = blocks_in_turns({{"one": dict(threads=1), "two": dict(threads=2, adapt_threads=False)}},
+                       per_block, {blocks} + 1, {envs})
+one, two = runs["one"]["region"][1:], runs["two"]["region"][1:]   # the first block warms up
+print(statistics.median(a / b for a, b in zip(one, two)),
+      sum(one) / {blocks} / per_block * 1e6, sum(two) / {blocks} / per_block * 1e6)
 """
 
 
@@ -69,9 +55,12 @@ def main(argv=None):
     for name, value in (("--envs", args.envs), ("--runs", args.runs), ("--blocks", args.blocks)):
         if value < 1:
             ap.error(f"{name} must be at least 1, not {value}")
-    for python in (args.old, args.new):
+    for name in ("old", "new"):
+        python = getattr(args, name)
         if not os.access(python, os.X_OK):
             ap.error(f"{python}: not an executable interpreter")
+        # absolute: the children run from / (so that neither source tree shadows the build)
+        setattr(args, name, os.path.abspath(python))
     results = {"old": [], "new": []}
     try:
         for r in range(args.runs):

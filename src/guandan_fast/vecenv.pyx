@@ -1242,11 +1242,17 @@ cdef double _median(const double* xs, int n) noexcept nogil:
     return buf[n // 2]
 
 
+cdef inline double chooser_typical(const Chooser* ch) noexcept nogil:
+    """A one-thread step, roughly (s): the median step between probes times the count it
+    ran on (0 < ring_n)."""
+    return _median(ch.ring, ch.ring_n) * ch.mode
+
+
 cdef inline double chooser_cap(const Chooser* ch) noexcept nogil:
     """The most one step counts for (s): CH_CAP one-thread steps, but never less than a
     scheduler slice, so that a worker's stall (its core lent to another process for a
     slice while it holds a piece: ~4 ms here) counts whole."""
-    return max(CH_CAP * _median(ch.ring, ch.ring_n) * ch.mode, CH_SLICE_US * 1e-6)
+    return max(CH_CAP * chooser_typical(ch), CH_SLICE_US * 1e-6)
 
 
 cdef void chooser_end(Chooser* ch, bint won, double mode_mean, double other_mean) noexcept nogil:
@@ -1300,8 +1306,7 @@ cdef void chooser_run_step(Chooser* ch, double dt) noexcept nogil:
         k = <int>(CH_UNIT_US * 1e-6 / ch.run_mean) + 1
         ch.unit = max(<int>CH_UNIT_MIN, min(k, <int>CH_UNIT_MAX))
         ch.cap = chooser_cap(ch) if ch.ring_n > 0 else 1.0
-        ch.stall_dt = (CH_STALL_X * _median(ch.ring, ch.ring_n) * ch.mode if ch.ring_n > 0
-                       else 1.0)
+        ch.stall_dt = CH_STALL_X * chooser_typical(ch) if ch.ring_n > 0 else 1.0
         ch.stage = CH_PROBE
         ch.on_other = 0
         ch.blen = ch.unit
@@ -1497,7 +1502,6 @@ cdef class VecEnv:
     cdef timespec _t_end          # when it ended (the caller's gap starts)
     cdef double _gaps[RECENT]     # the caller's last gaps between regions (s): the spin
     cdef int _gap_i, _gap_n
-    cdef bint _rested             # the workers were told to sleep (vec_pool_rest)
     cdef Chooser _ch              # the thread count (chooser_*)
     cdef object _obs, _mask, _offsets, _ids, _words, _cards, _env_id, _seat, _phase
     cdef Py_ssize_t _cap
@@ -1685,15 +1689,12 @@ cdef class VecEnv:
             self._rows_cap = max(need, 2 * self._rows_cap)
             j.rows = rows
         clock_gettime(CLOCK_MONOTONIC, &t0)
-        if self._rested and nt > 1:      # the workers spin again between phases and steps
-            vec_pool_spin(self.pool, 0, 0)
-            self._rested = False
         if self._t_end.tv_sec != 0 or self._t_end.tv_nsec != 0:   # not the first region
             self._note_gap((t0.tv_sec - self._t_end.tv_sec)
                            + (t0.tv_nsec - self._t_end.tv_nsec) * 1e-9)
         if nt == 1 and self.threads > 1:
-            vec_pool_rest(self.pool)     # this step on the lead alone (after _note_gap's spin)
-            self._rested = True
+            vec_pool_rest(self.pool)     # this step on the lead alone (_note_gap sets the
+                                         # spin again before the next step)
         with nogil:
             if nt > 1:
                 nt = vec_pool_begin(self.pool, nt, j)
@@ -1722,14 +1723,19 @@ cdef class VecEnv:
 
     cdef void _note_gap(self, double gap) noexcept:
         """The caller's time between two regions: the workers spin through the upper
-        quartile of the last RECENT gaps when it is short (vec_pool_spin)."""
+        quartile of the last RECENT gaps when it is short, nap through regular long ones
+        (vec_pool_spin; the default spin until 4 gaps are known). Sets the spin at every
+        step, so that a step on the lead alone (vec_pool_rest) holds for that step only."""
         cdef double buf[RECENT]
         cdef double v
         cdef int i, k
         self._gaps[self._gap_i] = gap
         self._gap_i = (self._gap_i + 1) % RECENT
         self._gap_n = min(self._gap_n + 1, RECENT)
-        if self._gap_n < 4 or self.threads == 1:
+        if self.threads == 1:
+            return
+        if self._gap_n < 4:
+            vec_pool_spin(self.pool, 0, 0)
             return
         for i in range(self._gap_n):        # insertion sort of a copy (at most RECENT)
             v = self._gaps[i]
