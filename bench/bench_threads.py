@@ -59,18 +59,10 @@ from bench_learning_loop import random_actions
 def vecenv_loop(threads, scale=1.0, adapt_threads=True, num_envs=256):
     """Run ``VecEnv(num_envs)`` (default encoder) with random legal actions; returns the
     decisions/s of the whole loop and of the compiled step alone (what the threads share)."""
-    env = gf.VecEnv(num_envs, seed=1, threads=threads, adapt_threads=adapt_threads)
-    b = env.reset()
-    rng = np.random.default_rng(0)
     steps = max(10, int(4000 * scale * 256 / num_envs))
-    region = 0.0
-    t = time.perf_counter()
-    for _ in range(steps):
-        env.step(random_actions(b, rng, False))
-        region += env._last_region_seconds
-        b = env.pending()
-        env.drain_results()
-    return steps * num_envs / (time.perf_counter() - t), steps * num_envs / region
+    run = blocks_in_turns({"env": dict(threads=threads, adapt_threads=adapt_threads)}, steps, 1,
+                          num_envs)["env"]
+    return steps * num_envs / run["spent"][0], steps * num_envs / run["region"][0]
 
 
 def vecenv_rate(threads, scale=1.0, adapt_threads=True, num_envs=256):
