@@ -35,7 +35,7 @@ MODES = {"default": dict(encoder="default", action_mode="abstract"),
          "info": dict(encoder="info", action_mode="abstract")}
 
 
-def random_actions(batch, rng, candidates):
+def random_actions(batch, rng, candidates=False):
     """One uniformly random legal action per table (its index in candidates mode)."""
     counts = np.diff(batch.cand_offsets)
     local = (rng.random(len(counts)) * counts).astype(np.int64)

@@ -30,12 +30,7 @@ import guandan_fast as gf
 from guandan_fast import actions as A
 from guandan_fast import observe as O
 
-
-def random_actions(batch, rng, candidates=False):
-    """One uniformly random legal action per table, drawn in numpy."""
-    counts = np.diff(batch.cand_offsets)
-    local = (rng.random(len(counts)) * counts).astype(np.int64)
-    return local if candidates else batch.cand_ids[batch.cand_offsets[:-1] + local]
+from bench_learning_loop import random_actions
 
 
 def decisions_per_second(envs=256, decisions=200_000, threads=1, encoder="default",
