@@ -1,4 +1,4 @@
-"""``vecenv.ThreadChooser``: the rule by which an adapting ``VecEnv`` picks 1 or ``threads``
+"""``thread_chooser.ThreadChooser``: the rule by which an adapting ``VecEnv`` picks 1 or ``threads``
 threads (docs/learning.md, "Threads"), fed with made-up step times of known machines.
 
 Each machine gives every step a time on one thread and on two from the same random draws
@@ -11,7 +11,7 @@ The rule's total time is checked against the best fixed count's.
 import numpy as np
 import pytest
 
-from guandan_fast.vecenv import ThreadChooser
+from guandan_fast.thread_chooser import ThreadChooser
 
 
 def machine(steps, seed, *, two, stall_p=0.0, stall=2e-3, lost_p=0.0, lost=10e-3):
