@@ -1,11 +1,14 @@
 """The Gymnasium single-learner adapter."""
 
+import warnings
+
+import gymnasium
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
 import guandan_fast as gf
-from guandan_fast.envs.gymnasium import GuandanEnv, GuandanVectorEnv
+from guandan_fast.envs.gymnasium import ENV_ID, GuandanEnv, GuandanVectorEnv
 
 
 def run_episode(env, seed, rng):
@@ -24,8 +27,12 @@ def run_episode(env, seed, rng):
 
 def test_check_env():
     # check_env steps with actions sampled without the mask: 'terminate' ends the episode on
-    # an illegal one instead of raising.
-    check_env(GuandanEnv(illegal_action="terminate", render_mode="ansi"), skip_render_check=False)
+    # an illegal one instead of raising. Made through the registered id (so it has a spec,
+    # which the checker reads), checked unwrapped (as the checker asks).
+    env = gymnasium.make(ENV_ID, illegal_action="terminate", render_mode="ansi")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")          # the checker finds nothing to warn about
+        check_env(env.unwrapped, skip_render_check=False)
 
 
 @pytest.mark.parametrize("seat", [0, 3])

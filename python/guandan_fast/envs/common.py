@@ -29,6 +29,9 @@ def check_reward(reward):
 
 
 RENDER_MODES = ("ansi", "svg")
+# Frames a second for a recorder of rendered frames: the renderings are still pictures, one a
+# decision, but Gymnasium's checker and video recorders read the rate from the metadata.
+RENDER_FPS = 4
 
 
 def check_render_mode(render_mode):

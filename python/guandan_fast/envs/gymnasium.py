@@ -80,7 +80,7 @@ class GuandanEnv(gymnasium.Env):
     sample without the mask). ``max_hands``: truncate after this many hands.
     """
 
-    metadata = {"render_modes": list(common.RENDER_MODES)}
+    metadata = {"render_modes": list(common.RENDER_MODES), "render_fps": common.RENDER_FPS}
 
     def __init__(self, seat=0, opponents="greedy", rules=Rules(), encoder="default",
                  reward="match", illegal_action="raise", max_hands=None, render_mode=None):

@@ -52,8 +52,8 @@ class raw_env(AECEnv):
     view as a picture, ``guandan_fast.svg.table``).
     """
 
-    metadata = {"render_modes": list(common.RENDER_MODES), "name": "guandan_v0",
-                "is_parallelizable": False}
+    metadata = {"render_modes": list(common.RENDER_MODES), "render_fps": common.RENDER_FPS,
+                "name": "guandan_v0", "is_parallelizable": False}
 
     def __init__(self, rules=Rules(), encoder="default", reward="match", max_hands=None,
                  render_mode=None):
