@@ -78,25 +78,29 @@ class Client:
 
     # -- the loop --------------------------------------------------------------------------
     async def run(self) -> "Client":
-        t0 = time.monotonic()
         async with connect(self.url, ping_interval=None, max_size=None) as ws:
+            self.t0 = time.monotonic()
             try:
                 async for data in ws:
-                    if self.first_message_delay is None:
-                        self.first_message_delay = time.monotonic() - t0
-                    assert isinstance(data, str), "the server sends text frames"
-                    msg = json.loads(data)
-                    if msg.get("type") == "error":
-                        self.errors.append(msg)
-                        continue
-                    self.check(msg)
-                    if msg["type"] == "act":
-                        self.acts += 1
-                        await self.answer(ws, msg)
+                    await self.receive(ws, data)
                 self.closed_ok = True
             except ConnectionClosed:
                 pass
         return self
+
+    async def receive(self, ws, data) -> None:
+        """One message from the server: checked, and answered when it asks."""
+        if self.first_message_delay is None:
+            self.first_message_delay = time.monotonic() - self.t0
+        assert isinstance(data, str), "the server sends text frames"
+        msg = json.loads(data)
+        if msg.get("type") == "error":
+            self.errors.append(msg)
+            return
+        self.check(msg)
+        if msg["type"] == "act":
+            self.acts += 1
+            await self.answer(ws, msg)
 
     # -- checks ----------------------------------------------------------------------------
     def check(self, msg) -> None:
@@ -402,25 +406,10 @@ class Garbage(Client):
 class EarlyTalker(Client):
     """Answers the ``beginning`` message, which asks nothing (out of turn)."""
 
-    async def run(self):
-        async with connect(self.url, ping_interval=None) as ws:
-            data = await ws.recv()
+    async def receive(self, ws, data):
+        if self.first_message_delay is None:
             await ws.send(json.dumps({"actIndex": 0}))   # nobody asked: out of turn
-            self.check(json.loads(data))
-            try:
-                async for data in ws:
-                    msg = json.loads(data)
-                    if msg.get("type") == "error":
-                        self.errors.append(msg)
-                        continue
-                    self.check(msg)
-                    if msg["type"] == "act":
-                        self.acts += 1
-                        await self.answer(ws, msg)
-                self.closed_ok = True
-            except ConnectionClosed:
-                pass
-        return self
+        await super().receive(ws, data)
 
 
 def test_invalid_answers_are_refused_and_the_game_goes_on(tmp_path, caplog):
