@@ -5,6 +5,7 @@ in step with the protocol."""
 import ast
 import inspect
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -28,8 +29,6 @@ def test_reference_is_reachable_lazily_from_the_package():
 
 def _compiled_modules():
     """The compiled modules, as CMakeLists.txt's CORE_MODULES lists them (the one list)."""
-    import re
-
     text = (ROOT / "CMakeLists.txt").read_text()
     listed = re.search(r"set\(CORE_MODULES([^)]*)\)", text).group(1).split()
     assert len(listed) > 10 and "vecenv" in listed
@@ -104,8 +103,6 @@ def test_stubs_cover_every_public_name_of_the_compiled_modules(name):
 def test_readme_platform_recipe_matches_the_protocol():
     # PROTOCOL.md "Platform rules that differ": A won only by 1st-2nd, back to 2 after 2
     # failed hands at A; the platform shows every card count.
-    import re
-
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     start = re.search(r"competition\s+platform", readme).start()
     recipe = re.search(r"gf\.Rules\([^)]*\)", readme[start:]).group(0)
