@@ -42,7 +42,7 @@ from typing import Callable
 from .validate import check_callable
 
 __all__ = ["KINDS", "AgentKind", "Agent", "AgentError", "parse_agent", "parse_agents",
-           "policy_agent", "names", "SPEC_HELP"]
+           "policy_agent", "names", "SPEC_HELP", "STRONGEST"]
 
 
 @dataclass(frozen=True)
@@ -81,6 +81,10 @@ KINDS: dict[str, AgentKind] = {k.name: k for k in (
     AgentKind("policy", "policy:MODULE:FUNCTION[:encoder=NAME], policy(obs, mask) -> action id",
               compiled=False, bot=False, parameters=True),
 )}
+
+#: The spec of the strongest built-in agent: the default opponent and hint wherever a person
+#: plays (``play``, the browser), and the one name docs/expert.md measures as the strongest.
+STRONGEST = "expert"
 
 #: The spec syntax, for every command's ``--help``.
 SPEC_HELP = ("agents: " + ", ".join(n for n, k in KINDS.items() if k.compiled)
