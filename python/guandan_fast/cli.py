@@ -187,6 +187,20 @@ def _agents_from_cwd() -> None:
         sys.path.insert(0, os.getcwd())
 
 
+def _external_from(options: list[str]) -> dict:
+    """``--external NAME=COMMAND`` options -> ``{name: command}`` (a name given twice is bad
+    input)."""
+    from .external import parse_external
+
+    out = {}
+    for text in options:
+        name, command = parse_external(text)
+        if name in out:
+            raise ValueError(f"--external names {name!r} twice")
+        out[name] = command
+    return out
+
+
 def _cmd_tournament(args) -> int:
     from .tournament import tournament
 
@@ -201,12 +215,16 @@ def _cmd_tournament(args) -> int:
             check_output(target, option)       # a missing folder, before the run
     agents = [a.strip() for a in args.agents.split(",")]
     n_pairs = len(agents) * (len(agents) - 1) // 2
+    external = _external_from(args.external)
     tty = sys.stderr.isatty() and not args.no_progress
     bar = _Progress(2 * n_pairs * max(args.deals, 0), "matches", tty)
     try:
         ray = {} if args.ray is None else dict(cluster="ray", address=args.ray or None)
         res = tournament(agents, deals=args.deals, seed=args.seed, rules=rules,
-                         workers=args.workers, record=args.record, progress=bar, **ray)
+                         workers=args.workers, record=args.record, progress=bar,
+                         external=external, decision_timeout=args.decision_timeout,
+                         on_fault=args.on_fault, keep=args.keep,
+                         external_port=args.external_port, **ray)
     except KeyboardInterrupt as exc:
         bar.close()
         part = getattr(exc, "partial", None)
@@ -642,6 +660,22 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--ray", nargs="?", const="", metavar="ADDRESS",
                    help="play the deals as Ray tasks on the cluster at ADDRESS (as simulate "
                         "--ray); same result as one machine")
+    t.add_argument("--external", action="append", default=[], metavar="NAME=COMMAND",
+                   help="agent NAME of --agents is a platform client program: one process of "
+                        "COMMAND per seat and match, {url} replaced by the seat's WebSocket "
+                        "URL (also in $GUANDAN_FAST_URL); repeatable")
+    t.add_argument("--decision-timeout", type=float, default=60.0, metavar="SECONDS",
+                   help="seconds an external client may take per decision, and to connect "
+                        "(default 60); longer is a fault")
+    t.add_argument("--on-fault", default="forfeit", metavar="forfeit|AGENT",
+                   help="a faulty external client's team forfeits the match (default), or "
+                        "AGENT finishes the match in its seat")
+    t.add_argument("--keep", metavar="DIR",
+                   help="keep each external match's record and its clients' stdout and "
+                        "stderr in DIR")
+    t.add_argument("--external-port", type=int, metavar="PORT",
+                   help="serve external matches on PORT, one at a time (23456: for bots that "
+                        "hard-code the platform's URL; {url} may then be left out)")
     rule_opt(t)
     t.set_defaults(func=_cmd_tournament)
 

@@ -3,7 +3,8 @@
 ``tournament_svg(result)`` draws one row per pair ("A vs B") in three panels: A's match win
 rate (dot; thin bar: Wilson interval, thick bar: paired interval over deals), A's hand win rate
 (the same two intervals) and A's net levels per match (paired interval), each with a dashed line at
-even (50% or 0).
+even (50% or 0); with three or more agents, a fourth panel below rates them (Bradley–Terry,
+Elo points, bootstrap interval: ``ratings.py``).
 
 >>> from guandan_fast.tournament import tournament
 >>> svg = tournament_svg(tournament(["greedy", "random"], deals=8))
@@ -25,29 +26,30 @@ _TOP = 58
 _COLOUR = "#1f5fa8"
 
 
-def _panel(out, x0, title, rows, lo, hi, even, fmt, ticks):
-    """One panel: ``rows`` = (value, thin interval or None, thick interval or None)."""
+def _panel(out, x0, title, rows, lo, hi, even, fmt, ticks, top=_TOP):
+    """One panel: ``rows`` = (value, thin interval or None, thick interval or None); its
+    rows start at ``top``."""
     height = _ROW * len(rows)
 
     def px(v):
         v = min(max(v, lo), hi)
         return x0 + (v - lo) / (hi - lo) * _PANEL
 
-    out.append(f'<text x="{x0 + _PANEL / 2:.1f}" y="{_TOP - 30}" text-anchor="middle" '
+    out.append(f'<text x="{x0 + _PANEL / 2:.1f}" y="{top - 30}" text-anchor="middle" '
                f'font-weight="bold">{escape(title)}</text>')
-    out.append(f'<rect x="{x0}" y="{_TOP - 10}" width="{_PANEL}" height="{height + 10}" '
+    out.append(f'<rect x="{x0}" y="{top - 10}" width="{_PANEL}" height="{height + 10}" '
                f'fill="#f7f7f7" stroke="#999"/>')
     for t in ticks:
         x = px(t)
-        out.append(f'<line x1="{x:.1f}" y1="{_TOP + height}" x2="{x:.1f}" '
-                   f'y2="{_TOP + height + 5}" stroke="#333"/>')
-        out.append(f'<text x="{x:.1f}" y="{_TOP + height + 18}" text-anchor="middle" '
+        out.append(f'<line x1="{x:.1f}" y1="{top + height}" x2="{x:.1f}" '
+                   f'y2="{top + height + 5}" stroke="#333"/>')
+        out.append(f'<text x="{x:.1f}" y="{top + height + 18}" text-anchor="middle" '
                    f'font-size="11">{escape(fmt(t))}</text>')
     xe = px(even)
-    out.append(f'<line x1="{xe:.1f}" y1="{_TOP - 10}" x2="{xe:.1f}" y2="{_TOP + height}" '
+    out.append(f'<line x1="{xe:.1f}" y1="{top - 10}" x2="{xe:.1f}" y2="{top + height}" '
                f'stroke="#c33" stroke-dasharray="4,3"/>')
     for i, (value, thin, thick) in enumerate(rows):
-        y = _TOP + _ROW * i + _ROW / 2 - 5
+        y = top + _ROW * i + _ROW / 2 - 5
         if thin is not None:
             out.append(f'<line x1="{px(thin[0]):.1f}" y1="{y:.1f}" x2="{px(thin[1]):.1f}" '
                        f'y2="{y:.1f}" stroke="{_COLOUR}" stroke-width="1.5"/>')
@@ -69,7 +71,11 @@ def tournament_svg(result) -> str:
     labels = [f"{p.a} vs {p.b}" for p in pairs]
     left = 30 + 8 * max(len(s) for s in labels)
     width = left + 3 * _PANEL + 2 * _GAP + 20
+    ratings = result.ratings
+    rated_top = _TOP + _ROW * len(pairs) + 60 + 40      # the ratings panel, below
     height = _TOP + _ROW * len(pairs) + 60
+    if ratings is not None:
+        height = rated_top + _ROW * len(ratings.agents) + 60
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12">',
            f'<rect width="{width}" height="{height}" fill="white"/>']
@@ -91,6 +97,17 @@ def tournament_svg(result) -> str:
     _panel(out, left + 2 * (_PANEL + _GAP), "A - B levels per match",
            [(p.net_levels, None, p.net_levels_ci) for p in pairs], -span, span, 0.0,
            lambda v: f"{v:+.1f}" if v else "0", (-span, -span / 2, 0.0, span / 2, span))
+    if ratings is not None:
+        order = ratings.order()
+        for i, a in enumerate(order):
+            y = rated_top + _ROW * i + _ROW / 2 - 1
+            out.append(f'<text x="{left - 10}" y="{y:.1f}" text-anchor="end">{escape(a)}</text>')
+        reach = max(abs(v) for a in order for v in (ratings.elo[a],) + ratings.ci[a])
+        reach = float(100 * math.ceil(1.1 * reach / 100))
+        _panel(out, left, "rating (Elo points, mean 0; bar: 95% bootstrap over deals)",
+               [(ratings.elo[a], None, ratings.ci[a]) for a in order], -reach, reach, 0.0,
+               lambda v: f"{v:+.0f}" if v else "0", (-reach, -reach / 2, 0.0, reach / 2, reach),
+               top=rated_top)
     note = (f"{result.deals} deals x 2 seatings, seed {result.seed}; thin bars: Wilson 95%, "
             f"thick bars: paired 95% over deals (docs/tournament.md)")
     out.append(f'<text x="10" y="{height - 12}" font-size="11" fill="#444">{escape(note)}</text>')

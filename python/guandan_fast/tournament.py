@@ -19,9 +19,15 @@ True
 Agents: any agent spec of ``guandan_fast.agents`` (the compiled bots and search agents by
 name, ``pimc:samples=16``; a Python agent ``f(observation, legal_moves) -> move`` as
 ``"module:function"`` or the callable itself; a learned policy as
-``"policy:module:function"`` or ``agents.policy_agent(fn)``). A pair of compiled agents plays in compiled code (threads, no GIL); a pair with a
-Python agent is played by a Python loop over the compiled ``Game`` (in a pool of forked
-processes when ``workers > 1``).
+``"policy:module:function"`` or ``agents.policy_agent(fn)``; a platform client program as
+``external={"name": "command {url}"}`` or ``external.external_agent(name, command)``). A pair
+of compiled agents plays in compiled code (threads, no GIL); a pair with a Python agent is
+played by a Python loop over the compiled ``Game`` (in a pool of forked processes when
+``workers > 1``); a pair with an external agent at a server of its own per match, its client
+processes launched per match (``external.py``; ``workers`` matches at once).
+
+With three or more agents the result also rates them (``ratings.py``: Bradley–Terry on the
+match wins, Elo scale, bootstrap intervals over the deals).
 
 Reproducibility: deal ``d`` is dealt from ``match_seed(seed, d)``, each seat's bot from its own
 stream derived from it; results are gathered in deal order, so they are the same for every
@@ -39,6 +45,8 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from .agents import parse_agents
+from .external import (DEFAULT_DECISION_TIMEOUT, ExternalAgent, MatchOptions, external_agent,
+                       play_match)
 from .rules import Rules
 from .runner import Ordered, check_cluster, interrupt_held, run_processes, run_threads
 from .stats import (Z95, clustered_wilson_interval, mean_interval, t_quantile,  # noqa: F401
@@ -54,8 +62,41 @@ DEALS_PER_JOB = 4
 
 # -- agents ---------------------------------------------------------------------------------
 
-def _check_agents(agents) -> tuple:
-    out = parse_agents(agents, what="agents")
+def _check_agents(agents, external=None) -> tuple:
+    """The roster: built-in specs parsed, names of ``external`` (``{name: command}``) and
+    ``ExternalAgent`` objects made external agents."""
+    if isinstance(agents, str):
+        agents = agents.split(",")
+    try:
+        items = list(agents)
+    except TypeError:
+        raise TypeError(f"agents must be a list of agents, not {type(agents).__name__}") from None
+    if external is None:
+        external = {}
+    if not isinstance(external, dict):
+        raise TypeError(f"external must be a dict {{name: command}}, not "
+                        f"{type(external).__name__}")
+    made = {name: external_agent(name, command) for name, command in external.items()}
+    listed = {x.strip() for x in items if isinstance(x, str)}
+    unused = sorted(set(made) - listed)
+    if unused:
+        raise ValueError(f"external agent {unused[0]!r} is not among the agents "
+                         f"(add it to --agents)")
+    out = []
+    for x in items:
+        if isinstance(x, ExternalAgent):
+            out.append(x)
+        elif isinstance(x, str) and x.strip() in made:
+            out.append(made[x.strip()])
+        else:
+            try:
+                out.extend(parse_agents([x], what="agents"))
+            except ValueError as exc:
+                if not str(exc).startswith("unknown agent"):
+                    raise
+                raise ValueError(f"{exc}; or an external agent given as external={{name: "
+                                 f"command}} (--external NAME=COMMAND)") from None
+    out = tuple(out)
     if len(out) < 2:
         raise ValueError(f"agents must name at least 2 agents, got {len(out)}")
     names = [a.name for a in out]
@@ -138,21 +179,74 @@ def _job_compiled(seed: int, pair: tuple, d0: int, d1: int, rules: Rules,
                         cancel=cancel)
 
 
+class Rows(list):
+    """Outcome rows of an external pair's job, with the ``faults`` of its matches (dicts:
+    ``a``, ``b``, ``deal``, ``seating``, ``seat``, ``agent``, ``reason``, ``finished_by``,
+    ``stderr_tail``)."""
+
+    faults: list
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.faults = []
+
+
+def _external_row(out) -> list[int]:
+    """The outcome row of an external match (``external.MatchOutcome``): a forfeit is a win of
+    the other team, with the hands played until then."""
+    row = [0] * 6 if out.game is None else _outcome_of(out.game)
+    if out.forfeit is not None:
+        row[0] = 1 - out.forfeit % 2
+    return row
+
+
+def _play_external(seed, pair, d, s, rules, options, cancel):
+    """One external match: its ``MatchOutcome`` and outcome row."""
+    seats = _seating(*pair, s)
+    label = f"{pair[0].name}-vs-{pair[1].name}-deal{d}-seating{s}"
+    out = play_match(seats, _deal_seed(seed, d), rules, options, cancel, label)
+    taken = None if options.takeover is None else str(options.takeover)
+    for f in out.faults:
+        f.update(a=pair[0].name, b=pair[1].name, deal=d, seating=s,
+                 finished_by=taken if out.forfeit is None else None)
+    return out, _external_row(out)
+
+
+def _job_external(seed, pair, d0, d1, rules, cancel, options) -> Rows:
+    rows = Rows()
+    for d in range(d0, d1):
+        for s in (0, 1):
+            if cancel is not None and cancel[0]:
+                raise KeyboardInterrupt("stopped")
+            out, row = _play_external(seed, pair, d, s, rules, options, cancel)
+            rows.append(row)
+            rows.faults.extend(out.faults)
+    return rows
+
+
 class Jobs:
     """The work of a tournament for the runner: job ``j`` = ``jobs[j]`` = ``(pair index, first
     deal, end deal)``, both seatings of each deal; ``self(j, cancel)`` returns its outcome
-    rows (compiled pairs in compiled code, others by a Python loop), or raises
-    KeyboardInterrupt once ``cancel[0]`` is set (compiled: within a few moves; Python: before
-    the next match). Picklable (Ray tasks)."""
+    rows (compiled pairs in compiled code, external ones at servers of their own, others by a
+    Python loop), or raises KeyboardInterrupt once ``cancel[0]`` is set (compiled: within a
+    few moves; external: within a twentieth of a second; Python: before the next match).
+    Picklable without external agents (Ray tasks)."""
 
-    def __init__(self, seed, rules, pairs, jobs) -> None:
+    def __init__(self, seed, rules, pairs, jobs, options: MatchOptions | None = None) -> None:
         self.seed, self.rules, self.pairs, self.jobs = seed, rules, pairs, jobs
+        self.options = options or MatchOptions()
 
     def compiled(self, j) -> bool:
         return all(a.compiled for a in self.pairs[self.jobs[j][0]])
 
+    def external(self, j) -> bool:
+        return any(isinstance(a, ExternalAgent) for a in self.pairs[self.jobs[j][0]])
+
     def __call__(self, j, cancel=None):
         pi, d0, d1 = self.jobs[j]
+        if self.external(j):
+            return _job_external(self.seed, self.pairs[pi], d0, d1, self.rules, cancel,
+                                 self.options)
         job = _job_compiled if self.compiled(j) else _job_python
         return job(self.seed, self.pairs[pi], d0, d1, self.rules, cancel)
 
@@ -249,9 +343,13 @@ def _pair_result(a: str, b: str, rows) -> PairResult:
         levels_a=lev_a, levels_b=lev_b, match_win_rate=wins / (2 * n),
         match_ci=wilson_interval(wins, 2 * n),
         match_ci_paired=clustered_wilson_interval(wins_d.tolist(), [2] * n),
-        hand_win_rate=hand_wins / hands, hand_ci=wilson_interval(hand_wins, hands),
-        hand_ci_paired=clustered_wilson_interval(hwins_d.tolist(), hands_d.tolist()),
-        levels_per_hand_a=lev_a / hands, levels_per_hand_b=lev_b / hands,
+        # (no hand at all only when every match was forfeited before it began)
+        hand_win_rate=hand_wins / hands if hands else 0.0,
+        hand_ci=wilson_interval(hand_wins, hands) if hands else (0.0, 1.0),
+        hand_ci_paired=(clustered_wilson_interval(hwins_d.tolist(), hands_d.tolist())
+                        if hands else (0.0, 1.0)),
+        levels_per_hand_a=lev_a / hands if hands else 0.0,
+        levels_per_hand_b=lev_b / hands if hands else 0.0,
         net_levels=math.fsum(nets) / n, net_levels_ci=mean_interval(nets), _rows=rows)
 
 
@@ -259,8 +357,10 @@ def _pair_result(a: str, b: str, rows) -> PairResult:
 class TournamentResult:
     """The outcome of ``tournament()``: one ``PairResult`` per pair, in combination order.
 
-    ``standings``: per agent, matches won and played over all its pairs. Equality (and
-    ``to_dict``) ignores ``workers`` and ``elapsed``.
+    ``standings``: per agent, matches won and played over all its pairs. ``faults``: the
+    faults of external agents' clients, in the order of the matches (None when no external
+    agent played). ``ratings``: Bradley–Terry ratings with intervals (three or more agents).
+    Equality (and ``to_dict``) ignores ``workers`` and ``elapsed``.
     """
 
     agents: tuple
@@ -270,6 +370,19 @@ class TournamentResult:
     pairs: list
     workers: int = field(default=1, compare=False)
     elapsed: float = field(default=0.0, compare=False)
+    faults: list | None = field(default=None, compare=False)
+
+    @property
+    def ratings(self):
+        """The agents' ``ratings.Ratings`` (None with two agents: one pair says it all).
+        Computed once (a bootstrap of a thousand fits)."""
+        if len(self.agents) < 3:
+            return None
+        if getattr(self, "_ratings", None) is None:
+            from .ratings import rate
+
+            self._ratings = rate(self.agents, self.pairs, seed=self.seed)
+        return self._ratings
 
     def pair(self, a: str, b: str) -> PairResult:
         """The result of ``a`` against ``b`` (seen from ``a``'s side, whichever was listed
@@ -296,11 +409,16 @@ class TournamentResult:
         return out
 
     def to_dict(self) -> dict:
-        return {"format": "guandan-fast-tournament", "version": 1,
-                "agents": list(self.agents), "deals": self.deals, "seed": self.seed,
-                "rules": self.rules.to_dict(), "confidence": 0.95,
-                "pairs": [p.to_dict() for p in self.pairs],
-                "standings": self.standings}
+        out = {"format": "guandan-fast-tournament", "version": 1,
+               "agents": list(self.agents), "deals": self.deals, "seed": self.seed,
+               "rules": self.rules.to_dict(), "confidence": 0.95,
+               "pairs": [p.to_dict() for p in self.pairs],
+               "standings": self.standings}
+        if self.ratings is not None:
+            out["ratings"] = self.ratings.to_dict()
+        if self.faults is not None:
+            out["faults"] = [dict(f) for f in self.faults]
+        return out
 
     def to_json(self, path: str | os.PathLike | None = None) -> str:
         """The result as JSON text (docs/tournament.md), also written to ``path`` when given."""
@@ -342,10 +460,17 @@ class TournamentResult:
         lines.append("")
         lines.append("standings (match wins / matches): " + ", ".join(
             f"{n} {s['match_wins']}/{s['matches']}" for n, s in self.standings.items()))
+        if self.ratings is not None:
+            lines.append("")
+            lines.append(self.ratings.table())
+        if self.faults is not None:
+            lines.append("")
+            lines.extend(_fault_lines(self.faults))
         return "\n".join(lines)
 
     def plot(self, path: str | os.PathLike) -> None:
-        """Draw the pairs' match and hand win rates with their intervals as an SVG file."""
+        """Draw the pairs' match and hand win rates with their intervals as an SVG file (and
+        the ratings, with three or more agents)."""
         from .plot import tournament_svg
 
         if not str(path).lower().endswith(".svg"):
@@ -355,12 +480,41 @@ class TournamentResult:
             f.write(tournament_svg(self))
 
 
+#: Faults listed one by one in the table (all of them are in ``to_dict``).
+FAULTS_SHOWN = 20
+
+
+def _fault_lines(faults) -> list[str]:
+    """The faults section of the table: counts per agent, then each fault with the client's
+    stderr tail."""
+    if not faults:
+        return ["external clients: no fault"]
+    per = {}
+    for f in faults:
+        per[f["agent"]] = per.get(f["agent"], 0) + 1
+    lines = [f"faults: {len(faults)} (" + ", ".join(f"{a} {n}" for a, n in per.items()) + ")"]
+    for f in faults[:FAULTS_SHOWN]:
+        then = (f"finished by {f['finished_by']}" if f["finished_by"]
+                else f"{f['agent']} forfeits the match")
+        lines.append(f"  {f['a']} vs {f['b']}, deal {f['deal']} seating {f['seating']}, "
+                     f"seat {f['seat']} ({f['agent']}): {f['reason']}; {then}")
+        for text in f["stderr_tail"].splitlines():
+            lines.append(f"    | {text}")
+    if len(faults) > FAULTS_SHOWN:
+        lines.append(f"  ... and {len(faults) - FAULTS_SHOWN} more (all in --json)")
+    return lines
+
+
 # -- the run ---------------------------------------------------------------------------------
 
 def tournament(agents, deals: int, seed: int = 0, rules: Rules = Rules(), workers: int = 1,
                record: str | os.PathLike | None = None,
                progress: Callable[[int], object] | None = None,
-               cluster: str | None = None, address: str | None = None) -> TournamentResult:
+               cluster: str | None = None, address: str | None = None,
+               external: dict | None = None,
+               decision_timeout: float = DEFAULT_DECISION_TIMEOUT, on_fault: str = "forfeit",
+               keep: str | os.PathLike | None = None,
+               external_port: int | None = None) -> TournamentResult:
     """Play a duplicate round robin of ``agents`` over ``deals`` deals; see the module doc.
 
     ``agents``: at least two distinct agents (names, ``"module:function"`` strings or
@@ -374,6 +528,14 @@ def tournament(agents, deals: int, seed: int = 0, rules: Rules = Rules(), worker
     docs/distributed.md). Ctrl-C stops it: ``KeyboardInterrupt`` with ``.partial``, the
     ``TournamentResult`` of the deals played in both seatings so far (None before the first).
 
+    External agents (docs/tournament.md, "External agents"): ``external`` maps agent names
+    of ``agents`` to commands (``"python mybot.py {url}"``); ``decision_timeout``: seconds a
+    client may take per decision and to connect; ``on_fault``: ``'forfeit'`` (a faulty
+    client's team loses the match) or an agent spec that finishes the match in its seat;
+    ``keep``: a folder for each external match's record and its clients' output;
+    ``external_port``: serve every external match on this port, one at a time (23456 for
+    bots that hard-code the platform's URL; ``{url}`` may then be left out of a command).
+
     >>> tournament(["greedy"], deals=5)
     Traceback (most recent call last):
     ...
@@ -383,7 +545,8 @@ def tournament(agents, deals: int, seed: int = 0, rules: Rules = Rules(), worker
     ...
     ValueError: unknown agent 'smart'; known agents: random, random_compact, greedy, ...
     """
-    roster = _check_agents(agents)
+    roster = _check_agents(agents, external)
+    options = _match_options(roster, decision_timeout, on_fault, keep, external_port)
     deals = check_count(deals, "deals", 1)
     seed = check_seed(seed)
     check_rules(rules)
@@ -392,14 +555,20 @@ def tournament(agents, deals: int, seed: int = 0, rules: Rules = Rules(), worker
     check_cluster(cluster, address)
     if cluster is not None and record is not None:
         raise ValueError("record= is not available with cluster='ray' (record on one machine)")
+    has_external = any(isinstance(a, ExternalAgent) for a in roster)
+    if cluster is not None and has_external:
+        raise ValueError("external agents play on this machine only, not with cluster='ray'")
     from .rules_core import rules_check
 
     rules_check(rules)
 
     pairs = list(itertools.combinations(roster, 2))
-    jobs = [(pi, d0, min(d0 + DEALS_PER_JOB, deals)) for pi in range(len(pairs))
-            for d0 in range(0, deals, DEALS_PER_JOB)]
-    work = Jobs(seed, rules, pairs, jobs)
+    # An external pair's job is one deal (two matches of seconds each: spread over workers).
+    jobs = [(pi, d0, min(d0 + step, deals)) for pi, step in
+            ((pi, 1 if any(isinstance(a, ExternalAgent) for a in pair) else DEALS_PER_JOB)
+             for pi, pair in enumerate(pairs))
+            for d0 in range(0, deals, step)]
+    work = Jobs(seed, rules, pairs, jobs, options)
     rows_of: dict = {}
     done = [0]
 
@@ -423,7 +592,13 @@ def tournament(agents, deals: int, seed: int = 0, rules: Rules = Rules(), worker
             # Compiled pairs in threads (no GIL), then the others in forked processes.
             order.set_queue(j for j in range(len(jobs)) if work.compiled(j))
             run_threads(order, workers, work, name="guandan-tourney")
-            order.set_queue(j for j in range(len(jobs)) if not work.compiled(j))
+            # External pairs: threads that wait on servers and client processes; one at a
+            # time on a fixed port.
+            order.set_queue(j for j in range(len(jobs)) if work.external(j))
+            run_threads(order, 1 if external_port is not None else workers, work,
+                        name="guandan-external")
+            order.set_queue(j for j in range(len(jobs))
+                            if not work.compiled(j) and not work.external(j))
             run_processes(order, workers, work)
     except KeyboardInterrupt as exc:
         # Ctrl-C: the pairs' whole deals so far ride on the exception as ``partial`` (None
@@ -433,6 +608,32 @@ def tournament(agents, deals: int, seed: int = 0, rules: Rules = Rules(), worker
         raise
     return _collect(roster, pairs, jobs, rows_of, seed, rules, workers,
                     time.perf_counter() - t0)
+
+
+def _match_options(roster, decision_timeout, on_fault, keep, port) -> MatchOptions:
+    """The external-agent settings, checked (also without external agents: bad input is bad
+    input)."""
+    from .agents import parse_agent
+
+    t = decision_timeout
+    if isinstance(t, bool) or not isinstance(t, (int, float)) or not t > 0 or math.isinf(t):
+        raise ValueError(f"decision_timeout must be seconds > 0, got {t!r}")
+    if not isinstance(on_fault, str):
+        raise TypeError(f"on_fault must be 'forfeit' or an agent name, "
+                        f"not {type(on_fault).__name__}")
+    takeover = None if on_fault == "forfeit" else parse_agent(on_fault)
+    if port is not None:
+        port = check_count(port, "external_port", 1, 65535)
+    if keep is not None:
+        keep = os.fspath(keep)
+        if os.path.exists(keep) and not os.path.isdir(keep):
+            raise ValueError(f"keep must name a folder, and {keep!r} is a file")
+    for a in roster:
+        if isinstance(a, ExternalAgent) and port is None and not a.has_url_field:
+            raise ValueError(f"external agent {a.name!r}: the command has no {{url}}; put "
+                             f"{{url}} where the seat's URL goes, or serve on the platform's "
+                             f"port (--external-port 23456) for a bot that hard-codes it")
+    return MatchOptions(decision_timeout=float(t), takeover=takeover, port=port, keep=keep)
 
 
 def _collect(roster, pairs, jobs, rows_of, seed, rules, workers, elapsed,
@@ -450,8 +651,12 @@ def _collect(roster, pairs, jobs, rows_of, seed, rules, workers, elapsed,
     if partial and not results:
         return None
     deals = max(p.deals for p in results) if partial else jobs[-1][2]
+    faults = None
+    if any(isinstance(a, ExternalAgent) for a in roster):
+        faults = [f for j in sorted(rows_of) for f in getattr(rows_of[j], "faults", ())]
     return TournamentResult(agents=tuple(a.name for a in roster), deals=deals, seed=seed,
-                            rules=rules, pairs=results, workers=workers, elapsed=elapsed)
+                            rules=rules, pairs=results, workers=workers, elapsed=elapsed,
+                            faults=faults)
 
 
 def _run_on_ray(order, work, address) -> None:
@@ -484,7 +689,7 @@ def _run_recorded(order, work, path) -> None:
         seed, rules = work.seed, work.rules
         for j, (pi, d0, d1) in enumerate(work.jobs):
             pair = work.pairs[pi]
-            rows = []
+            rows = Rows()
             try:
                 for d in range(d0, d1):
                     for s in (0, 1):
@@ -498,10 +703,18 @@ def _run_recorded(order, work, path) -> None:
                                                         tournament=about(d, s))[0]
                             data = (head + "\n").encode("utf-8") + hand_lines(game, actions)
                             game.play_log(actions)
+                            outcome = _outcome_of(game)
+                        elif work.external(j):
+                            match, outcome = _play_external(seed, pair, d, s, rules,
+                                                            work.options, None)
+                            rows.faults.extend(match.faults)
+                            # (a match forfeited before it began: the deal, unplayed)
+                            game = match.game or Game(seed=_deal_seed(seed, d), rules=rules)
+                            data = None
                         else:
                             game = _play_python(_deal_seed(seed, d), seats, rules)
                             data = None
-                        outcome = _outcome_of(game)
+                            outcome = _outcome_of(game)
                         with interrupt_held():     # the record and the totals agree
                             if data is None:
                                 out.write(game, names(seats), tournament=about(d, s))
@@ -511,6 +724,9 @@ def _run_recorded(order, work, path) -> None:
             except KeyboardInterrupt:
                 # the whole deals of this job count in the partial result (both seatings)
                 if len(rows) >= 2:
-                    order.put(j, rows[:len(rows) - len(rows) % 2])
+                    whole = Rows()
+                    whole.extend(rows[:len(rows) - len(rows) % 2])
+                    whole.faults = [f for f in rows.faults if f["deal"] < d0 + len(whole) // 2]
+                    order.put(j, whole)
                 raise
             order.put(j, rows)

@@ -1,0 +1,1 @@
+"""Platform-style client programs the external-agent tests launch as separate processes."""
