@@ -161,6 +161,9 @@ def rate(agents, pairs, seed: int = 0, bootstrap: int = BOOTSTRAP) -> Ratings:
         wins[:, k, 1] = wj[pick].sum(axis=1)
     draws = fit(n, i, j, wins)
     lo, hi = np.percentile(draws, [2.5, 97.5], axis=0)
+    # Replicates of the very data of the point fit (every pair swept one way) refit it only to
+    # the optimiser's precision: the interval holds the point all the same.
+    lo, hi = np.minimum(lo, point), np.maximum(hi, point)
     won = {a: [0, 0] for a in agents}      # matches won, played
     for (a, b), (_, _, wi, wj) in zip(((p.a, p.b) for p in pairs), counts):
         won[a][0] += int(wi.sum())

@@ -376,7 +376,7 @@ class TournamentResult:
     def ratings(self):
         """The agents' ``ratings.Ratings`` (None with two agents: one pair says it all).
         Computed once (a bootstrap of a thousand fits)."""
-        if len(self.agents) < 3:
+        if len(self.agents) < 3 or not _scipy_found():
             return None
         if getattr(self, "_ratings", None) is None:
             from .ratings import rate
@@ -463,6 +463,9 @@ class TournamentResult:
         if self.ratings is not None:
             lines.append("")
             lines.append(self.ratings.table())
+        elif len(self.agents) >= 3:
+            lines.append("")
+            lines.append("ratings: the fit needs scipy (pip install 'guandan-fast[ratings]')")
         if self.faults is not None:
             lines.append("")
             lines.extend(_fault_lines(self.faults))
@@ -478,6 +481,13 @@ class TournamentResult:
                              f"got {str(path)!r}")
         with open(path, "w", encoding="utf-8") as f:
             f.write(tournament_svg(self))
+
+
+def _scipy_found() -> bool:
+    """Whether the ratings' fit can run (scipy is the optional extra ``ratings``)."""
+    import importlib.util
+
+    return importlib.util.find_spec("scipy") is not None
 
 
 #: Faults listed one by one in the table (all of them are in ``to_dict``).
