@@ -69,7 +69,8 @@ def tournament_svg(result) -> str:
     """The plot of a ``TournamentResult`` as SVG text."""
     pairs = result.pairs
     labels = [f"{p.a} vs {p.b}" for p in pairs]
-    left = 30 + 8 * max(len(s) for s in labels)
+    names = [a + " (lost all)" for a in result.agents] if len(result.agents) >= 3 else []
+    left = 30 + 8 * max(len(s) for s in labels + names)
     width = left + 3 * _PANEL + 2 * _GAP + 20
     ratings = result.ratings
     rated_top = _TOP + _ROW * len(pairs) + 60 + 40      # the ratings panel, below
@@ -101,12 +102,14 @@ def tournament_svg(result) -> str:
         order = ratings.order()
         for i, a in enumerate(order):
             y = rated_top + _ROW * i + _ROW / 2 - 1
-            out.append(f'<text x="{left - 10}" y="{y:.1f}" text-anchor="end">{escape(a)}</text>')
+            mark = {"lower": " (won all)", "upper": " (lost all)"}.get(ratings.bound[a], "")
+            out.append(f'<text x="{left - 10}" y="{y:.1f}" text-anchor="end">'
+                       f'{escape(a + mark)}</text>')
         reach = max(abs(v) for a in order for v in (ratings.elo[a],) + ratings.ci[a])
         reach = float(100 * math.ceil(1.1 * reach / 100))
         _panel(out, left, "rating (Elo points, mean 0; bar: 95% bootstrap over deals)",
                [(ratings.elo[a], None, ratings.ci[a]) for a in order], -reach, reach, 0.0,
-               lambda v: f"{v:+.0f}" if v else "0", (-reach, -reach / 2, 0.0, reach / 2, reach),
+               lambda v: f"{v:+.0f}" if round(v) else "0", (-reach, -reach / 2, 0.0, reach / 2, reach),
                top=rated_top)
     note = (f"{result.deals} deals x 2 seatings, seed {result.seed}; thin bars: Wilson 95%, "
             f"thick bars: paired 95% over deals (docs/tournament.md)")
