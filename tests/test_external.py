@@ -245,3 +245,21 @@ def test_bad_input_is_one_line_and_status_2(args, message):
     lines = proc.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("guandan-fast: error: ")
     assert message in lines[0]
+
+
+@pytest.mark.cli
+def test_the_command_reports_ratings_and_faults_in_table_json_and_picture(tmp_path):
+    tag = uuid.uuid4().hex
+    out_json, out_svg = tmp_path / "t.json", tmp_path / "t.svg"
+    proc = subprocess.run(
+        [PY, "-m", "guandan_fast", "tournament", "--agents", "greedy,random,bot", "--deals", "1",
+         "--workers", "2", "--external", f"bot={ASYNCIO} {tag}", "--json", str(out_json),
+         "--plot", str(out_svg), "--no-progress"],
+        capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "ratings (Bradley-Terry" in proc.stdout
+    assert "external clients: no fault" in proc.stdout
+    data = json.loads(out_json.read_text())
+    assert data["faults"] == [] and set(data["ratings"]["agents"]) == {"greedy", "random", "bot"}
+    assert "rating (Elo points" in out_svg.read_text()
+    assert_none_left(tag)

@@ -95,3 +95,10 @@ def test_ratings_in_the_table_json_and_picture(three, tmp_path):
 def test_two_agents_have_no_ratings():
     res = tournament(["greedy", "random"], deals=2)
     assert res.ratings is None and "ratings" not in res.to_dict()
+
+
+def test_without_scipy_the_table_says_how_to_get_ratings(monkeypatch):
+    res = tournament(["greedy", "random", "random_compact"], deals=2)
+    monkeypatch.setattr("guandan_fast.tournament._scipy_found", lambda: False)
+    assert res.ratings is None and "ratings" not in res.to_dict()
+    assert "ratings: the fit needs scipy (pip install 'guandan-fast[ratings]')" in res.table()

@@ -288,14 +288,22 @@ class _Refusals(logging.Handler):
 
 _REFUSALS = _Refusals()
 _INSTALL = threading.Lock()
+_USERS = [0]        # matches being played: the handler is on the logger while any is
 
 
 def _install_refusals() -> _Refusals:
     with _INSTALL:
-        server_log = logging.getLogger("guandan_fast.net.server")
-        if _REFUSALS not in server_log.handlers:
-            server_log.addHandler(_REFUSALS)
+        if _USERS[0] == 0:
+            logging.getLogger("guandan_fast.net.server").addHandler(_REFUSALS)
+        _USERS[0] += 1
     return _REFUSALS
+
+
+def _remove_refusals() -> None:
+    with _INSTALL:
+        _USERS[0] -= 1
+        if _USERS[0] == 0:
+            logging.getLogger("guandan_fast.net.server").removeHandler(_REFUSALS)
 
 
 _MATCH_IDS = iter(range(1, 1 << 62))
@@ -343,16 +351,16 @@ async def _play(seats, match_seed, rules, options, cancel, mid, prefix) -> Match
                        on_fault="forfeit" if options.takeover is None else "bot",
                        takeover=options.takeover or "greedy", draw_after=0, record=record,
                        game_factory=deal, ping_interval=None)
-    refusals = _install_refusals()
     names = {s: f"{_slug(seats[s].name)}-m{mid}-s{s}" for s in remote}
+    server = GameServer(cfg)
+    clients: dict = {}
+    fault = None                     # a fault found here (before the table started)
+    refusals = _install_refusals()
     with refusals.lock2:
         for n in names.values():
             refusals.by_name[n] = []
-    server = GameServer(cfg)
-    await server.start()
-    clients: dict = {}
-    fault = None                     # a fault found here (before the table started)
     try:
+        await server.start()
         connect = max(options.decision_timeout, CONNECT_TIMEOUT_MIN)
         for k, s in enumerate(remote):
             deadline = time.monotonic() + connect
@@ -383,9 +391,12 @@ async def _play(seats, match_seed, rules, options, cancel, mid, prefix) -> Match
     finally:
         for c in clients.values():
             c.kill()
-        await server.stop()
-        with refusals.lock2:
-            refused = {s: refusals.by_name.pop(names[s], []) for s in remote}
+        try:
+            await server.stop()
+        finally:
+            with refusals.lock2:
+                refused = {s: refusals.by_name.pop(names[s], []) for s in remote}
+            _remove_refusals()
     outcome = _outcome(seats, games, record, fault, clients, refused, options.takeover)
     if options.keep is None:
         for path in [record] + [c.err_path for c in clients.values()]:
