@@ -4,6 +4,7 @@ and picture."""
 
 import json
 import math
+import sys
 
 import numpy as np
 import pytest
@@ -99,6 +100,7 @@ def test_two_agents_have_no_ratings():
 
 def test_without_scipy_the_table_says_how_to_get_ratings(monkeypatch):
     res = tournament(["greedy", "random", "random_compact"], deals=2)
-    monkeypatch.setattr("guandan_fast.tournament._scipy_found", lambda: False)
+    module = sys.modules["guandan_fast.tournament"]    # (the package's name is the function)
+    monkeypatch.setattr(module, "_scipy_found", lambda: False)
     assert res.ratings is None and "ratings" not in res.to_dict()
     assert "ratings: the fit needs scipy (pip install 'guandan-fast[ratings]')" in res.table()
