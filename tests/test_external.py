@@ -263,3 +263,10 @@ def test_the_command_reports_ratings_and_faults_in_table_json_and_picture(tmp_pa
     assert data["faults"] == [] and set(data["ratings"]["agents"]) == {"greedy", "random", "bot"}
     assert "rating (Elo points" in out_svg.read_text()
     assert_none_left(tag)
+
+
+def test_importing_the_package_does_not_load_asyncio():
+    # external.py is imported with the tournament; its event loop only when a match runs
+    out = subprocess.run([PY, "-c", "import sys, guandan_fast; print('asyncio' in sys.modules)"],
+                         capture_output=True, text=True, timeout=60).stdout.strip()
+    assert out == "False"

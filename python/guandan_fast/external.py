@@ -31,7 +31,6 @@ timeout (a hang, or only garbage) is a **fault**: its team forfeits the match, o
 
 from __future__ import annotations
 
-import asyncio
 import atexit
 import json
 import logging
@@ -320,6 +319,8 @@ def play_match(seats, match_seed: int, rules, options: MatchOptions,
     ``ExternalAgent``, at least one external); returns its ``MatchOutcome``. ``label`` names
     the match's files in ``options.keep``. KeyboardInterrupt once ``cancel[0]`` is set
     (within ``_POLL`` seconds); the clients are killed on every way out."""
+    import asyncio    # here: importing the package must not pay for asyncio
+
     with _IDS_LOCK:
         mid = next(_MATCH_IDS)
     if options.keep is not None:
@@ -332,6 +333,8 @@ def play_match(seats, match_seed: int, rules, options: MatchOptions,
 
 
 async def _play(seats, match_seed, rules, options, cancel, mid, prefix) -> MatchOutcome:
+    import asyncio
+
     from .game import Game
     from .net.server import GameServer, ServerConfig
 
@@ -410,6 +413,8 @@ async def _play(seats, match_seed, rules, options, cancel, mid, prefix) -> Match
 async def _wait(ready, clients, cancel, deadline, timeout) -> tuple | None:
     """Until ``ready()``; a fault ``(seat, reason)`` when a client exits or the deadline
     passes first; KeyboardInterrupt when ``cancel`` is set."""
+    import asyncio
+
     while not ready():
         if cancel is not None and cancel[0]:
             raise KeyboardInterrupt("stopped")
