@@ -310,7 +310,8 @@ _IDS_LOCK = threading.Lock()
 
 
 def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.\-]+", "_", text)[:60]
+    """``text`` as a file or URL name: other characters than these become ``_``."""
+    return re.sub(r"[^A-Za-z0-9_.\-]+", "_", text)
 
 
 def play_match(seats, match_seed: int, rules, options: MatchOptions,
@@ -354,7 +355,7 @@ async def _play(seats, match_seed, rules, options, cancel, mid, prefix) -> Match
                        on_fault="forfeit" if options.takeover is None else "bot",
                        takeover=options.takeover or "greedy", draw_after=0, record=record,
                        game_factory=deal, ping_interval=None)
-    names = {s: f"{_slug(seats[s].name)}-m{mid}-s{s}" for s in remote}
+    names = {s: f"{_slug(seats[s].name)[:40]}-m{mid}-s{s}" for s in remote}   # unique
     server = GameServer(cfg)
     clients: dict = {}
     fault = None                     # a fault found here (before the table started)
