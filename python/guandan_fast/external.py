@@ -5,7 +5,8 @@ with ``shlex``, run without a shell) in which ``{url}`` is replaced by the WebSo
 the seat the process plays; the URL is also in the environment variable ``GUANDAN_FAST_URL``
 and the seat in ``GUANDAN_FAST_SEAT``.
 
->>> bot = external_agent("mybot", "python -c pass {url}")
+>>> import sys
+>>> bot = external_agent("mybot", sys.executable + " -c pass {url}")
 >>> bot.name, bot.kind, bot.compiled
 ('mybot', 'external', False)
 >>> bot.argv("ws://127.0.0.1:5/game/x")[-1]
@@ -23,9 +24,10 @@ a fixed one), launches one process per seat of an external agent, each in its ow
 group, one after the other (each must connect before the next starts, so seats follow the
 order of launch), and plays the match on the tournament's deal. The server does the
 protocol; this module watches the processes. A client that does not start, exits or does not
-connect within the decision timeout (at least ``CONNECT_TIMEOUT_MIN`` seconds), disconnects, answers nothing valid within the decision
-timeout (a hang, or only garbage) is a **fault**: its team forfeits the match, or the
-``takeover`` agent finishes it for that seat. Every process group is killed on every way out
+connect within the decision timeout (at least ``CONNECT_TIMEOUT_MIN`` seconds) before its
+table starts, disconnects, or answers nothing valid within the decision timeout (a hang, or
+only garbage) is a **fault**: its team forfeits the match, or the ``takeover`` agent
+finishes it for that seat. Every process group is killed on every way out
 (the match's end, a fault, Ctrl-C, an exception, and at interpreter exit).
 """
 
@@ -243,8 +245,8 @@ class _Client:
 @dataclass(frozen=True)
 class MatchOptions:
     """How external matches are played: ``decision_timeout`` (seconds per decision, and to
-    connect: at least ``CONNECT_TIMEOUT_MIN``), ``takeover`` (None: a fault forfeits the match; an agent spec: that agent
-    finishes it for the faulty seat), ``port`` (None: a free port per match; a number: every
+    connect: at least ``CONNECT_TIMEOUT_MIN``), ``takeover`` (None: a fault forfeits the
+    match; an ``Agent``: that agent finishes it for the faulty seat), ``port`` (None: a free port per match; a number: every
     match on that port, one at a time), ``keep`` (a folder: each match's record and its
     clients' stdout and stderr are kept there)."""
 
