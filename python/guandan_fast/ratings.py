@@ -170,7 +170,7 @@ def rate(agents, pairs, seed: int = 0, bootstrap: int = BOOTSTRAP) -> Ratings:
         won[b][0] += int(wj.sum())
         won[a][1] += 2 * len(wi)
         won[b][1] += 2 * len(wi)
-    bound = {a: "lower" if w == m else "upper" if w == 0 else None
+    bound = {a: None if m == 0 else "lower" if w == m else "upper" if w == 0 else None
              for a, (w, m) in won.items()}
     return Ratings(agents=agents, elo={a: float(point[k]) * ELO_PER_UNIT
                                        for k, a in enumerate(agents)},
