@@ -1,0 +1,167 @@
+"""The benchmarks' own mechanics: bench/bench_peers.py (adapters, pinning, interleaving,
+ratios, bad input) measured against the reference engine, which is always here, and
+bench/quick.py (``make bench``) printing its one table."""
+
+import doctest
+import importlib.util
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+BENCH = ROOT / "bench"
+
+
+def load(name):
+    spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module                 # (its doctests name its exception by module)
+    spec.loader.exec_module(module)
+    return module
+
+
+peers = load("bench_peers")
+
+
+def run_script(*args, timeout=300):
+    return subprocess.run([sys.executable, *map(str, args)], capture_output=True, text=True,
+                          timeout=timeout, cwd=ROOT)
+
+
+def test_bench_peers_docstring_examples_run():
+    result = doctest.testmod(peers, optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0 and result.attempted >= 4
+
+
+def test_reference_is_far_slower_and_counts_agree():
+    engines = {"fast": peers.FastEngine(), "reference": peers.ReferenceEngine()}
+    r = peers.compare(engines, ["lead", "follow"], hands=2, rounds=2, seconds=0.02)
+    for workload in ("lead", "follow"):
+        entry = r["workloads"][workload]
+        # Both engines list the same legal moves (PASS included on follows).
+        assert entry["counts"]["fast"] == entry["counts"]["reference"] > 0
+        assert entry["order"] == [["fast", "reference"], ["reference", "fast"]]
+        assert len(entry["seconds"]["fast"]) == len(entry["seconds"]["reference"]) == 2
+        ratio = entry["ratio"]["reference"]
+        assert ratio["min"] <= ratio["median"] <= ratio["max"]
+        assert ratio["min"] > 20, ratio          # the reference takes far longer per item
+    assert r["workloads"]["lead"]["items"] == 2 and r["workloads"]["follow"]["items"] == 16
+    text = peers.table(r)
+    assert "| lead | reference |" in text and "1 (baseline)" in text
+
+
+def test_whole_hands_on_both_engines():
+    r = peers.compare({"fast": peers.FastEngine(), "reference": peers.ReferenceEngine()},
+                      ["hand"], hands=1, rounds=1, seconds=0.01, choice="random")
+    counts = r["workloads"]["hand"]["counts"]
+    assert counts["fast"] > 20 and counts["reference"] > 20   # whole hands, plays and passes
+
+
+class Recorder:
+    """An adapter that notes the CPUs it runs on and answers like the compiled engine."""
+
+    version = "recorder 1"
+
+    def __init__(self):
+        self.inner, self.cpus = peers.FastEngine(), set()
+
+    def lead_count(self, cards, level):
+        self.cpus |= os.sched_getaffinity(0)
+        return self.inner.lead_count(cards, level)
+
+    def follow_count(self, cards, level, last):
+        return self.inner.follow_count(cards, level, last)
+
+    def play_hand(self, seed, choice):
+        return self.inner.play_hand(seed, choice)
+
+
+def test_pinned_to_one_cpu_and_restored():
+    before = os.sched_getaffinity(0)
+    cpu = max(before)
+    rec = Recorder()
+    r = peers.compare({"fast": peers.FastEngine(), "rec": rec}, ["lead"], hands=2, rounds=3,
+                      seconds=0.005, cpu=cpu)
+    assert rec.cpus == {cpu} and os.sched_getaffinity(0) == before
+    assert r["workloads"]["lead"]["counts"]["rec"] == r["workloads"]["lead"]["counts"]["fast"]
+    assert r["versions"]["rec"] == "recorder 1"
+
+
+ADAPTER = '''
+import guandan_fast as gf
+
+class Adapter:
+    version = "file adapter"
+    def lead_count(self, cards, level):
+        return len(gf.legal_moves(list(cards), level))
+    def follow_count(self, cards, level, last):
+        return len(gf.legal_moves(list(cards), level, last=gf.Move(*last)))
+    def play_hand(self, seed, choice):
+        return 1
+
+def make():
+    return Adapter()
+
+def broken():
+    return object()
+'''
+
+
+def test_a_peer_from_a_file_and_its_errors(tmp_path):
+    path = tmp_path / "my_adapter.py"
+    path.write_text(ADAPTER)
+    name, engine = peers.load_engine(f"mine={path}:make")
+    assert name == "mine" and engine.version == "file adapter"
+    assert engine.lead_count(("S3", "C3"), 7) == peers.FastEngine().lead_count(("S3", "C3"), 7)
+    name, engine = peers.load_engine("mod=my_adapter:make", paths=[str(tmp_path)])
+    assert engine.version == "file adapter"
+    for spec, says in ((f"x={path}:broken", "lacks lead_count"),
+                       (f"x={path}:nothing", "no callable nothing"),
+                       (f"x={tmp_path / 'gone.py'}:make", "no file"),
+                       ("gd_core", "not a built-in engine"), ("x=:make", "expected NAME=")):
+        with pytest.raises(peers.BadArgument, match=says):
+            peers.load_engine(spec)
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--peer", "gd_core"], "not a built-in engine"),
+    (["--peer", "reference", "--workloads", "lead,dance"], "unknown dance"),
+    (["--peer", "reference", "--rounds", "0"], "--rounds: 0 is out of range"),
+    (["--peer", "reference", "--seconds", "0"], "must be above 0"),
+    (["--peer", "reference", "--cpu", "4096"], "--cpu: 4096 is not one of"),
+])
+def test_bad_arguments_one_line_and_status_2(args, says, tmp_path):
+    out = tmp_path / "r.json"
+    r = run_script(BENCH / "bench_peers.py", *args, "--json", out)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.count("\n") == 1 and says in r.stderr
+    assert not out.exists()
+
+
+def test_the_command_prints_the_table_and_writes_json(tmp_path):
+    out = tmp_path / "r.json"
+    r = run_script(BENCH / "bench_peers.py", "--peer", "reference", "--workloads", "lead",
+                   "--hands", "2", "--rounds", "2", "--seconds", "0.02", "--json", out)
+    assert r.returncode == 0, r.stderr
+    assert "| lead | reference |" in r.stdout and "lead: round 2 of 2" in r.stderr
+    import json
+
+    assert json.loads(out.read_text())["workloads"]["lead"]["ratio"]["reference"]["median"] > 20
+
+
+def test_quick_set_prints_one_table():
+    r = run_script(BENCH / "quick.py", "--only", "movegen,peers", "--scale", "0.05")
+    assert r.returncode == 0, r.stderr
+    rows = [line for line in r.stdout.splitlines() if line.startswith("| ")]
+    assert rows[0].startswith("| area | what | figure |") and len(rows) == 1 + 2 + 1   # header, movegen 2, peers 1
+    assert any(row.startswith("| peers | reference engine") for row in rows)
+    assert "[2/2] peers" in r.stderr
+
+
+def test_quick_set_refuses_an_unknown_area():
+    r = run_script(BENCH / "quick.py", "--only", "movegen,nope")
+    assert r.returncode == 2 and r.stdout == "" and "unknown area nope" in r.stderr
+    assert r.stderr.count("\n") == 1
