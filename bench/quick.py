@@ -4,10 +4,9 @@ Each row is a small run of the area's own benchmark (named in the last column, w
 full run and its options are documented): move generation, whole games, simulation, the
 learning loop, search and the solver, the duplicate tournament, agents' strength, and this
 engine against its pure-Python reference through bench_peers.py's interleaved method. It
-takes about a minute on an idle 2-vCPU machine (each row a few seconds; ``--scale 0.2`` for
-a smoke run of a few seconds in all). Figures are medians of short runs on whatever the
-machine is doing: good for "is this build in the right range", not for a RESULTS.md figure
-(the full benchmarks are).
+takes about 25 s on a 2-vCPU machine (``--scale 0.05``: a smoke run of a few seconds).
+Figures are short runs on whatever the machine is doing: good for "is this build in the
+right range", not for a RESULTS.md figure (the full benchmarks are).
 
     .venv/bin/python bench/quick.py [--scale 1.0] [--only AREA,...]
 
@@ -34,10 +33,10 @@ def movegen(scale):
 
     from bench_peers import random_hands
 
-    hands = [gf.Hand(h) for h in random_hands(max(20, int(200 * scale)))]
-    lead = statistics.median(time_generate(h, 7, repeat=50) for h in hands)
+    hands = [gf.Hand(h) for h in random_hands(max(20, int(400 * scale)))]
+    lead = statistics.median(time_generate(h, 7, repeat=200) for h in hands)
     last = gf.Move("Pair", "8", "S8 C8")
-    follow = statistics.median(time_generate(h, 7, last=last, repeat=50) for h in hands)
+    follow = statistics.median(time_generate(h, 7, last=last, repeat=200) for h in hands)
     return [("lead of a random 27-card hand, compiled loop", lead / 1e3, "µs"),
             ("follow of a pair, compiled loop", follow / 1e3, "µs")]
 
@@ -45,7 +44,7 @@ def movegen(scale):
 def games(scale):
     from bench_game import compiled_loop, python_fast_path
 
-    n = max(4, int(40 * scale))
+    n = max(4, int(300 * scale))
     steps, secs = compiled_loop(n)
     py_steps, py_secs = python_fast_path(max(2, n // 4))
     return [("random moves, compiled loop", secs / steps * 1e6, "µs/move"),
@@ -55,7 +54,7 @@ def games(scale):
 
 def simulation(scale):
     rows = []
-    for agent, hands in (("random", 8000), ("greedy", 6000), ("expert", 2000)):
+    for agent, hands in (("random", 60000), ("greedy", 60000), ("expert", 20000)):
         n = max(200, int(hands * scale))
         t = time.perf_counter()
         gf.simulate(hands=n, agents=(agent,) * 4, threads=1, seed=1)
@@ -67,7 +66,7 @@ def simulation(scale):
 def learning(scale):
     from bench_learning_loop import run
 
-    hands, decisions, secs = run("default", max(50, int(600 * scale)))
+    hands, decisions, secs = run("default", max(50, int(5000 * scale)))
     return [("VecEnv(256) loop, default encoder, 1 thread", hands / secs, "hands/s"),
             ("the same, decisions returned", decisions / secs, "decisions/s")]
 
@@ -77,9 +76,9 @@ def search(scale):
     from guandan_fast.solve import random_endgame, solve
 
     mid = [g for name, g in positions().items() if name.startswith("mid")][0]
-    ns = sample_ns(mid, n=max(10_000, int(200_000 * scale)), repeat=3)
+    ns = sample_ns(mid, n=max(10_000, int(1_000_000 * scale)), repeat=3)
     t = []
-    for seed in range(max(2, int(5 * scale))):
+    for seed in range(max(2, int(10 * scale))):
         g = random_endgame(seed, 4)
         t0 = time.perf_counter()
         solve(g)
@@ -89,7 +88,7 @@ def search(scale):
 
 
 def tournament(scale):
-    deals = max(10, int(100 * scale))
+    deals = max(10, int(1000 * scale))
     t = time.perf_counter()
     res = gf.tournament(["greedy", "random"], deals=deals, seed=1, workers=1)
     rate = res.pairs[0].matches / (time.perf_counter() - t)
@@ -97,7 +96,7 @@ def tournament(scale):
 
 
 def strength(scale):
-    deals = max(10, int(100 * scale))
+    deals = max(10, int(500 * scale))
     p = gf.tournament(["expert", "greedy"], deals=deals, seed=1, workers=2).pairs[0]
     return [(f"expert vs greedy, match wins ({deals} deals)", 100 * p.match_win_rate, "%"),
             (f"expert vs greedy, hand wins ({deals} deals)", 100 * p.hand_win_rate, "%")]
@@ -107,7 +106,7 @@ def peers(scale):
     from bench_peers import FastEngine, ReferenceEngine, compare
 
     r = compare({"fast": FastEngine(), "reference": ReferenceEngine()}, ["lead"],
-                hands=4, rounds=3, seconds=max(0.05, 0.3 * scale))
+                hands=8, rounds=5, seconds=max(0.05, 1.0 * scale))
     return [("reference engine / this engine, lead (interleaved)",
              r["workloads"]["lead"]["ratio"]["reference"]["median"], "x time")]
 
