@@ -43,9 +43,12 @@ the table gives its median and range over rounds, and each engine's median time 
 The figures quoted in bench/RESULTS.md for gd_core and OpenGuanDan (the batched environment
 16-23x gd_core with encoding, whole games 10-11x, about 1,000x OpenGuanDan's Java engine) were
 measured by the maintainers on a machine that had those engines; the machine these docs were
-written on has neither. How long it takes: ``--rounds R`` rounds of about ``--seconds`` per
-engine and workload, plus sizing; the defaults (5 rounds, 1 s, 3 workloads) take about 40 s
-for two engines. The quick check against the reference (a few seconds)::
+written on has neither.
+
+A run is ``--rounds`` rounds of about ``--seconds`` per engine and workload, plus sizing: with
+the defaults (5 rounds, 1 s, 3 workloads) it takes about 40 s for two fast engines and about
+75 s against the reference (its whole hands are slow). The quick check against the reference
+(a few seconds)::
 
     .venv/bin/python bench/bench_peers.py --peer reference --hands 8 --rounds 3 --seconds 0.2
 """

@@ -35,6 +35,8 @@ share; ``VecEnv._last_region_seconds``), with the rest of a step (the caller's n
 ``pending()``, ``drain_results()``) in µs::
 
     OPENBLAS_NUM_THREADS=1 .venv/bin/python bench/bench_threads.py --interleave 100 --steps 3000
+
+Takes about 1-3 minutes with the defaults (every loop sized to ``--seconds``).
 """
 
 from __future__ import annotations

@@ -165,3 +165,19 @@ def test_quick_set_refuses_an_unknown_area():
     r = run_script(BENCH / "quick.py", "--only", "movegen,nope")
     assert r.returncode == 2 and r.stdout == "" and "unknown area nope" in r.stderr
     assert r.stderr.count("\n") == 1
+
+
+# Helpers of the benchmarks rather than benchmarks: an agent bench_tournament.py plays, and the
+# fixed workloads of the instruction-count guard.
+NOT_BENCHMARKS = {"tourney_bench_agent.py", "callgrind_workloads.py"}
+
+
+@pytest.mark.parametrize("path", sorted(p.name for p in BENCH.glob("*.py")
+                                        if p.name not in NOT_BENCHMARKS))
+def test_every_benchmark_says_what_it_measures_and_how_long_it_takes(path):
+    import ast
+
+    doc = ast.get_docstring(ast.parse((BENCH / path).read_text()))
+    assert doc and len(doc.split("\n", 1)[0]) > 20, path
+    assert "takes about" in doc.lower() or "takes a " in doc.lower(), path
+    assert f"bench/{path}" in doc, f"{path}: its docstring should show how to run it"
