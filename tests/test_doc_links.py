@@ -124,3 +124,25 @@ def test_readme_layout_table_lists_every_doc():
     assert not missing, sorted(missing)
     bench_docs = {p.name for p in (ROOT / "bench").glob("*.md")}
     assert all(name in layout for name in bench_docs), sorted(bench_docs)
+
+
+def test_the_results_sections_docs_cite_exist():
+    results = (ROOT / "bench" / "RESULTS.md").read_text()
+    headings = set(re.findall(r"^#+ (.+?)\s*$", results, re.M))
+    cited = {}
+    for path in DOCS:
+        text = " ".join(path.read_text().split())      # a citation may wrap lines
+        for m in re.finditer(r'RESULTS\.md,? (?:sections? )?"([^"]+)"(?: and "([^"]+)")?', text):
+            for name in filter(None, m.groups()):
+                cited.setdefault(name, rel(path))
+    assert len(cited) >= 5
+    missing = {name: where for name, where in cited.items() if name not in headings}
+    assert not missing, missing
+
+
+def test_learning_doc_states_the_thread_default_the_code_has():
+    import guandan_fast as gf
+
+    text = " ".join((ROOT / "docs" / "learning.md").read_text().split())
+    assert "**One thread or two: the default is one** (`threads=1`)" in text
+    assert gf.VecEnv(2, seed=0).threads == 1
