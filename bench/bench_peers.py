@@ -16,6 +16,7 @@ Another engine is measured by pointing the bench at an adapter for it::
 
     --peer NAME=MODULE:FACTORY          # an importable module (``--path DIR`` adds DIR first)
     --peer NAME=FILE.py:FACTORY         # or a file; FACTORY() returns the adapter
+    --peer NAME=cmd:COMMAND ARGS        # or an engine in a process of its own, any language
 
 An adapter is a small class with a ``version`` string and three methods that take platform
 card codes (``'H7'``, ``'SB'``; a play as ``(type, rank, cards)``, e.g. ``('Pair', '8',
@@ -23,18 +24,22 @@ card codes (``'H7'``, ``'SB'``; a play as ``(type, rank, cards)``, e.g. ``('Pair
 ``lead_count(cards, level)``, ``follow_count(cards, level, last)`` (PASS included) and
 ``play_hand(seed, choice)`` (the number of plays and passes of one whole hand). The adapter
 converts the codes to its engine's own notation inside the timed call: a user of that engine
-pays for the conversion too.
+pays for the conversion too. An engine in another process answers the same three questions
+as lines on its stdin and stdout (``ProcessEngine`` below gives the protocol;
+``--serve fast`` is this engine speaking it, to test a peer's side against).
 
 * **gd_core** (a C++ engine with a Python module): build it, then write an adapter whose three
   methods call its hand-from-cards, legal-move and step functions, and run e.g.
   ``--path GD_CORE_BUILD_DIR --peer gd_core=gd_core_adapter.py:make``. Its canonical mode (moves
   deduplicated by rank pattern) counts fewer moves than ours: the bench prints both counts.
-* **OpenGuanDan** (the Java engine of the OpenGuanDan benchmark): an adapter that starts its
-  rules engine once in a JVM (JPype, or a subprocess speaking lines) and forwards the three
-  calls; the JVM's start-up is outside the timings (the factory runs before the first round).
+* **OpenGuanDan** (the Java rules engine of the OpenGuanDan benchmark): a small Java main
+  beside its classes that reads the line protocol and answers from its rules engine, run as
+  ``--peer openguandan=cmd:java -cp OPENGUANDAN_CLASSES:. GuandanLines``; the JVM starts once,
+  before the timings. Each item then carries a pipe round trip (about 0.1 ms here), which is
+  small against that engine's own time and negligible for whole hands.
 
-Method: the process is pinned to one CPU (``--cpu``, default the last one it may use) so that
-every engine runs on the same core; each engine is sized once (a turn lasts about
+Method: the process (and any engine's own process) is pinned to one CPU (``--cpu``, default
+the last one it may use) so that every engine runs on the same core; each engine is sized once (a turn lasts about
 ``--seconds``); then ``--rounds`` rounds, in each of which every engine runs its turn over the
 same inputs, in forward order in even rounds and reverse order in odd ones (so a drift of the
 machine's speed hits both alike). The figure per round is the peer's time per item over ours;
@@ -173,8 +178,119 @@ class BadArgument(ValueError):
     """A command-line value the bench cannot use (one line, exit status 2)."""
 
 
+class ProcessEngine:
+    """An engine in another process (any language), asked one line at a time on its stdin;
+    it answers each request with one line on its stdout:
+
+    * ``version`` -> any text naming the engine and its version;
+    * ``lead LEVEL CARD...`` -> the number of legal moves on lead;
+    * ``follow LEVEL TYPE RANK CARD,CARD,... CARD...`` -> the number of legal moves (PASS
+      included) following the play ``(TYPE, RANK, cards)``, then the hand's cards;
+    * ``hand SEED CHOICE`` -> the number of plays and passes of one whole hand.
+
+    The process starts once, before any timing, and is pinned to the bench's CPU with it;
+    each item then pays one round trip through two pipes (about 0.1 ms on the 2-vCPU machine
+    of bench/RESULTS.md: negligible for whole hands, a floor for single calls; measure it
+    with ``--peer pipe=cmd:python bench/bench_peers.py --serve fast``, this engine behind the
+    same pipes).
+    """
+
+    def __init__(self, name: str, command: Sequence[str]) -> None:
+        import subprocess
+
+        try:
+            self.proc = subprocess.Popen(list(command), stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, text=True, bufsize=1)
+        except OSError as e:
+            raise BadArgument(f"--peer {name}: cannot start {command[0]} ({e.strerror})") from None
+        self.name = name
+        try:
+            self.version = self._ask("version")
+        except RuntimeError as e:
+            self.close()
+            raise BadArgument(str(e)) from None
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def _ask(self, line: str) -> str:
+        try:
+            self.proc.stdin.write(line + "\n")
+            answer = self.proc.stdout.readline()
+        except (BrokenPipeError, OSError):
+            answer = ""
+        if not answer:
+            try:
+                status = self.proc.wait(timeout=1)
+            except Exception:
+                status = "still running, its stdout closed"
+            raise RuntimeError(f"--peer {self.name}: the engine's process ended "
+                               f"(status {status}) at the request {line[:40]!r}")
+        return answer.strip()
+
+    def _count(self, line: str) -> int:
+        answer = self._ask(line)
+        if not answer.isdigit():
+            raise RuntimeError(f"--peer {self.name}: {answer[:60]!r} is not a count "
+                               f"(request {line[:40]!r})")
+        return int(answer)
+
+    def lead_count(self, cards, level):
+        return self._count(f"lead {level} {' '.join(cards)}")
+
+    def follow_count(self, cards, level, last):
+        kind, rank, played = last
+        return self._count(f"follow {level} {kind} {rank} {','.join(played)} {' '.join(cards)}")
+
+    def play_hand(self, seed, choice):
+        return self._count(f"hand {seed} {choice}")
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.stdin.close()
+            try:
+                self.proc.wait(timeout=5)
+            except Exception:
+                self.proc.kill()
+
+
+def serve(engine: Engine, lines, out) -> int:
+    """Answer ProcessEngine's requests with ``engine`` (``--serve``): the other end of the
+    pipe, to check a peer's protocol against and to measure what the pipes cost.
+
+    >>> import io
+    >>> out = io.StringIO()
+    >>> serve(FastEngine(), ["lead 7 S3 C3", "follow 7 Single 4 D4 S5 C3", "bad"], out)
+    1
+    >>> out.getvalue().splitlines()
+    ['3', '2', 'error: unknown request bad']
+    """
+    bad = 0
+    for line in lines:
+        words = line.split()
+        try:
+            if words[0] == "version":
+                answer = getattr(engine, "version", "?")
+            elif words[0] == "lead":
+                answer = engine.lead_count(tuple(words[2:]), int(words[1]))
+            elif words[0] == "follow":
+                last = (words[2], words[3], tuple(words[4].split(",")))
+                answer = engine.follow_count(tuple(words[5:]), int(words[1]), last)
+            elif words[0] == "hand":
+                answer = engine.play_hand(int(words[1]), words[2])
+            else:
+                raise ValueError(f"unknown request {line.strip()[:40]}")
+        except (ValueError, IndexError) as e:
+            answer, bad = f"error: {e}", bad + 1
+        print(answer, file=out, flush=True)
+    return bad
+
+
 def load_engine(spec: str, paths: Sequence[str] = ()) -> tuple[str, Engine]:
-    """``NAME`` of a built-in engine, or ``NAME=MODULE:FACTORY`` / ``NAME=FILE.py:FACTORY``.
+    """``NAME`` of a built-in engine, ``NAME=MODULE:FACTORY`` or ``NAME=FILE.py:FACTORY``.
+
+    ``NAME=cmd:COMMAND ARGS`` starts an engine in another process (``ProcessEngine``).
 
     >>> load_engine("reference")[0]
     'reference'
@@ -187,8 +303,15 @@ def load_engine(spec: str, paths: Sequence[str] = ()) -> tuple[str, Engine]:
     if not eq:
         if spec not in BUILT_IN:
             raise BadArgument(f"--peer {spec}: not a built-in engine ({', '.join(BUILT_IN)}); "
-                              "give NAME=MODULE:FACTORY or NAME=FILE.py:FACTORY")
+                              "give NAME=MODULE:FACTORY, NAME=FILE.py:FACTORY or NAME=cmd:COMMAND")
         return spec, BUILT_IN[spec]()
+    if target.startswith("cmd:"):
+        import shlex
+
+        command = shlex.split(target[4:])
+        if not (name and command):
+            raise BadArgument(f"--peer {spec}: expected NAME=cmd:COMMAND [ARGUMENTS]")
+        return name, ProcessEngine(name, command)
     where, colon, factory = target.rpartition(":")
     if not (name and colon and where and factory):
         raise BadArgument(f"--peer {spec}: expected NAME=MODULE:FACTORY or NAME=FILE.py:FACTORY")
@@ -246,17 +369,23 @@ def work_items(workload: str, hands: Sequence[tuple[str, ...]], level: int,
 
 
 @contextmanager
-def pinned(cpu: int | None):
-    """Run the body on CPU ``cpu`` only (None: as is); the process's affinity is restored."""
+def pinned(cpu: int | None, pids: Sequence[int] = ()):
+    """Run the body with this process and the processes ``pids`` (engines in processes of
+    their own) on CPU ``cpu`` only (None: as is); their affinities are restored after."""
     if cpu is None or not hasattr(os, "sched_setaffinity"):
         yield
         return
-    before = os.sched_getaffinity(0)
-    os.sched_setaffinity(0, {cpu})
+    before = {pid: os.sched_getaffinity(pid) for pid in (0, *pids)}
+    for pid in before:
+        os.sched_setaffinity(pid, {cpu})
     try:
         yield
     finally:
-        os.sched_setaffinity(0, before)
+        for pid, cpus in before.items():
+            try:
+                os.sched_setaffinity(pid, cpus)
+            except ProcessLookupError:          # an engine's process that has ended
+                pass
 
 
 def run_turn(engine: Engine, items, reps: int) -> tuple[float, list[int]]:
@@ -281,7 +410,7 @@ def compare(engines: dict[str, Engine], workloads: Sequence[str], *, hands: int 
               "versions": {n: getattr(e, "version", "?") for n, e in engines.items()},
               "workloads": {}}
     try:
-        with pinned(cpu):
+        with pinned(cpu, [e.pid for e in engines.values() if isinstance(e, ProcessEngine)]):
             for workload in workloads:
                 items = work_items(workload, inputs, level, choice)
                 entry = {"items": len(items), "reps": {}, "seconds": {n: [] for n in names},
@@ -344,11 +473,14 @@ def build_parser() -> argparse.ArgumentParser:
         prog="bench_peers.py", description="This engine against another on the same work: "
         "pinned to one CPU, engines in turns, ratios of time per item.",
         epilog="example: bench/bench_peers.py --peer reference --hands 8 --rounds 3 --seconds 0.2")
-    p.add_argument("--peer", action="append", required=True, metavar="SPEC",
-                   help="an engine to compare: 'reference', NAME=MODULE:FACTORY or "
-                   "NAME=FILE.py:FACTORY (repeatable)")
+    p.add_argument("--peer", action="append", default=[], metavar="SPEC",
+                   help="an engine to compare: 'reference', NAME=MODULE:FACTORY, "
+                   "NAME=FILE.py:FACTORY or NAME=cmd:COMMAND (repeatable)")
     p.add_argument("--path", action="append", default=[], metavar="DIR",
                    help="a folder to import peer modules from (repeatable)")
+    p.add_argument("--serve", choices=sorted(BUILT_IN), metavar="ENGINE",
+                   help="instead: answer the line protocol of NAME=cmd:... on stdin/stdout "
+                   "with a built-in engine (fast or reference)")
     p.add_argument("--workloads", default=",".join(WORKLOADS),
                    help=f"comma-separated, of {', '.join(WORKLOADS)} (default: all)")
     p.add_argument("--hands", type=int, default=20, help="hands (and seeds) (default: 20)")
@@ -364,43 +496,67 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def check_arguments(args) -> tuple[list[str], int | None]:
+    """The workloads and the CPU to pin to, or BadArgument naming the first bad value."""
+    if not args.peer:
+        raise BadArgument("name an engine to compare with --peer (e.g. --peer reference)")
+    workloads = [w for w in args.workloads.split(",") if w]
+    bad = [w for w in workloads if w not in WORKLOADS]
+    if bad or not workloads:
+        raise BadArgument(f"--workloads: unknown {', '.join(bad) or '(none)'}; "
+                          f"choose from {', '.join(WORKLOADS)}")
+    for name, value, low in (("--hands", args.hands, 1), ("--rounds", args.rounds, 1),
+                             ("--level", args.level, 2)):
+        if value < low or (name == "--level" and value > 14):
+            raise BadArgument(f"{name}: {value} is out of range")
+    if not args.seconds > 0:
+        raise BadArgument(f"--seconds: {args.seconds} must be above 0")
+    allowed = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+    cpu = args.cpu if args.cpu is not None else (allowed[-1] if allowed else None)
+    if allowed and cpu not in allowed:
+        raise BadArgument(f"--cpu: {cpu} is not one of this process's CPUs {allowed}")
+    return workloads, cpu
+
+
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
+    if args.serve:
+        serve(BUILT_IN[args.serve](), sys.stdin, sys.stdout)
+        return 0
+    engines = {"fast": FastEngine()}
     try:
-        workloads = [w for w in args.workloads.split(",") if w]
-        bad = [w for w in workloads if w not in WORKLOADS]
-        if bad or not workloads:
-            raise BadArgument(f"--workloads: unknown {', '.join(bad) or '(none)'}; "
-                              f"choose from {', '.join(WORKLOADS)}")
-        for name, value, low in (("--hands", args.hands, 1), ("--rounds", args.rounds, 1),
-                                 ("--level", args.level, 2)):
-            if value < low or (name == "--level" and value > 14):
-                raise BadArgument(f"{name}: {value} is out of range")
-        if not args.seconds > 0:
-            raise BadArgument(f"--seconds: {args.seconds} must be above 0")
-        allowed = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
-        cpu = args.cpu if args.cpu is not None else (allowed[-1] if allowed else None)
-        if allowed and cpu not in allowed:
-            raise BadArgument(f"--cpu: {cpu} is not one of this process's CPUs {allowed}")
-        engines = dict([("fast", FastEngine())] + [load_engine(s, args.path) for s in args.peer])
-    except BadArgument as e:
-        print(f"bench_peers.py: {e}", file=sys.stderr)
-        return 2
-    print(f"engines: {', '.join(f'{n} ({e.version})' for n, e in engines.items())}; "
-          f"pinned to CPU {cpu}", file=sys.stderr)
-    try:
-        result = compare(engines, workloads, hands=args.hands, level=args.level,
-                         choice=args.choice, rounds=args.rounds, seconds=args.seconds, cpu=cpu,
-                         progress=lambda line: print(line, file=sys.stderr, flush=True))
-    except KeyboardInterrupt as e:
-        done = {w: len(next(iter(x["seconds"].values()))) for w, x in e.partial["workloads"].items()}
-        print(f"interrupted; rounds done per workload: {done}", file=sys.stderr)
-        print(table(e.partial))
-        return 130
-    print(table(result))
-    if args.json:
-        pathlib.Path(args.json).write_text(json.dumps(result, indent=1))
-    return 0
+        try:
+            workloads, cpu = check_arguments(args)
+            for spec in args.peer:
+                name, engine = load_engine(spec, args.path)
+                engines[name] = engine
+        except BadArgument as e:
+            print(f"bench_peers.py: {e}", file=sys.stderr)
+            return 2
+        print(f"engines: {', '.join(f'{n} ({e.version})' for n, e in engines.items())}; "
+              f"pinned to CPU {cpu}", file=sys.stderr)
+        try:
+            result = compare(engines, workloads, hands=args.hands, level=args.level,
+                             choice=args.choice, rounds=args.rounds, seconds=args.seconds,
+                             cpu=cpu, progress=lambda line: print(line, file=sys.stderr,
+                                                                  flush=True))
+        except KeyboardInterrupt as e:
+            done = {w: len(next(iter(x["seconds"].values())))
+                    for w, x in e.partial["workloads"].items()}
+            print(f"interrupted; rounds done per workload: {done}", file=sys.stderr)
+            print(table(e.partial))
+            return 130
+        except RuntimeError as e:            # a peer's process ended or answered nonsense
+            print(f"bench_peers.py: {e}", file=sys.stderr)
+            return 1
+        print(table(result))
+        if args.json:
+            pathlib.Path(args.json).write_text(json.dumps(result, indent=1))
+        return 0
+    finally:
+        for engine in engines.values():
+            if callable(getattr(engine, "close", None)):
+                engine.close()
 
 
 if __name__ == "__main__":

@@ -181,3 +181,79 @@ def test_every_benchmark_says_what_it_measures_and_how_long_it_takes(path):
     assert doc and len(doc.split("\n", 1)[0]) > 20, path
     assert "takes about" in doc.lower() or "takes a " in doc.lower(), path
     assert f"bench/{path}" in doc, f"{path}: its docstring should show how to run it"
+
+
+# -- an engine in a process of its own (the line protocol) --------------------------------------
+
+SERVE = f"{sys.executable} {BENCH / 'bench_peers.py'} --serve"
+
+
+def test_an_engine_in_another_process_answers_like_in_this_one():
+    name, engine = peers.load_engine(f"pipe=cmd:{SERVE} reference")
+    try:
+        assert name == "pipe" and engine.version.startswith("guandan_fast.reference")
+        r = peers.compare({"fast": peers.FastEngine(), "pipe": engine}, ["lead", "follow", "hand"],
+                          hands=2, rounds=2, seconds=0.01, cpu=max(os.sched_getaffinity(0)))
+        counts = {w: e["counts"] for w, e in r["workloads"].items()}
+        assert counts["lead"]["pipe"] == counts["lead"]["fast"] > 0
+        assert counts["follow"]["pipe"] == counts["follow"]["fast"] > 0
+        assert counts["hand"]["pipe"] > 20
+        assert engine.proc.poll() is None            # one process for the whole run
+    finally:
+        engine.close()
+    assert engine.proc.poll() is not None
+
+
+def test_an_engine_process_is_pinned_with_the_bench():
+    _, engine = peers.load_engine(f"pipe=cmd:{SERVE} fast")
+    try:
+        before, cpu = os.sched_getaffinity(engine.pid), max(os.sched_getaffinity(0))
+        with peers.pinned(cpu, [engine.pid]):
+            assert os.sched_getaffinity(engine.pid) == {cpu} == os.sched_getaffinity(0)
+        assert os.sched_getaffinity(engine.pid) == before
+    finally:
+        engine.close()
+
+
+def test_an_engine_process_that_fails_is_named(tmp_path):
+    with pytest.raises(peers.BadArgument, match="cannot start no_such_program_here"):
+        peers.load_engine("x=cmd:no_such_program_here --flag")
+    with pytest.raises(peers.BadArgument, match=r"process ended \(status 3\)"):
+        peers.load_engine(f"x=cmd:{sys.executable} -c 'raise SystemExit(3)'")
+    quits = tmp_path / "quits.py"          # answers its version, then ends
+    quits.write_text("import sys\nsys.stdin.readline()\nprint('quitter 1', flush=True)\n")
+    _, engine = peers.load_engine(f"x=cmd:{sys.executable} {quits}")
+    with pytest.raises(RuntimeError, match="process ended .* at the request 'lead 7"):
+        peers.compare({"fast": peers.FastEngine(), "x": engine}, ["lead"], hands=1, rounds=1,
+                      seconds=0.01)
+    nonsense = tmp_path / "nonsense.py"    # answers every request with words
+    nonsense.write_text("import sys\nfor line in sys.stdin:\n    print('maybe', flush=True)\n")
+    r = run_script(BENCH / "bench_peers.py", "--peer", f"x=cmd:{sys.executable} {nonsense}",
+                   "--workloads", "lead", "--hands", "1", "--rounds", "1")
+    assert r.returncode == 1 and r.stdout == ""
+    errors = [line for line in r.stderr.splitlines() if line.startswith("bench_peers.py:")]
+    assert errors == [errors[-1]] and errors[0].startswith(
+        "bench_peers.py: --peer x: 'maybe' is not a count (request 'lead 7 ")
+
+
+def test_ctrl_c_stops_within_a_second_and_says_how_far_it_got():
+    import signal
+    import time
+
+    proc = subprocess.Popen([sys.executable, str(BENCH / "bench_peers.py"), "--peer", "reference",
+                             "--workloads", "lead", "--hands", "4", "--rounds", "100",
+                             "--seconds", "0.5"], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        for line in proc.stderr:                      # wait for a round to be done
+            if line.startswith("lead: round 1 of 100"):
+                break
+        t = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=10)
+        assert time.monotonic() - t < 1.5
+    finally:
+        proc.kill()
+    assert proc.returncode == 130
+    assert "interrupted; rounds done per workload: {'lead': " in err
+    assert "| lead | reference |" in out                # the rounds done so far, as a table
