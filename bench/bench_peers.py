@@ -7,7 +7,11 @@ Workloads (the same inputs for every engine; ``--level``, default 7):
   (Single, Pair, Trips, ThreeWithTwo, Straight, ThreePair, TwoTrips, Bomb);
 * ``hand``: one whole hand (the first deal of a match from seed ``i``) played to its end,
   every player taking the first legal move (``--choice first``) or a seeded random one
-  (``--choice random``).
+  (``--choice random``);
+* ``env``: a batched environment for learning: ``--tables`` tables stepped ``--steps`` times,
+  every seat a learner taking a random legal action, the observation encoded at every
+  decision; timed per decision (this engine: ``VecEnv`` with its default encoder). Only
+  engines that offer one take part (the reference engine has none).
 
 Each engine is an *adapter* (the ``Engine`` protocol below). Two are built in: ``fast`` (this
 package's compiled engine, always the baseline) and ``reference`` (its pure-Python reference
@@ -22,16 +26,18 @@ An adapter is a small class with a ``version`` string and three methods that tak
 card codes (``'H7'``, ``'SB'``; a play as ``(type, rank, cards)``, e.g. ``('Pair', '8',
 ('S8', 'C8'))``) and return counts, so that the counts can be compared across engines:
 ``lead_count(cards, level)``, ``follow_count(cards, level, last)`` (PASS included) and
-``play_hand(seed, choice)`` (the number of plays and passes of one whole hand). The adapter
+``play_hand(seed, choice)`` (the number of plays and passes of one whole hand), and, for
+``env``, optionally ``env_decisions(tables, steps, seed)`` (the decisions made). The adapter
 converts the codes to its engine's own notation inside the timed call: a user of that engine
 pays for the conversion too. An engine in another process answers the same three questions
 as lines on its stdin and stdout (``ProcessEngine`` below gives the protocol;
 ``--serve fast`` is this engine speaking it, to test a peer's side against).
 
-* **gd_core** (a C++ engine with a Python module): build it, then write an adapter whose three
-  methods call its hand-from-cards, legal-move and step functions, and run e.g.
-  ``--path GD_CORE_BUILD_DIR --peer gd_core=gd_core_adapter.py:make``. Its canonical mode (moves
-  deduplicated by rank pattern) counts fewer moves than ours: the bench prints both counts.
+* **gd_core** (a C++ engine with a Python module): build it, then write an adapter whose
+  methods call its hand-from-cards, legal-move and step functions (and its batched loop with
+  its encoding, for ``env``), and run e.g. ``--path GD_CORE_BUILD_DIR --peer
+  gd_core=gd_core_adapter.py:make``. Its canonical mode (moves deduplicated by rank pattern)
+  counts fewer moves than ours: the bench prints both counts.
 * **OpenGuanDan** (the Java rules engine of the OpenGuanDan benchmark): a small Java main
   beside its classes that reads the line protocol and answers from its rules engine, run as
   ``--peer openguandan=cmd:java -cp OPENGUANDAN_CLASSES:. GuandanLines``; the JVM starts once,
@@ -51,8 +57,8 @@ measured by the maintainers on a machine that had those engines; the machine the
 written on has neither.
 
 A run is ``--rounds`` rounds of about ``--seconds`` per engine and workload, plus sizing: with
-the defaults (5 rounds, 1 s, 3 workloads) it takes about 40 s for two fast engines and about
-75 s against the reference (its whole hands are slow). The quick check against the reference
+the defaults (5 rounds, 1 s, 4 workloads) it takes about 50 s for two fast engines and about
+80 s against the reference (its whole hands are slow). The quick check against the reference
 (a few seconds)::
 
     .venv/bin/python bench/bench_peers.py --peer reference --hands 8 --rounds 3 --seconds 0.2
@@ -74,7 +80,7 @@ import time
 from contextlib import contextmanager
 from typing import Callable, Protocol, Sequence
 
-WORKLOADS = ("lead", "follow", "hand")
+WORKLOADS = ("lead", "follow", "hand", "env")
 CHOICES = ("first", "random")
 
 #: One play of each type to follow, as (type, rank, cards); their cards need not be dealt.
@@ -101,6 +107,8 @@ class Engine(Protocol):
                      last: tuple[str, str, Sequence[str]]) -> int: ...
 
     def play_hand(self, seed: int, choice: str) -> int: ...
+
+    # Optional, for the ``env`` workload: def env_decisions(self, tables, steps, seed) -> int
 
 
 def _pick(n: int, rng: random.Random | None) -> int:
@@ -134,6 +142,19 @@ class FastEngine:
             game.play_index(_pick(n, rng))
             steps += 1
         return steps
+
+    def env_decisions(self, tables, steps, seed):
+        import numpy as np
+
+        env = self.gf.VecEnv(tables, seed=seed)        # every seat a learner, default encoder
+        batch, rng = env.reset(), np.random.default_rng(seed)
+        for _ in range(steps):
+            counts = np.diff(batch.cand_offsets)          # a random legal action per table
+            pick = (rng.random(len(counts)) * counts).astype(np.int64)
+            env.step(batch.cand_ids[batch.cand_offsets[:-1] + pick])
+            batch = env.pending()
+            env.drain_results()
+        return tables * steps
 
 
 class ReferenceEngine:
@@ -186,7 +207,9 @@ class ProcessEngine:
     * ``lead LEVEL CARD...`` -> the number of legal moves on lead;
     * ``follow LEVEL TYPE RANK CARD,CARD,... CARD...`` -> the number of legal moves (PASS
       included) following the play ``(TYPE, RANK, cards)``, then the hand's cards;
-    * ``hand SEED CHOICE`` -> the number of plays and passes of one whole hand.
+    * ``hand SEED CHOICE`` -> the number of plays and passes of one whole hand;
+    * ``env TABLES STEPS SEED`` -> the decisions of a batched environment's run (an engine
+      without one answers ``error: ...``, and sits that workload out).
 
     The process starts once, before any timing, and is pinned to the bench's CPU with it;
     each item then pays one round trip through two pipes (about 0.1 ms on the 2-vCPU machine
@@ -203,7 +226,7 @@ class ProcessEngine:
                                          stdout=subprocess.PIPE, text=True, bufsize=1)
         except OSError as e:
             raise BadArgument(f"--peer {name}: cannot start {command[0]} ({e.strerror})") from None
-        self.name = name
+        self.name, self._env = name, None
         try:
             self.version = self._ask("version")
         except RuntimeError as e:
@@ -246,6 +269,15 @@ class ProcessEngine:
     def play_hand(self, seed, choice):
         return self._count(f"hand {seed} {choice}")
 
+    def env_decisions(self, tables, steps, seed):
+        return self._count(f"env {tables} {steps} {seed}")
+
+    def offers_env(self) -> bool:
+        """Whether the engine answers ``env`` (asked once, with one table and one step)."""
+        if self._env is None:
+            self._env = self._ask("env 1 1 1").isdigit()
+        return self._env
+
     def close(self) -> None:
         if self.proc.poll() is None:
             self.proc.stdin.close()
@@ -279,6 +311,8 @@ def serve(engine: Engine, lines, out) -> int:
                 answer = engine.follow_count(tuple(words[5:]), int(words[1]), last)
             elif words[0] == "hand":
                 answer = engine.play_hand(int(words[1]), words[2])
+            elif words[0] == "env" and hasattr(engine, "env_decisions"):
+                answer = engine.env_decisions(int(words[1]), int(words[2]), int(words[3]))
             else:
                 raise ValueError(f"unknown request {line.strip()[:40]}")
         except (ValueError, IndexError) as e:
@@ -358,8 +392,10 @@ def random_hands(n: int, seed: int = 2024) -> list[tuple[str, ...]]:
 
 
 def work_items(workload: str, hands: Sequence[tuple[str, ...]], level: int,
-               choice: str) -> list[Callable[[Engine], int]]:
+               choice: str, tables: int = 256, steps: int = 200) -> list[Callable[[Engine], int]]:
     """The workload's items, each a call on an engine returning its count."""
+    if workload == "env":
+        return [lambda e: e.env_decisions(tables, steps, 1)]
     if workload == "lead":
         return [lambda e, h=h: e.lead_count(h, level) for h in hands]
     if workload == "follow":
@@ -396,41 +432,61 @@ def run_turn(engine: Engine, items, reps: int) -> tuple[float, list[int]]:
     return (time.perf_counter() - t0) / (reps * len(items)), counts
 
 
+def offers(engine: Engine, workload: str) -> bool:
+    """Whether ``engine`` takes part in ``workload`` (``env`` is optional).
+
+    >>> offers(FastEngine(), "env"), offers(ReferenceEngine(), "env")
+    (True, False)
+    """
+    if workload != "env":
+        return True
+    if isinstance(engine, ProcessEngine):
+        return engine.offers_env()
+    return callable(getattr(engine, "env_decisions", None))
+
+
 def compare(engines: dict[str, Engine], workloads: Sequence[str], *, hands: int = 20,
             level: int = 7, choice: str = "first", rounds: int = 5, seconds: float = 1.0,
-            cpu: int | None = None, progress=None) -> dict:
+            cpu: int | None = None, tables: int = 256, steps: int = 200,
+            progress=None) -> dict:
     """Time every engine on every workload in interleaved rounds; the first engine is the
-    baseline. Returns per workload: each engine's seconds per item by round, the turn order
-    of every round, each engine's counts, and per peer the median and range over rounds of its
-    time per item over the baseline's (``ratio``: how many times as long the peer takes).
+    baseline. Returns per workload: each engine's seconds per item (per decision for
+    ``env``) by round, the turn order of every round, each engine's counts, and per peer the
+    median and range over rounds of its time over the baseline's (``ratio``: how many times
+    as long the peer takes); engines without a batched environment sit ``env`` out.
     On Ctrl-C, raises ``KeyboardInterrupt`` with ``.partial``: the rounds done so far."""
     inputs = random_hands(hands)
-    names = list(engines)
     result = {"level": level, "hands": hands, "choice": choice, "cpu": cpu,
+              "tables": tables, "steps": steps,
               "versions": {n: getattr(e, "version", "?") for n, e in engines.items()},
               "workloads": {}}
+    names = list(engines)
     try:
         with pinned(cpu, [e.pid for e in engines.values() if isinstance(e, ProcessEngine)]):
             for workload in workloads:
-                items = work_items(workload, inputs, level, choice)
+                names = [n for n, e in engines.items() if offers(e, workload)]
+                items = work_items(workload, inputs, level, choice, tables, steps)
                 entry = {"items": len(items), "reps": {}, "seconds": {n: [] for n in names},
-                         "order": [], "counts": {}}
+                         "order": [], "counts": {},
+                         "left_out": [n for n in engines if n not in names]}
                 result["workloads"][workload] = entry
                 for n in names:                                   # sizing, and the counts
                     once, counts = run_turn(engines[n], items, 1)
                     entry["counts"][n] = sum(counts)
                     entry["reps"][n] = max(1, math.ceil(seconds / (once * len(items))))
+                per = (lambda n: entry["counts"][n]) if workload == "env" else (lambda n: len(items))
                 for r in range(rounds):
                     order = names if r % 2 == 0 else names[::-1]
                     entry["order"].append(list(order))
                     for n in order:
-                        entry["seconds"][n].append(run_turn(engines[n], items, entry["reps"][n])[0])
+                        t = run_turn(engines[n], items, entry["reps"][n])[0] * len(items)
+                        entry["seconds"][n].append(t / per(n))
                     if progress:
                         progress(f"{workload}: round {r + 1} of {rounds}")
                 _ratios(entry, names)
     except KeyboardInterrupt as e:
         for entry in result["workloads"].values():
-            _ratios(entry, names)
+            _ratios(entry, list(entry["seconds"]))
         e.partial = result
         raise
     return result
@@ -448,7 +504,8 @@ def _ratios(entry: dict, names: list[str]) -> None:
 
 def table(result: dict) -> str:
     """The summary: per workload and engine, time per item, and peer time / baseline time."""
-    lines = ["| workload | engine | per item | rounds | peer / fast, median [range] | count |",
+    lines = ["| workload | engine | per item (env: per decision) | rounds "
+             "| peer / fast, median [range] | count |",
              "|---|---|---|---|---|---|"]
     for workload, entry in result["workloads"].items():
         for n, secs in entry["seconds"].items():
@@ -458,6 +515,8 @@ def table(result: dict) -> str:
             ratio = f"{r['median']:,.1f}x [{r['min']:,.1f}-{r['max']:,.1f}]" if r else "1 (baseline)"
             lines.append(f"| {workload} | {n} | {_time(statistics.median(secs))} | {len(secs)} "
                          f"| {ratio} | {entry['counts'][n]:,} |")
+        lines.extend(f"| {workload} | {n} | | | (no batched environment) | |"
+                     for n in entry.get("left_out", []))
     return "\n".join(lines)
 
 
@@ -484,6 +543,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workloads", default=",".join(WORKLOADS),
                    help=f"comma-separated, of {', '.join(WORKLOADS)} (default: all)")
     p.add_argument("--hands", type=int, default=20, help="hands (and seeds) (default: 20)")
+    p.add_argument("--tables", type=int, default=256,
+                   help="tables of the batched environment, 'env' (default: 256)")
+    p.add_argument("--steps", type=int, default=200,
+                   help="steps of the batched environment, 'env' (default: 200)")
     p.add_argument("--level", type=int, default=7, help="level rank 2..14 (default: 7)")
     p.add_argument("--choice", choices=CHOICES, default="first",
                    help="the move each player takes in 'hand' (default: first)")
@@ -506,7 +569,8 @@ def check_arguments(args) -> tuple[list[str], int | None]:
         raise BadArgument(f"--workloads: unknown {', '.join(bad) or '(none)'}; "
                           f"choose from {', '.join(WORKLOADS)}")
     for name, value, low in (("--hands", args.hands, 1), ("--rounds", args.rounds, 1),
-                             ("--level", args.level, 2)):
+                             ("--level", args.level, 2), ("--tables", args.tables, 1),
+                             ("--steps", args.steps, 1)):
         if value < low or (name == "--level" and value > 14):
             raise BadArgument(f"{name}: {value} is out of range")
     if not args.seconds > 0:
@@ -538,7 +602,7 @@ def main(argv=None) -> int:
         try:
             result = compare(engines, workloads, hands=args.hands, level=args.level,
                              choice=args.choice, rounds=args.rounds, seconds=args.seconds,
-                             cpu=cpu, progress=lambda line: print(line, file=sys.stderr,
+                             cpu=cpu, tables=args.tables, steps=args.steps, progress=lambda line: print(line, file=sys.stderr,
                                                                   flush=True))
         except KeyboardInterrupt as e:
             done = {w: len(next(iter(x["seconds"].values())))

@@ -6,6 +6,7 @@ import doctest
 import importlib.util
 import os
 import pathlib
+import statistics
 import subprocess
 import sys
 
@@ -192,16 +193,34 @@ def test_an_engine_in_another_process_answers_like_in_this_one():
     name, engine = peers.load_engine(f"pipe=cmd:{SERVE} reference")
     try:
         assert name == "pipe" and engine.version.startswith("guandan_fast.reference")
-        r = peers.compare({"fast": peers.FastEngine(), "pipe": engine}, ["lead", "follow", "hand"],
-                          hands=2, rounds=2, seconds=0.01, cpu=max(os.sched_getaffinity(0)))
+        r = peers.compare({"fast": peers.FastEngine(), "pipe": engine},
+                          ["lead", "follow", "hand", "env"], hands=2, rounds=2, seconds=0.01,
+                          cpu=max(os.sched_getaffinity(0)), tables=4, steps=3)
         counts = {w: e["counts"] for w, e in r["workloads"].items()}
         assert counts["lead"]["pipe"] == counts["lead"]["fast"] > 0
         assert counts["follow"]["pipe"] == counts["follow"]["fast"] > 0
         assert counts["hand"]["pipe"] > 20
+        # The reference has no batched environment: it sits that workload out, said so.
+        assert r["workloads"]["env"]["left_out"] == ["pipe"]
+        assert counts["env"] == {"fast": 12} and "| env | pipe | | | (no batched" in peers.table(r)
         assert engine.proc.poll() is None            # one process for the whole run
     finally:
         engine.close()
     assert engine.proc.poll() is not None
+
+
+def test_a_batched_environment_is_timed_per_decision():
+    _, engine = peers.load_engine(f"pipe=cmd:{SERVE} fast")
+    try:
+        r = peers.compare({"fast": peers.FastEngine(), "pipe": engine}, ["env"], rounds=2,
+                          seconds=0.01, tables=8, steps=5)
+    finally:
+        engine.close()
+    entry = r["workloads"]["env"]
+    assert entry["counts"] == {"fast": 40, "pipe": 40} and entry["left_out"] == []
+    assert entry["items"] == 1 and entry["order"] == [["fast", "pipe"], ["pipe", "fast"]]
+    # per decision: a step of 8 tables takes microseconds, not the whole run's milliseconds
+    assert 0 < statistics.median(entry["seconds"]["fast"]) < 1e-3
 
 
 def test_an_engine_process_is_pinned_with_the_bench():
