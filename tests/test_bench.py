@@ -276,3 +276,69 @@ def test_ctrl_c_stops_within_a_second_and_says_how_far_it_got():
     assert proc.returncode == 130
     assert "interrupted; rounds done per workload: {'lead': " in err
     assert "| lead | reference |" in out                # the rounds done so far, as a table
+
+
+# -- bench/RESULTS.md: current figures with commands that run -----------------------------------
+
+RESULTS = BENCH / "RESULTS.md"
+
+
+def results_commands() -> list[list[str]]:
+    """The command lines of RESULTS.md (its 4-space-indented lines, continuations joined,
+    comments and leading VAR=value settings dropped), split as a shell would."""
+    import shlex
+
+    commands, pending = [], ""
+    for line in RESULTS.read_text().splitlines():
+        if not line.startswith("    ") and not pending:
+            continue
+        pending += line.strip()
+        if pending.endswith("\\"):
+            pending = pending[:-1] + " "
+            continue
+        argv = shlex.split(pending.split(" # ", 1)[0].split("  #", 1)[0])
+        pending = ""
+        while argv and "=" in argv[0] and not argv[0].startswith("-"):
+            argv.pop(0)
+        if argv[:1] == ["/usr/bin/time"]:
+            argv = argv[3:]                        # /usr/bin/time -f FORMAT COMMAND...
+        commands.append(argv)
+    return commands
+
+
+def test_results_is_the_current_state_not_a_log():
+    text = RESULTS.read_text()
+    assert len(text.splitlines()) <= 400
+    sections = text.split("\n## ")[1:]
+    assert len(sections) >= 8
+    for section in sections:      # each area: a command, a date, a table
+        name = section.split("\n", 1)[0]
+        assert "\n    " in section and "2026-" in section and "\n|---" in section, name
+
+
+def test_every_results_command_names_what_exists_and_parses():
+    from guandan_fast import cli
+
+    commands = results_commands()
+    assert len(commands) >= 20
+    helps = {}
+    for argv in commands:
+        program = argv[0]
+        assert program.startswith(".venv/bin/"), argv
+        if program.endswith("guandan-fast"):
+            cli.build_parser().parse_args(argv[1:])            # exits on a bad option
+        elif argv[1:3] == ["-m", "pytest"]:
+            paths = [a for a in argv[3:] if a.startswith(("bench/", "tests/"))]
+            assert all((ROOT / p).exists() for p in paths), argv
+        else:
+            script = argv[1]
+            assert (ROOT / script).is_file(), argv
+            if script not in helps:
+                r = run_script(ROOT / script, "--help", timeout=120)
+                helps[script] = r.stdout if r.returncode == 0 else ""
+            if helps[script]:                     # scripts with options: each one is known
+                unknown = [a for a in argv[2:] if a.startswith("--")
+                           and a.split("=")[0] not in helps[script]]
+                assert not unknown, (argv, unknown)
+            else:
+                assert not any(a.startswith("--") for a in argv[2:]), argv
