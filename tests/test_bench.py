@@ -162,6 +162,28 @@ def test_quick_set_prints_one_table():
     assert "[2/2] peers" in r.stderr
 
 
+def test_quick_set_ctrl_c_prints_the_rows_so_far():
+    import signal
+    import time
+
+    proc = subprocess.Popen([sys.executable, str(BENCH / "quick.py"), "--only",
+                             "movegen,simulation,learning"], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        for line in proc.stderr:                      # movegen done, simulation running
+            if line.startswith("[2/3] simulation"):
+                break
+        time.sleep(0.3)
+        t = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=10)
+        assert time.monotonic() - t < 1.5
+    finally:
+        proc.kill()
+    assert proc.returncode == 130 and "interrupted after 2 row(s)" in err
+    assert "| movegen | lead of a random 27-card hand" in out and "| learning |" not in out
+
+
 def test_quick_set_refuses_an_unknown_area():
     r = run_script(BENCH / "quick.py", "--only", "movegen,nope")
     assert r.returncode == 2 and r.stdout == "" and "unknown area nope" in r.stderr
