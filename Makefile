@@ -37,8 +37,10 @@ browser:
 	else echo "make test: the browser tests need Chromium: sudo apt-get install -y chromium chromium-driver" >&2; \
 		exit 1; fi
 
+# The quick set: one short run per area and one summary table (bench/quick.py); the full
+# benchmarks, one per area, are run one by one (bench/RESULTS.md gives each command).
 bench: $(VENV)/.installed
-	$(BIN)/python -m pytest bench/bench_*.py --benchmark-enable --benchmark-only -q -s
+	$(BIN)/python bench/quick.py
 
 # Developer build: editable install (Python files are used from python/, compiled modules are
 # rebuilt by running `make dev` again).

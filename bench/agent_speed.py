@@ -1,8 +1,10 @@
-"""Each agent's speed in ``simulate`` (bench/RESULTS.md, "Search above the expert"): the agent
-in all four seats, one thread, seed 0; hands and decisions (plays + passes) per CPU second of
+"""Each agent's speed in ``simulate`` (bench/RESULTS.md, "Whole games and simulation"): the
+agent in all four seats, one thread, seed 0; hands and decisions (plays + passes) per CPU second of
 the process (``time.process_time``: other processes' load counts less than in wall time).
 
     python bench/agent_speed.py
+
+Takes about 5 s.
 """
 import time
 

@@ -11,6 +11,8 @@ timings. Runs are measured alternately so that both sides see the same backgroun
 medians are quoted. Besides wall time, CPU time is counted: this process plus every process
 it started (Ray's GCS server, raylet, workers), from /proc, so the overhead can be read on a
 busy machine too. ``GF_BENCH_MATCHES`` (default 10000) and ``GF_BENCH_ROUNDS`` (5) size runs.
+
+Takes a few minutes (the local cluster starts once, in 5-10 s).
 """
 
 import os

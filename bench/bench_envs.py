@@ -12,6 +12,8 @@ the figure is decisions / seconds, median over rounds. The Gymnasium single-lear
 the learner's decisions only (the bots' moves are in its time, as a user sees it) and also
 reports all moves per second. The batched loops (``VecEnv`` and ``GuandanVectorEnv``, 256
 tables) pick with one vectorized numpy draw per batch and count learner decisions.
+
+Takes about 10 s with ``--matches 6 --rounds 5``.
 """
 
 from __future__ import annotations

@@ -12,6 +12,8 @@ Every stepping loop plays whole matches with uniformly random legal moves (compl
 lists) from seeds 0..N-1; per-step figures are total time / total moves, so the Python loops
 and the compiled loop are averaged over the same kind of matches (the random streams differ,
 the distributions of states do not).
+
+Takes about 5 s with the default 200 matches.
 """
 
 from __future__ import annotations

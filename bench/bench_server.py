@@ -6,6 +6,9 @@ index. A game fails when a client does not see it end (``gameOver``), when the f
 ``gameResult`` does not account for every game, or when the server reports a table error.
 
     .venv/bin/python bench/bench_server.py --tables 16 --games 1
+
+Takes about a minute with 16 tables of one game (the one client process is the limit), a
+few seconds with 4.
 """
 
 from __future__ import annotations

@@ -1,12 +1,15 @@
 """Simulation throughput: hands per second of the compiled loop, and the 1 -> 2 thread speed-up.
 
-Run (figures in bench/RESULTS.md, "Simulation"):
+Run (figures in bench/RESULTS.md, "Whole games and simulation"):
 
     .venv/bin/python -m pytest bench/bench_simulate.py --benchmark-enable --benchmark-only \
         -p no:randomly -s
 
 Each benchmark plays a fixed number of hands (``GF_BENCH_HANDS``, default 20000) in hands
 mode, so every round does the same work. The machine is shared: medians are what to quote.
+
+Takes about a minute and a half with the defaults (``GF_BENCH_HANDS=10000
+GF_BENCH_ROUNDS=3``: about 30 s).
 """
 
 import os

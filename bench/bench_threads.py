@@ -35,6 +35,8 @@ share; ``VecEnv._last_region_seconds``), with the rest of a step (the caller's n
 ``pending()``, ``drain_results()``) in µs::
 
     OPENBLAS_NUM_THREADS=1 .venv/bin/python bench/bench_threads.py --interleave 100 --steps 3000
+
+Takes about 1-3 minutes with the defaults (every loop sized to ``--seconds``).
 """
 
 from __future__ import annotations
@@ -116,7 +118,7 @@ def blocks_in_turns(specs, block, rounds, num_envs=256):
     ``block`` steps each in turn, ``rounds`` times, random legal actions (so all see the same
     load). Per name: the wall time of each block (``spent``), its compiled steps' time
     (``region``: ``VecEnv._last_region_seconds``, the part the threads share) and its steps
-    on two threads or more (``on_two``). Also bench/thread_builds.py's measure."""
+    on two threads or more (``on_two``)."""
     envs = {k: gf.VecEnv(num_envs, seed=1, **v) for k, v in specs.items()}
     state = {k: [e.reset(), np.random.default_rng(0)] for k, e in envs.items()}
     out = {k: {"spent": [], "region": [], "on_two": 0} for k in envs}

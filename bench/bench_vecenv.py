@@ -15,6 +15,8 @@ of CPU time used by the process, all its threads) is what the work costs when th
 is not descheduled. A "decision" is one learner decision (every seat is a learner unless stated). The policy is
 uniformly random over the legal actions, drawn in numpy from the batch's CSR lists (one
 vectorised draw per step), so the figure includes the numpy work a learner would do.
+
+Takes about 10 s with the defaults.
 """
 
 from __future__ import annotations

@@ -17,6 +17,8 @@ of the two move-generation switches in turn). Per hand:
 
 The reference takes ~50 ms for a 27-card lead, so most cases are follows of cached leads.
 Exits non-zero on the first mismatch, printing it.
+
+Takes about 10-20 minutes for 10^6 cases on 2 CPUs (``--cases 20000``: about 20 s).
 """
 
 from __future__ import annotations

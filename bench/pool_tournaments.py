@@ -8,6 +8,8 @@ interval fixes how many deals were split, so the pooled counts — and the poole
 exact, not approximated.
 
     python bench/pool_tournaments.py run1.json run2.json ...
+
+Takes a moment (it reads the JSON files; the tournaments are the long part).
 """
 import json
 import sys

@@ -162,7 +162,7 @@ def test_record_checks_its_input():
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_one_thread_settling_after_two_does_not_count_against_it(seed):
-    # Beside two busy processes (measured, bench/RESULTS.md session 12) one thread's steps
+    # Beside two busy processes (measured in session 12) one thread's steps
     # just after steps on two took 4.5x, 1.9x, 1.9x, then 1.3x for 5 steps, their usual time
     # (the scheduler paying back the CPU two threads took), while two threads, fast while
     # both run, stalled 3 ms at 1 % of their steps: 1.15x of one thread on the whole. Counted
