@@ -6,7 +6,7 @@ The rule is "the first legal move that is not a pass", so both play the very sam
 (tests/test_external.py checks that) and make the same number of decisions; the figure is
 decisions of that agent per second of wall time, whole matches included (for the external
 agent: a server per match, two client processes started per match, every decision a
-WebSocket round trip).
+WebSocket round trip). It takes about a minute with the defaults below.
 
 Run as a script (prints the figures for bench/RESULTS.md)::
 
