@@ -956,3 +956,67 @@ def test_soak_with_faulty_clients_short(tmp_path):
     headers, games = replay_all(rec)
     assert len(games) == 4
     assert all(g.is_over for g, h in zip(games, headers) if h["server"]["end"] == "win")
+
+
+# -----------------------------------------------------------------------------------------
+# People's tables (guandan-fast play): a platform bot beside a page, and a spectator
+
+async def page_client(url: str, seen: list) -> None:
+    """A page's connection (``?seat=S``): answers every question with its first action and
+    keeps every message."""
+    async with connect(url) as ws:
+        async for data in ws:
+            msg = json.loads(data)
+            seen.append(msg)
+            if msg.get("type") == "act":
+                await ws.send(json.dumps({"actIndex": 0}))
+
+
+async def spectator(url: str, seen: list) -> None:
+    async with connect(url) as ws:
+        async for data in ws:
+            seen.append(json.loads(data))
+
+
+def test_platform_bot_page_and_spectator_at_one_people_table(tmp_path):
+    """`play --seat 0,2`: a platform client takes one person's seat and a page the other; the
+    platform client sees the plain protocol (checked message by message), the page the
+    additions, and a spectator never a hand while it is played but every deal after it."""
+    from guandan_fast.web.play import play_config
+
+    cfg = play_config(seat=(0, 2), agents="greedy", seed=5, rules=Rules.platform(),
+                      record=str(tmp_path / "r.jsonl"))
+    page_seen, watch_seen = [], []
+
+    async def main():
+        server = GameServer(cfg)
+        await server.start()
+        base = f"ws://127.0.0.1:{server.port}"
+        try:
+            watcher = asyncio.ensure_future(spectator(base + "/watch/w1", watch_seen))
+            page = asyncio.ensure_future(page_client(base + "/game/web-1?seat=2", page_seen))
+            while server.stats["connections"] < 2:
+                await asyncio.sleep(0.005)
+            bot = await play(base + "/game/platformbot", "greedy", 1)
+            await asyncio.wait_for(server.wait(), 30)
+            await asyncio.wait_for(asyncio.gather(page, watcher), 30)
+            return bot
+        finally:
+            await server.stop()
+
+    bot = run(main())
+    assert bot.problems == [] and bot.seat == 0 and bot.games == 1 and bot.hands > 1
+    kinds = Counter(m["type"] for m in page_seen)
+    assert kinds["handOver"] == bot.hands and kinds["state"] > bot.hands
+    assert all(m["myPos"] == 2 for m in page_seen if m["type"] == "state")
+    # the spectator: no deal while a hand is played, no hand in its states, every deal after
+    assert not [m for m in watch_seen if m.get("stage") == "beginning"]
+    states = [m for m in watch_seen if m["type"] == "state"]
+    assert states and all(m.get("handCards", []) == [] and m["myPos"] == -1 for m in states)
+    overs = [m for m in watch_seen if m["type"] == "handOver"]
+    assert len(overs) == bot.hands
+    headers, games = replay_all(tmp_path / "r.jsonl")
+    hands = [json.loads(ln) for ln in open(tmp_path / "r.jsonl").read().splitlines()[1:]]
+    assert [o["deal"] for o in overs] == [h["deal"] for h in hands]
+    assert [o["hand"] for o in overs] == list(range(1, bot.hands + 1))
+    assert headers[0]["server"]["players"] == ["platformbot", "bot:greedy", "web-1", "bot:greedy"]

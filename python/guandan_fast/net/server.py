@@ -210,6 +210,9 @@ class _Client:
         self.question: str | None = None    # the pending act message (re-sent on a rejoin)
         self.rejoin = False
         self.want: int | None = None        # the seat its link asks for (?seat=S)
+        # one of our pages (its path has ?seat=S or ?page=1): it gets the additions of people's
+        # tables (state, handOver, hint, error); any other client the platform protocol alone
+        self.page = False
         self.watching: int | None = None    # a spectator: the index of the table it watches
 
     def send_now(self, frame: bytes) -> bool:
@@ -352,7 +355,8 @@ class _Table:
 
     async def _send_states(self) -> None:
         for s, c in self.seats.items():
-            await c.send(json.dumps(self.state_message(s)), self.cfg.timeout)
+            if c.page:
+                await c.send(json.dumps(self.state_message(s)), self.cfg.timeout)
         watchers = self.server.watchers(self.index)
         if watchers:
             text = json.dumps(self.state_message(None))
@@ -550,7 +554,8 @@ class _Table:
             summary = self._hand_over(hand_no, order, levels_before, rest)
             if self.cfg.rejoin:
                 for c in self.seats.values():
-                    await c.send(json.dumps(summary), self.cfg.timeout)
+                    if c.page:
+                        await c.send(json.dumps(summary), self.cfg.timeout)
             watchers = self.server.watchers(self.index)
             if watchers:
                 text = json.dumps(dict(summary, deal=deal))   # every hand, once it is over
@@ -800,6 +805,7 @@ class GameServer:
             await self._watch(ws, WATCH_RE.match(path).group(1), _query(path))
             return
         name = PATH_RE.match(path).group(1)
+        page = self.cfg.rejoin and ("seat" in _query(path) or _query(path).get("page") == "1")
         want = None
         if self.cfg.rejoin and "seat" in _query(path):
             text = _query(path)["seat"]
@@ -810,7 +816,7 @@ class GameServer:
                 await ws.close(SEAT_TAKEN, reason)
                 return
             want = int(text)
-        if self.cfg.rejoin and await self._rejoin(ws, name, want):
+        if self.cfg.rejoin and await self._rejoin(ws, name, want, page):
             return
         if self._full():
             # Turned away at once (not left waiting in a lobby that never fills).
@@ -820,7 +826,7 @@ class GameServer:
             await ws.close(TRY_AGAIN_LATER, reason)
             return
         client = _Client(ws, name, self.cfg.handshake_pause)
-        client.want = want
+        client.want, client.page = want, page
         if want is not None:
             same = next((c for c in self._lobby if c.want == want), None)
             if same is not None and same.name != name:
@@ -852,7 +858,7 @@ class GameServer:
         finally:
             reader.cancel()
 
-    async def _rejoin(self, ws, name: str, want: int | None = None) -> bool:
+    async def _rejoin(self, ws, name: str, want: int | None = None, page: bool = True) -> bool:
         """``ServerConfig.rejoin``: seat a new connection in place of a gone client (or of a
         client with the same name); ``want``: only that seat (a person's link). Refuse it with
         a close reason when the seats it may take are connected and no more table can open.
@@ -871,6 +877,7 @@ class GameServer:
         table, seat, client = pick
         old = client.ws
         client.ws, client.name, client.closed, client.started = ws, name, False, True
+        client.page = page
         if old is not ws:
             try:
                 await old.close(4002, "this seat was taken over by a new connection")
@@ -878,7 +885,8 @@ class GameServer:
                 pass
         log.info("%s: %s rejoins", table._where(seat), name)
         reader = asyncio.ensure_future(self._read(client, ws))
-        await client.send(json.dumps(table.state_message(seat)), self.cfg.timeout)
+        if page:
+            await client.send(json.dumps(table.state_message(seat)), self.cfg.timeout)
         if client.question is not None:
             await client.send(client.question, self.cfg.timeout)
         await self._hold(client, ws, reader)
@@ -926,7 +934,7 @@ class GameServer:
     def _refuse(self, client: _Client, reason: str) -> None:
         self.stats["refused"] += 1
         log.warning("%s (%s): refused: %s", client._where(), client.name, reason)
-        if self.cfg.error_messages and not client.closed:
+        if self.cfg.error_messages and not client.closed and (client.page or not self.cfg.rejoin):
             asyncio.ensure_future(client.send(json.dumps({"type": "error", "message": reason}),
                                               self.cfg.timeout))
 
@@ -935,7 +943,7 @@ class GameServer:
             self._refuse(client, "a spectator does not play")
             return
         fut = client.pending
-        if client.rejoin and isinstance(data, str) and '"hint"' in data:
+        if client.rejoin and client.page and isinstance(data, str) and '"hint"' in data:
             self._hint(client, data)
             return
         if fut is None or fut.done():
