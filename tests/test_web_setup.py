@@ -85,9 +85,16 @@ def test_play_serves_the_page_after_the_default_install_alone(tmp_path):
         line = proc.stdout.readline()
         assert line.startswith("play at http://127.0.0.1:"), (line, proc.stderr.read() if proc.poll() else "")
         url = line.split()[2]
+        base = url.split("?")[0]
+        assert url == base + "?seat=0"
+        links = proc.stdout.readline()      # the spectators' and the lobby's links
+        assert links == f"watch: {base}?watch=1   lobby: {base}lobby\n", links
         with urllib.request.urlopen(url, timeout=20) as r:
             body = r.read().decode()
         assert r.status == 200 and 'id="gf-config"' in body and "gf-pass" in body
+        with urllib.request.urlopen(base + "lobby", timeout=20) as r:   # the table waits for you
+            lobby = r.read().decode()
+        assert 'seat 0: <a href="/?seat=0">take this seat</a>' in lobby
         # a command that needs a missing extra: one line, how to install it, status 2
         ray = subprocess.run([str(python), "-m", "guandan_fast", "simulate", "--matches", "1",
                               "--ray", "--no-progress"], capture_output=True, text=True, env=env,
