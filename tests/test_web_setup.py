@@ -5,6 +5,7 @@ docs name no path outside the repository."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pathlib
@@ -145,12 +146,23 @@ def test_ctrl_c_is_130_everywhere(command, record, tmp_path):
             "view": ["view", str(record), "--no-browser"]}[command]
     proc, first = listening(*argv, cwd=tmp_path)
     assert "127.0.0.1:" in first, (first, proc.stderr.read() if proc.poll() is not None else "")
+    page, stack = None, contextlib.ExitStack()
+    if command == "play":   # a page at the table: the message says where the match stopped
+        from websockets.sync.client import connect
+
+        port = re.search(r"127\.0\.0\.1:(\d+)", first).group(1)
+        page = stack.enter_context(connect(f"ws://127.0.0.1:{port}/game/t?seat=0"))
+        while json.loads(page.recv(timeout=20)).get("type") != "act":
+            pass
     start = time.monotonic()
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=10)
     assert time.monotonic() - start < 3
     assert proc.returncode == 130, (out, err)
     assert "interrupted (Ctrl-C)" in out
+    if page is not None:
+        assert "0 match(es) finished; stopped in match 1, hand 1" in out, out
+    stack.close()
 
 
 @pytest.mark.parametrize("command", ["serve", "play", "view"])

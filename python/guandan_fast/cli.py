@@ -555,6 +555,8 @@ def _cmd_play(args) -> int:
     if sig is not None:
         what = "interrupted (Ctrl-C)" if sig == signal.SIGINT else "stopped by SIGTERM"
         done = f"{stats['games']} match(es) finished" if stats else "before it was listening"
+        for t in (stats or {}).get("where", []):
+            done += f"; stopped in match {t['game']}" + (f", hand {t['hand']}" if t["hand"] else "")
         print(f"{what}: {done}" + (f"; the match so far is in {record} "
                                    f"(play --resume {record} goes on)" if kept else ""))
         # Ctrl-C exits as an interrupted command (130), as every command; SIGTERM with 0

@@ -201,7 +201,8 @@ def run(cfg: ServerConfig, delay: float, browser: bool = True, out=print) -> tup
     """Serve the table until the match ends or Ctrl-C/SIGTERM (the record, if any, is
     written as it stands); prints the pages' links and opens the first unless ``browser``
     is False. Returns ``(stats, None)`` when the matches were played, ``(stats or None,
-    signal number)`` when a signal stopped it."""
+    signal number)`` when a signal stopped it (the stats then also hold ``where``: the
+    started tables as ``GameServer.tables_info`` gave them at the signal)."""
     import asyncio
     import signal
 
@@ -231,16 +232,25 @@ def run(cfg: ServerConfig, delay: float, browser: bool = True, out=print) -> tup
             import webbrowser
             webbrowser.open(url)
 
+    def stop(sig):
+        holder.setdefault("signal", sig)
+        server = holder.get("server")
+        if server is not None:   # where the table was, for the message (before it is cut)
+            holder["where"] = [t for t in server.tables_info() if t["started"]]
+        task.cancel()
+
     async def main():
+        nonlocal task
         task = asyncio.ensure_future(serve(cfg, ready))
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, lambda sig=sig: (holder.setdefault("signal", sig),
-                                                          task.cancel()))
+            loop.add_signal_handler(sig, lambda sig=sig: stop(sig))
         try:
             return await task, None
         except asyncio.CancelledError:
             server = holder.get("server")
-            return (server.stats if server else None), holder.get("signal")
+            stats = dict(server.stats, where=holder.get("where") or []) if server else None
+            return stats, holder.get("signal")
 
+    task = None
     return asyncio.run(main())
