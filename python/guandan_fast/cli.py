@@ -457,12 +457,18 @@ def _cmd_serve(args) -> int:
 def _cmd_connect(args) -> int:
     import logging
 
-    from .net.client import run
+    from .net.client import ClientResult, run
 
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     _agents_from_cwd()
+    res = ClientResult()
     try:
-        res = run(args.url, agent=args.agent, seed=args.seed)
+        run(args.url, agent=args.agent, seed=args.seed, result=res)
+    except KeyboardInterrupt:
+        # Ctrl-C: how far it got, and 130 (an interrupted command), as every command
+        print(f"interrupted (Ctrl-C): seat {res.seat}: {res.games} game(s) finished, "
+              f"{res.hands} hand(s) begun", flush=True)
+        return 130
     except (ConnectionError, TimeoutError) as exc:     # the server, not this program
         why = os.strerror(exc.errno) if exc.errno else _one_line(exc)
         print(f"guandan-fast: error: cannot reach {args.url}: {why}", file=sys.stderr)
