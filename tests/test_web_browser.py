@@ -225,6 +225,12 @@ def test_return_reload_taken_seat_refusals_and_disconnection(browser):
         st = wait_for(lambda: (lambda s: s if s["act"] else None)(page_state(browser)), what="the return")
         assert st["act"]["stage"] == "back"
         card = st["act"]["actions"][0][2][0]
+        # the prompt names to whom (seat 3 paid: on seat 0's left); the allowed cards outlined
+        assert st["message"].startswith("return a card to left (greedy): "), st["message"]
+        allowed = {a[2][0] for a in st["act"]["actions"]}
+        outlined = browser.execute_script("""return [...document.querySelectorAll(
+            '#gf-seat-bottom button.card.allowed')].map(b => b.dataset.code)""")
+        assert set(outlined) == allowed and len(outlined) == sum(c in allowed for c in st["hand"])
         # a selection that is no legal action cannot be sent: the page says why
         select(browser, ["SK"])
         assert readings(browser) == {}

@@ -234,12 +234,13 @@
   // from the last hand's summary, when the page saw it).
   function exchangePrompt(act) {
     const cards = [...new Set(act.actionList.map(a => a[2][0]))].map(cardText);
-    const listed = cards.length <= 6 ? cards.join(" or ") : `one of ${cards.length} cards`;
+    const listed = cards.length <= 6 ? cards.join(" or ") : `one of the ${cards.length} outlined cards`;
     if (act.stage === "tribute") {
       const row = model.next && model.next.tribute.find(([p]) => p === model.me);
       return `pay a tribute${row ? " to " + seatName(row[1]) : ""}: ${listed} (your highest card, not a wild heart) — select it and confirm`;
     }
-    return `return a card to the seat that paid you: ${listed} — select it and confirm`;
+    const paid = model.exchange && (model.exchange.tribute || []).find(r => r[1] === model.me);
+    return `return a card to ${paid ? seatName(paid[0]) : "the seat that paid you"}: ${listed} — select it and confirm`;
   }
   function key(cards) { return cards.slice().sort().join(" "); }
   function readings() {
@@ -295,6 +296,8 @@
           b.dataset.index = i;
           b.setAttribute("aria-pressed", selected.has(i) ? "true" : "false");
           b.disabled = !act;
+          // in the exchange the cards the rules allow are outlined (the list comes from the server)
+          if (act && act.stage !== "play" && act.actionList.some(a => a[2][0] === c)) b.classList.add("allowed");
           b.addEventListener("click", () => { if (selected.has(i)) selected.delete(i); else selected.add(i); render(); focusCard(i); });
           b.addEventListener("keydown", e => {
             if (e.key === "ArrowRight" || e.key === "ArrowLeft") {
