@@ -1020,3 +1020,42 @@ def test_platform_bot_page_and_spectator_at_one_people_table(tmp_path):
     assert [o["deal"] for o in overs] == [h["deal"] for h in hands]
     assert [o["hand"] for o in overs] == list(range(1, bot.hands + 1))
     assert headers[0]["server"]["players"] == ["platformbot", "bot:greedy", "web-1", "bot:greedy"]
+
+
+def test_a_link_to_a_seat_that_is_no_persons_is_refused_with_the_reason():
+    from guandan_fast.web.play import play_config
+
+    cfg = play_config(seat=(0, 2), agents="greedy", rules=Rules.platform())
+
+    async def main():
+        server = GameServer(cfg)
+        await server.start()
+        base = f"ws://127.0.0.1:{server.port}/game/"
+        try:
+            closes = []
+            for path in ("a?seat=1", "b?seat=x"):
+                async with connect(base + path) as ws:
+                    with pytest.raises(ConnectionClosed):
+                        await ws.recv()
+                    closes.append((ws.close_code, ws.close_reason))
+            # two pages for one seat before the table starts: the second is refused
+            first = await connect(base + "c?seat=2")
+            while not server._lobby:
+                await asyncio.sleep(0.005)
+            async with connect(base + "d?seat=2") as ws:
+                with pytest.raises(ConnectionClosed):
+                    await ws.recv()
+                closes.append((ws.close_code, ws.close_reason))
+            lobby = server.tables_info()
+            await first.close()
+            return closes, lobby
+        finally:
+            await server.stop()
+
+    closes, lobby = run(main())
+    assert closes[0] == (4001, "seat 1 is not a seat for people at this table (those are 0, 2)")
+    assert closes[1][0] == 4001 and "seat x is not a seat" in closes[1][1]
+    assert closes[2] == (4001, "seat 2 is taken: another page is playing it")
+    (table,) = lobby
+    assert not table["started"]
+    assert [s["who"] for s in table["seats"]] == ["free", "bot:greedy", "person", "bot:greedy"]
