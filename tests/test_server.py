@@ -1059,3 +1059,48 @@ def test_a_link_to_a_seat_that_is_no_persons_is_refused_with_the_reason():
     (table,) = lobby
     assert not table["started"]
     assert [s["who"] for s in table["seats"]] == ["free", "bot:greedy", "person", "bot:greedy"]
+
+
+def test_serve_watch_spectators_and_lobby_beside_four_platform_clients(tmp_path):
+    """`serve --watch`: four platform clients play a game (their protocol unchanged, checked
+    message by message) while a spectator watches; the page and the lobby are served on the
+    same port."""
+    import urllib.request
+
+    from guandan_fast.web.play import http_handler, watch_config
+
+    cfg = ServerConfig(port=0, tables=1, games=1, seed=3, handshake_pause=0.01,
+                       rules=Rules.platform(), watch=True)
+    watch_seen, pages = [], {}
+
+    async def main():
+        server = GameServer(cfg)
+        cfg.http = http_handler(lambda: watch_config(cfg), server.tables_info, join=False)
+        await server.start()
+        base = f"127.0.0.1:{server.port}"
+        loop = asyncio.get_running_loop()
+        try:
+            for path in ("/", "/lobby"):
+                pages[path] = await loop.run_in_executor(None, lambda p=path: urllib.request.urlopen(
+                    f"http://{base}{p}", timeout=10).read().decode())
+            watcher = asyncio.ensure_future(spectator(f"ws://{base}/watch/w?table=0", watch_seen))
+            clients = [asyncio.ensure_future(play(f"ws://{base}/game/c{k}", "greedy", k))
+                       for k in range(4)]
+            results = await asyncio.gather(*clients)
+            await asyncio.wait_for(server.wait(), 30)
+            await asyncio.wait_for(watcher, 30)
+            return results
+        finally:
+            await server.stop()
+
+    results = run(main())
+    assert all(r.problems == [] and r.games == 1 for r in results)
+    assert '"watchOnly":true' in pages["/"]
+    assert pages["/lobby"].count("free (a platform client takes it)") == 4
+    assert "take this seat" not in pages["/lobby"]
+    assert not [m for m in watch_seen if m.get("stage") == "beginning" or m["type"] == "act"]
+    states = [m for m in watch_seen if m["type"] == "state" and "handCards" in m]
+    assert states and all(m["handCards"] == [] for m in states)
+    assert len([m for m in watch_seen if m["type"] == "handOver"]) == results[0].hands
+    assert {"type": "notify", "stage": "gameResult", "victoryNum": results[0].victory_num,
+            "draws": results[0].draws} in watch_seen

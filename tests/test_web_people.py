@@ -124,6 +124,11 @@ def test_two_people_two_bots_and_a_spectator_play_a_hand(browsers):
         a.find_element(By.ID, "gf-continue").click()
         st = wait_for(lambda: (lambda s: s if not s["summary"] and "hand 2" in s["levels"]
                                else None)(state(a)), what="the next hand after Continue")
+        # the spectator's page goes on by itself after the set delay (no one clicks there)
+        a.switch_to.window(spectator)
+        wait_for(lambda: (lambda s: not s["summary"] and "hand 2" in s["levels"])(state(a)),
+                 timeout=15, what="the spectator's page to go on by itself")
+        a.switch_to.window(watcher)
         # the lobby lists the table: both people seated, the bots, a watch link
         with urllib.request.urlopen(server.url + "lobby", timeout=10) as r:
             lobby = r.read().decode()

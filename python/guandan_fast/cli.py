@@ -408,11 +408,15 @@ def _cmd_serve(args) -> int:
                        on_fault=args.on_fault, takeover=args.takeover,
                        draw_after=args.draw_after, handshake_pause=args.handshake_pause,
                        error_messages=args.error_messages, record=args.record,
-                       ping_interval=args.ping_interval or None)
+                       ping_interval=args.ping_interval or None, watch=args.watch)
+    running = {}
+    if args.watch:   # the spectators' page and the lobby, on the same port
+        from .web.play import http_handler, watch_config
+
+        cfg.http = http_handler(lambda: watch_config(cfg),
+                                lambda: running["server"].tables_info(), join=False)
     logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO,
                         format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
-
-    running = {}
 
     def ready(server):
         # Everything loaded so far (modules, classes: ~100,000 objects) lives as long as the
@@ -423,6 +427,9 @@ def _cmd_serve(args) -> int:
         print(f"listening on ws://{cfg.host}:{server.port}/game/{{name}} "
               f"({len(cfg.remote_seats)} client(s) per table, {cfg.games} game(s) each)",
               flush=True)
+        if cfg.watch:
+            print(f"watch at http://{cfg.host}:{server.port}/ (a table: ?table=K), the tables "
+                  f"at http://{cfg.host}:{server.port}/lobby", flush=True)
 
     async def main():
         task = asyncio.ensure_future(serve(cfg, ready))
@@ -781,6 +788,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="seconds between keepalive pings (0: none); never drops a client")
     v.add_argument("--error-messages", action="store_true",
                    help='answer refused messages with {"type": "error"} (breaks platform clients)')
+    v.add_argument("--watch", action="store_true",
+                   help="spectators: a page at http://HOST:PORT/ (no hand while it is played) "
+                        "and the open tables at /lobby")
     v.add_argument("--quiet", action="store_true", help="log warnings only")
     rule_opt(v)
     v.set_defaults(func=_cmd_serve)

@@ -323,7 +323,7 @@ class _Table:
                 await c.send(text, self.cfg.timeout)
         for c in self.server.watchers(self.index):
             await c.send(text, self.cfg.timeout)
-        if self.cfg.rejoin and states:
+        if (self.cfg.rejoin or self.cfg.watch) and states:   # pages and spectators
             await self._send_states()
 
     def state_message(self, seat: int | None) -> dict:
@@ -502,7 +502,7 @@ class _Table:
         for seat in range(4):
             await self._notify(seat, P.notify_beginning(g.hand(seat), seat))
         trick = self.trick = {"greater": None, "last": None, "area": [None] * 4}
-        if self.cfg.rejoin:
+        if self.cfg.rejoin or self.cfg.watch:
             await self._send_states()
         if g.phase == "play" and g.observation(0)["anti_tribute"]:
             await self._notify_all(P.notify_anti_tribute(self._anti_pos()))
@@ -561,8 +561,7 @@ class _Table:
                 text = json.dumps(dict(summary, deal=deal))   # every hand, once it is over
                 for c in watchers:
                     await c.send(text, self.cfg.timeout)
-            if self.cfg.rejoin:
-                await self._send_states()
+            await self._send_states()
         d = res["declarer"]
         reset = d is not None and levels_before[d] == 14 and res["levels"][d] == 2
         if self.cfg.record_each_hand and not g.is_over:

@@ -31,7 +31,7 @@ from ..rules import Rules
 from .pages import favicon, page
 
 __all__ = ["play_config", "page_config", "resume_game", "recorded_table", "HINT_AGENTS",
-           "lobby_html", "seat_links"]
+           "lobby_html", "seat_links", "watch_config", "http_handler"]
 
 #: Agents the page offers hints from (the move the agent would make in the person's seat):
 #: the strongest first.
@@ -133,6 +133,15 @@ def page_config(cfg: ServerConfig, delay: float) -> dict:
             "summaryDelay": SUMMARY_DELAY_MS}
 
 
+def watch_config(cfg: ServerConfig) -> dict:
+    """The data of the page that ``serve --watch`` serves: spectators only (its seats are
+    the platform clients'), each seat's agent where a bot plays it."""
+    return {"seat": 0, "seats": [], "watchOnly": True, "delay": 800,
+            "agents": [cfg.bots[s].name if s in cfg.bots else "a client" for s in range(4)],
+            "hintAgents": [], "stateMessages": True, "name": "watch",
+            "summaryDelay": SUMMARY_DELAY_MS}
+
+
 def seat_links(base: str, cfg: ServerConfig) -> list[tuple[str, str]]:
     """``(what, url)`` for each person's seat, the spectators and the lobby.
 
@@ -143,9 +152,10 @@ def seat_links(base: str, cfg: ServerConfig) -> list[tuple[str, str]]:
             + [("watch", f"{base}?watch=1"), ("lobby", f"{base}lobby")])
 
 
-def lobby_html(tables: list) -> str:
+def lobby_html(tables: list, join: bool = True) -> str:
     """The lobby page: every open table (``GameServer.tables_info``) with a link for each
-    free seat and one to watch; it reloads itself every few seconds.
+    free seat (``join``: people may take seats, as at ``play``'s tables; at ``serve --watch``
+    they are for platform clients) and one to watch; it reloads itself every few seconds.
 
     >>> html = lobby_html([{"table": 0, "started": False, "game": 1, "hand": None,
     ...     "watchers": 0, "seats": [{"seat": 0, "who": "free"}, {"seat": 1, "who": "bot:expert"},
@@ -158,13 +168,16 @@ def lobby_html(tables: list) -> str:
         cells = []
         for s in t["seats"]:
             who = s["who"]
-            if who == "free":
+            if who == "free" and not join:
+                cells.append(f'<li>seat {s["seat"]}: free (a platform client takes it)</li>')
+            elif who == "free":
                 cells.append(f'<li>seat {s["seat"]}: <a href="/?seat={s["seat"]}">take this seat</a></li>')
             elif who == "away":
                 cells.append(f'<li>seat {s["seat"]}: a person, away (<a href="/?seat={s["seat"]}">'
                              f'take it back</a>)</li>')
             else:
-                what = who[4:] + " (bot)" if who.startswith("bot:") else "a person"
+                what = (who[4:] + " (bot)" if who.startswith("bot:") else "a person" if join
+                        else f"a client ({s.get('name')})")
                 cells.append(f'<li>seat {s["seat"]}: {escape(what)}</li>')
         state = (f'match {t["game"]}, hand {t["hand"]}' if t["started"] and t["hand"]
                  else "playing" if t["started"] else "waiting for people")
@@ -181,16 +194,17 @@ def lobby_html(tables: list) -> str:
             f"<body><h1>guandan-fast: open tables</h1>{body}</body></html>\n")
 
 
-def http_handler(get_config, get_tables=None):
+def http_handler(get_config, get_tables=None, join: bool = True):
     """``ServerConfig.http`` for the people's pages: ``/`` and ``/index.html`` answer the
-    play page, ``/lobby`` the lobby (``get_tables()``: ``GameServer.tables_info``)."""
+    play page, ``/lobby`` the lobby (``get_tables()``: ``GameServer.tables_info``; ``join``
+    as for ``lobby_html``)."""
     def answer(path: str):
         where = path.split("?")[0]
         if where in ("/", "/index.html"):
             return 200, "text/html; charset=utf-8", page("play", get_config(),
                                                         "guandan-fast: play").encode("utf-8")
         if where == "/lobby" and get_tables is not None:
-            return 200, "text/html; charset=utf-8", lobby_html(get_tables()).encode("utf-8")
+            return 200, "text/html; charset=utf-8", lobby_html(get_tables(), join).encode("utf-8")
         if path == "/favicon.ico":
             return 200, "image/svg+xml", favicon().encode("utf-8")
         return None

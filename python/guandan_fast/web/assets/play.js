@@ -11,7 +11,7 @@
   const query = new URLSearchParams(location.search);
   const foreign = query.get("server");
   const cfg = Object.assign({}, GF.config, foreign ? {ws: foreign, stateMessages: false, agents: null} : {});
-  const watching = !foreign && query.get("watch") === "1";
+  const watching = !foreign && (query.get("watch") === "1" || !!cfg.watchOnly);   // serve --watch: spectators only
   const wanted = query.get("seat");
   const $ = id => document.getElementById(id);
   const model = {me: watching ? null : (wanted !== null && (cfg.seats || []).includes(Number(wanted)) ? Number(wanted) : (cfg.seat ?? 0)),
