@@ -121,6 +121,9 @@ def test_two_people_two_bots_and_a_spectator_play_a_hand(browsers):
         wait_for(lambda: state(a)["summary"], what="the spectator's summary")
         assert len(a.find_elements(By.CSS_SELECTOR, "#gf-summary .deal .card")) == 108
         a.switch_to.window(watcher)
+        # a reload on the summary shows it again (the next hand has no play yet)
+        a.refresh()
+        wait_for(lambda: "hand 1 over" in (state(a)["summary"] or ""), what="the summary again")
         a.find_element(By.ID, "gf-continue").click()
         st = wait_for(lambda: (lambda s: s if not s["summary"] and "hand 2" in s["levels"]
                                else None)(state(a)), what="the next hand after Continue")

@@ -306,6 +306,7 @@ class _Table:
         self.seed = None if self.cfg.seed is None else mix_seed(self.cfg.seed, index)
         self.trick = {"greater": None, "last": None, "area": [None] * 4}
         self.record_offset: int | None = None   # where this game's record starts in the file
+        self.last_summary: str | None = None    # the last handOver (sent again on a reload)
         for client in self.seats.values():
             client.rejoin = self.cfg.rejoin
 
@@ -552,10 +553,11 @@ class _Table:
         else:   # the summary before the next hand's states (the page holds it until continued)
             await self._notify_all_text(json.dumps(over), states=False)
             summary = self._hand_over(hand_no, order, levels_before, rest)
+            self.last_summary = json.dumps(summary)
             if self.cfg.rejoin:
                 for c in self.seats.values():
                     if c.page:
-                        await c.send(json.dumps(summary), self.cfg.timeout)
+                        await c.send(self.last_summary, self.cfg.timeout)
             watchers = self.server.watchers(self.index)
             if watchers:
                 text = json.dumps(dict(summary, deal=deal))   # every hand, once it is over
@@ -585,6 +587,16 @@ class _Table:
                 "levelsAfter": [level_char(v) for v in res["levels"]],
                 "lastTrick": list(self.trick["area"]), "restCards": [[q, list(c)] for q, c in rest],
                 "next": nxt, "matchOver": g.is_over, "winner": g.winner if g.is_over else None}
+
+    def summary_pending(self) -> str | None:
+        """The last ``handOver`` while the next hand has no play yet (a page reloaded on
+        the summary sees it again), else None."""
+        g = self.game
+        if self.last_summary is None or g is None or g.is_over:
+            return None
+        if any(m.type not in ("tribute", "back") for _, m in g.history):
+            return None
+        return self.last_summary
 
     def _tribute_pairs(self) -> list:
         """``[[payer, receiver], ...]`` of the tribute to be paid (empty outside the tribute
@@ -885,6 +897,9 @@ class GameServer:
         log.info("%s: %s rejoins", table._where(seat), name)
         reader = asyncio.ensure_future(self._read(client, ws))
         if page:
+            again = table.summary_pending()
+            if again is not None:   # reloaded on the end-of-hand summary: it shows again
+                await client.send(again, self.cfg.timeout)
             await client.send(json.dumps(table.state_message(seat)), self.cfg.timeout)
         if client.question is not None:
             await client.send(client.question, self.cfg.timeout)
