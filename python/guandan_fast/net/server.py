@@ -322,8 +322,9 @@ class _Table:
         for c in self.seats.values():   # one after the other: no task per send
             if not c.send_now(frame):
                 await c.send(text, self.cfg.timeout)
-        for c in self.server.watchers(self.index):
-            await c.send(text, self.cfg.timeout)
+        if self.cfg.watch:   # (serve's hot path: nothing more without spectators)
+            for c in self.server.watchers(self.index):
+                await c.send(text, self.cfg.timeout)
         if (self.cfg.rejoin or self.cfg.watch) and states:   # pages and spectators
             await self._send_states()
 
@@ -499,7 +500,7 @@ class _Table:
         hand_no = g.hand_number
         levels_before = g.levels
         self.shown = [len(g.hand(q)) for q in range(4)]
-        deal = [list(g.hand(q)) for q in range(4)]
+        deal = [list(g.hand(q)) for q in range(4)] if self.cfg.watch else None   # for spectators
         for seat in range(4):
             await self._notify(seat, P.notify_beginning(g.hand(seat), seat))
         trick = self.trick = {"greater": None, "last": None, "area": [None] * 4}
