@@ -54,9 +54,9 @@ class PlayServer:
 
     def __init__(self, cfg, delay: float = 0.0) -> None:
         self.cfg = cfg
-        cfg.http = http_handler(lambda: page_config(cfg, delay))
         self.loop = asyncio.new_event_loop()
         self.server = GameServer(cfg)
+        cfg.http = http_handler(lambda: page_config(cfg, delay), self.server.tables_info)
         started = threading.Event()
 
         def run():
@@ -78,6 +78,17 @@ class PlayServer:
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(10)
         self.loop.close()
+
+
+def tap(driver, element) -> None:
+    """A finger's tap on ``element`` (the browser's touch input, as on a phone), at a point
+    of it that shows: 5 pixels inside its left edge (a hand's cards overlap)."""
+    r = driver.execute_script("const r = arguments[0].getBoundingClientRect();"
+                              "return [r.left, r.top, r.height];", element)
+    driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 1})
+    point = {"x": r[0] + 5, "y": r[1] + r[2] / 2}
+    driver.execute_cdp_cmd("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [point]})
+    driver.execute_cdp_cmd("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
 
 
 def wait_for(predicate, timeout: float = 10.0, what: str = "the page"):

@@ -129,7 +129,7 @@ BAD_ARGS = [
     (["simulate", "--matches", "1", "--rule", "ace_fail_reset=0"], "ace_fail_reset"),
     (["simulate", "--matches", "1", "--rule", "nonsense"], "--rule takes key=value"),
     (["perft", "--depth", "-1"], "argument --depth"),
-    (["replay", "x.jsonl", "--match", "-1"], "argument --match: must be >= 0"),
+    (["replay", "x.jsonl", "--match", "0"], "argument --match: must be >= 1"),
     (["simulate", "--matches", "1", "--record", "no/such/dir/x.jsonl"],
      "no such folder: no/such/dir (for no/such/dir/x.jsonl)"),
     (["tournament", "--agents", "greedy,random", "--deals", "1", "--json", "no/dir/r.json"],
@@ -152,14 +152,14 @@ def test_bad_arguments_in_a_real_process(k):
 def test_replay_chooses_a_match_and_reads_gzip(files):
     from guandan_fast.simulate_core import match_seed
 
-    proc = gf_run("replay", str(files / "good.jsonl"), "--match", "2", "--hand", "0")
+    proc = gf_run("replay", str(files / "good.jsonl"), "--match", "3", "--hand", "1")
     assert proc.returncode == 0
     assert proc.stdout.startswith(f"match: seed {match_seed(4, 2)},")
     assert proc.stdout.count("== hand ") == 1
-    gz = gf_run("replay", str(files / "gz.jsonl.gz"), "--match", "2", "--hand", "0")
+    gz = gf_run("replay", str(files / "gz.jsonl.gz"), "--match", "3", "--hand", "1")
     assert gz.returncode == 0 and gz.stdout == proc.stdout
-    assert_clean_error(gf_run("replay", str(files / "good.jsonl"), "--match", "3"),
-                       "the record holds 3 match(es); no match 3")
+    assert_clean_error(gf_run("replay", str(files / "good.jsonl"), "--match", "4"),
+                       "the record holds 3 match(es); no match 4")
 
 
 def test_closed_pipe_ends_quietly():
@@ -322,9 +322,9 @@ def test_record_then_replay(capsys, tmp_path):
     path = tmp_path / "games.jsonl"
     code, _, _ = run(capsys, "simulate", "--matches", "2", "--record", str(path), "--no-progress")
     assert code == 0
-    code, out, _ = run(capsys, "replay", str(path), "--hand", "0")
+    code, out, _ = run(capsys, "replay", str(path), "--hand", "1")
     assert code == 0
-    assert "== hand 0" in out and "== hand 1" not in out
+    assert "== hand 1" in out and "== hand 2" not in out
     assert "trick 1" in out
     dealt = [line.split(":", 1)[1].split() for line in out.splitlines()
              if line.strip().startswith("seat") and "(team" in line]
@@ -381,11 +381,11 @@ def test_replay_of_a_record_cut_mid_line_or_mid_match_says_so(files, tmp_path):
     second = next(i for i in range(1, len(lines)) if '"format"' in lines[i])
     mid_line = tmp_path / "midline.jsonl"
     mid_line.write_text("".join(lines[:second + 2]) + lines[second + 2][:100])
-    proc = gf_run("replay", str(mid_line), "--match", "1")
+    proc = gf_run("replay", str(mid_line), "--match", "2")
     assert_clean_error(proc, f"record line {second + 3}: cut short")
     mid_match = tmp_path / "midmatch.jsonl"
     mid_match.write_text("".join(lines[:second + 2]))
-    proc = gf_run("replay", str(mid_match), "--match", "1")
+    proc = gf_run("replay", str(mid_match), "--match", "2")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.rstrip().splitlines()[-1] == (
         "(the record of this match ends after 1 hand(s), before the match is over: a run "
@@ -393,11 +393,11 @@ def test_replay_of_a_record_cut_mid_line_or_mid_match_says_so(files, tmp_path):
     assert "before the match is over" not in gf_run("replay", str(files / "good.jsonl")).stdout
     # a match past the end: the count of matches, and that the last one is cut (not parsed
     # on the way, so found at the end)
-    proc = gf_run("replay", str(mid_line), "--match", "9")
+    proc = gf_run("replay", str(mid_line), "--match", "10")
     assert_clean_error(proc, f"the record holds 2 match(es), the last one cut short at line "
-                             f"{second + 3} (a writer stopped mid-line); no match 9")
-    proc = gf_run("replay", str(mid_match), "--match", "9")
-    assert_clean_error(proc, "the record holds 2 match(es); no match 9")
+                             f"{second + 3} (a writer stopped mid-line); no match 10")
+    proc = gf_run("replay", str(mid_match), "--match", "10")
+    assert_clean_error(proc, "the record holds 2 match(es); no match 10")
 
 
 def _running_until(argv, rec, matches, **popen):

@@ -690,7 +690,7 @@ def test_render_shows_every_hand(tmp_path):
     assert text.count("== hand ") == len(g.results)
     one = render(str(path), hand=1)
     assert one.count("== hand ") == 1 and "trick 1" in one
-    with pytest.raises(ValueError, match="no hand 999"):
+    with pytest.raises(ValueError, match="no hand 1000 in match 1"):   # (people count from 1)
         render(str(path), hand=999)
 
 

@@ -956,3 +956,151 @@ def test_soak_with_faulty_clients_short(tmp_path):
     headers, games = replay_all(rec)
     assert len(games) == 4
     assert all(g.is_over for g, h in zip(games, headers) if h["server"]["end"] == "win")
+
+
+# -----------------------------------------------------------------------------------------
+# People's tables (guandan-fast play): a platform bot beside a page, and a spectator
+
+async def page_client(url: str, seen: list) -> None:
+    """A page's connection (``?seat=S``): answers every question with its first action and
+    keeps every message."""
+    async with connect(url) as ws:
+        async for data in ws:
+            msg = json.loads(data)
+            seen.append(msg)
+            if msg.get("type") == "act":
+                await ws.send(json.dumps({"actIndex": 0}))
+
+
+async def spectator(url: str, seen: list) -> None:
+    async with connect(url) as ws:
+        async for data in ws:
+            seen.append(json.loads(data))
+
+
+def test_platform_bot_page_and_spectator_at_one_people_table(tmp_path):
+    """`play --seat 0,2`: a platform client takes one person's seat and a page the other; the
+    platform client sees the plain protocol (checked message by message), the page the
+    additions, and a spectator never a hand while it is played but every deal after it."""
+    from guandan_fast.web.play import play_config
+
+    cfg = play_config(seat=(0, 2), agents="greedy", seed=5, rules=Rules.platform(),
+                      record=str(tmp_path / "r.jsonl"))
+    page_seen, watch_seen = [], []
+
+    async def main():
+        server = GameServer(cfg)
+        await server.start()
+        base = f"ws://127.0.0.1:{server.port}"
+        try:
+            watcher = asyncio.ensure_future(spectator(base + "/watch/w1", watch_seen))
+            page = asyncio.ensure_future(page_client(base + "/game/web-1?seat=2", page_seen))
+            while server.stats["connections"] < 2:
+                await asyncio.sleep(0.005)
+            bot = await play(base + "/game/platformbot", "greedy", 1)
+            await asyncio.wait_for(server.wait(), 30)
+            await asyncio.wait_for(asyncio.gather(page, watcher), 30)
+            return bot
+        finally:
+            await server.stop()
+
+    bot = run(main())
+    assert bot.problems == [] and bot.seat == 0 and bot.games == 1 and bot.hands > 1
+    kinds = Counter(m["type"] for m in page_seen)
+    assert kinds["handOver"] == bot.hands and kinds["state"] > bot.hands
+    assert all(m["myPos"] == 2 for m in page_seen if m["type"] == "state")
+    # the spectator: no deal while a hand is played, no hand in its states, every deal after
+    assert not [m for m in watch_seen if m.get("stage") == "beginning"]
+    states = [m for m in watch_seen if m["type"] == "state"]
+    assert states and all(m.get("handCards", []) == [] and m["myPos"] == -1 for m in states)
+    overs = [m for m in watch_seen if m["type"] == "handOver"]
+    assert len(overs) == bot.hands
+    headers, games = replay_all(tmp_path / "r.jsonl")
+    hands = [json.loads(ln) for ln in open(tmp_path / "r.jsonl").read().splitlines()[1:]]
+    assert [o["deal"] for o in overs] == [h["deal"] for h in hands]
+    assert [o["hand"] for o in overs] == list(range(1, bot.hands + 1))
+    assert headers[0]["server"]["players"] == ["platformbot", "bot:greedy", "web-1", "bot:greedy"]
+
+
+def test_a_link_to_a_seat_that_is_no_persons_is_refused_with_the_reason():
+    from guandan_fast.web.play import play_config
+
+    cfg = play_config(seat=(0, 2), agents="greedy", rules=Rules.platform())
+
+    async def main():
+        server = GameServer(cfg)
+        await server.start()
+        base = f"ws://127.0.0.1:{server.port}/game/"
+        try:
+            closes = []
+            for path in ("a?seat=1", "b?seat=x"):
+                async with connect(base + path) as ws:
+                    with pytest.raises(ConnectionClosed):
+                        await ws.recv()
+                    closes.append((ws.close_code, ws.close_reason))
+            # two pages for one seat before the table starts: the second is refused
+            first = await connect(base + "c?seat=2")
+            while not server._lobby:
+                await asyncio.sleep(0.005)
+            async with connect(base + "d?seat=2") as ws:
+                with pytest.raises(ConnectionClosed):
+                    await ws.recv()
+                closes.append((ws.close_code, ws.close_reason))
+            lobby = server.tables_info()
+            await first.close()
+            return closes, lobby
+        finally:
+            await server.stop()
+
+    closes, lobby = run(main())
+    assert closes[0] == (4001, "seat 1 is not a seat for people at this table (those are 0, 2)")
+    assert closes[1][0] == 4001 and "seat x is not a seat" in closes[1][1]
+    assert closes[2] == (4001, "seat 2 is taken: another page is playing it")
+    (table,) = lobby
+    assert not table["started"]
+    assert [s["who"] for s in table["seats"]] == ["free", "bot:greedy", "person", "bot:greedy"]
+
+
+def test_serve_watch_spectators_and_lobby_beside_four_platform_clients(tmp_path):
+    """`serve --watch`: four platform clients play a game (their protocol unchanged, checked
+    message by message) while a spectator watches; the page and the lobby are served on the
+    same port."""
+    import urllib.request
+
+    from guandan_fast.web.play import http_handler, watch_config
+
+    cfg = ServerConfig(port=0, tables=1, games=1, seed=3, handshake_pause=0.01,
+                       rules=Rules.platform(), watch=True)
+    watch_seen, pages = [], {}
+
+    async def main():
+        server = GameServer(cfg)
+        cfg.http = http_handler(lambda: watch_config(cfg), server.tables_info, join=False)
+        await server.start()
+        base = f"127.0.0.1:{server.port}"
+        loop = asyncio.get_running_loop()
+        try:
+            for path in ("/", "/lobby"):
+                pages[path] = await loop.run_in_executor(None, lambda p=path: urllib.request.urlopen(
+                    f"http://{base}{p}", timeout=10).read().decode())
+            watcher = asyncio.ensure_future(spectator(f"ws://{base}/watch/w?table=0", watch_seen))
+            clients = [asyncio.ensure_future(play(f"ws://{base}/game/c{k}", "greedy", k))
+                       for k in range(4)]
+            results = await asyncio.gather(*clients)
+            await asyncio.wait_for(server.wait(), 30)
+            await asyncio.wait_for(watcher, 30)
+            return results
+        finally:
+            await server.stop()
+
+    results = run(main())
+    assert all(r.problems == [] and r.games == 1 for r in results)
+    assert '"watchOnly":true' in pages["/"]
+    assert pages["/lobby"].count("free (a platform client takes it)") == 4
+    assert "take this seat" not in pages["/lobby"]
+    assert not [m for m in watch_seen if m.get("stage") == "beginning" or m["type"] == "act"]
+    states = [m for m in watch_seen if m["type"] == "state" and "handCards" in m]
+    assert states and all(m["handCards"] == [] for m in states)
+    assert len([m for m in watch_seen if m["type"] == "handOver"]) == results[0].hands
+    assert {"type": "notify", "stage": "gameResult", "victoryNum": results[0].victory_num,
+            "draws": results[0].draws} in watch_seen

@@ -15,6 +15,7 @@ from selenium.webdriver.common.keys import Keys
 from browser_helpers import PlayServer, chrome, emulate_width, wait_for
 from helpers import make_hands
 from guandan_fast import Game, Rules, simulate
+from guandan_fast.agents import STRONGEST
 from guandan_fast.web.play import play_config
 from guandan_fast.web.viewer import match_document, viewer_html
 
@@ -40,7 +41,7 @@ def test_replay_file_offline_stepped_to_the_end(browser, tmp_path):
                                    upload_throughput=0)
     try:
         browser.get(page.as_uri())
-        assert "match 1 of 2" in browser.find_element(By.ID, "gf-title").text
+        assert "match 2 of 2" in browser.find_element(By.ID, "gf-title").text
         # the start: 27 face-up cards per seat, the first hand, nothing played
         assert len(browser.find_elements(By.CSS_SELECTOR, "#gf-table .card")) == 108
         assert browser.execute_script(CLIPPED)["bad"] == []     # every label shows
@@ -224,6 +225,12 @@ def test_return_reload_taken_seat_refusals_and_disconnection(browser):
         st = wait_for(lambda: (lambda s: s if s["act"] else None)(page_state(browser)), what="the return")
         assert st["act"]["stage"] == "back"
         card = st["act"]["actions"][0][2][0]
+        # the prompt names to whom (seat 3 paid: on seat 0's left); the allowed cards outlined
+        assert st["message"].startswith("return a card to left (greedy): "), st["message"]
+        allowed = {a[2][0] for a in st["act"]["actions"]}
+        outlined = browser.execute_script("""return [...document.querySelectorAll(
+            '#gf-seat-bottom button.card.allowed')].map(b => b.dataset.code)""")
+        assert set(outlined) == allowed and len(outlined) == sum(c in allowed for c in st["hand"])
         # a selection that is no legal action cannot be sent: the page says why
         select(browser, ["SK"])
         assert readings(browser) == {}
@@ -238,7 +245,8 @@ def test_return_reload_taken_seat_refusals_and_disconnection(browser):
         assert card not in before or before[card] < Counter(person_hand()[0])[card]
         # a hint selects the cards of the hinted move
         browser.find_element(By.ID, "gf-hint").click()
-        wait_for(lambda: "hint (greedy)" in page_state(browser)["message"], what="the hint")
+        wait_for(lambda: f"hint ({STRONGEST})" in page_state(browser)["message"],
+                 what="the hint of the strongest agent, the first offered")
         # a message that is no legal answer is refused, with the server's reason shown
         hinted = page_state(browser)
         browser.execute_script("window.gfPage.send('{\"actIndex\": 99999}')")

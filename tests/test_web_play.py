@@ -5,6 +5,7 @@ import json
 import pytest
 
 from guandan_fast import Game, Rules
+from guandan_fast.agents import STRONGEST
 from guandan_fast.cli import main
 from guandan_fast.web.pages import page
 from guandan_fast.web.play import http_handler, page_config, play_config, resume_game
@@ -15,11 +16,17 @@ def test_agents_and_seats():
     assert {s: a.name for s, a in cfg.bots.items()} == {0: "greedy", 2: "random", 3: "pimc:samples=4"}
     assert cfg.remote_seats == (1,) and cfg.tables == 1 and cfg.rejoin and cfg.error_messages
     conf = page_config(cfg, 0.5)
-    assert conf["seat"] == 1 and conf["delay"] == 500 and conf["players"][1] == "you"
+    assert conf["seat"] == 1 and conf["delay"] == 500 and conf["agents"][1] is None
+    assert conf["agents"][0] == "greedy" and conf["hintAgents"][0] == STRONGEST
     with pytest.raises(ValueError, match="unknown agent 'smart'"):
         play_config(agents="smart")
     with pytest.raises(ValueError, match="--seat must be 0..3"):
         play_config(seat=4)
+    with pytest.raises(ValueError, match="--seat must be 0..3"):
+        play_config(seat=(0, 0))
+    # by default the other seats are the strongest agent
+    assert {a.name for a in play_config(seat=(0, 2)).bots.values()} == {STRONGEST}
+    assert main(["play", "--seat", "0,5", "--no-browser"]) == 2
 
 
 def test_http_handler_serves_the_page_only():
@@ -68,7 +75,7 @@ def test_resume_refuses_a_finished_match_and_bad_files(tmp_path):
 
 def test_cli_bad_input(tmp_path, capsys):
     assert main(["play", "--agents", "greedy,greedy", "--no-browser"]) == 2
-    assert "give one agent, or three" in capsys.readouterr().err
+    assert "give one agent, or 3" in capsys.readouterr().err
     assert main(["play", "--record", str(tmp_path / "x.jsonl.gz"), "--no-browser"]) == 2
     assert "plain .jsonl" in capsys.readouterr().err
     assert main(["play", "--delay", "-1", "--no-browser"]) == 2

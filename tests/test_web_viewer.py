@@ -43,7 +43,7 @@ def test_document_matches_the_record(record):
     for m in (0, 5):
         doc = match_document(record, m)
         header, hands = matches[m]
-        assert doc["match"] == m and doc["matches"] == 6 and doc["seed"] == header["seed"]
+        assert doc["match"] == m and doc["matches"] == 6 and doc["seed"] == str(header["seed"])
         assert [h["hand"] for h in doc["hands"]] == [h["hand"] for _, h in hands]
         for got, (_, want) in zip(doc["hands"], hands):
             assert [[s, a] for s, a, _ in got["moves"]] == want["moves"]
@@ -98,9 +98,10 @@ def test_cli_view_serves_the_page_and_stops_on_a_signal(record):
     import urllib.request
 
     proc = subprocess.Popen([sys.executable, "-m", "guandan_fast", "view", str(record), "--match",
-                             "1", "--no-browser"], stdout=subprocess.PIPE, text=True)
+                             "2", "--no-browser"], stdout=subprocess.PIPE, text=True)
     try:
         line = proc.stdout.readline()
+        assert line.startswith("viewing match 2 at ")     # people count from 1
         url = re.search(r"http://\S+/", line).group(0)
         body = urllib.request.urlopen(url, timeout=10).read().decode()
         assert 'id="gf-config"' in body and '"match":1' in body

@@ -3,7 +3,9 @@ machinery (tests/browser_helpers.py: the system's headless Chromium through Sele
 
     .venv/bin/python docs/img/screenshots.py
 
-Writes play-laptop.png, play-phone.png and viewer-laptop.png next to this file.
+Writes play-laptop.png, play-phone.png (a phone's whole screen, 390x844: the prompt and
+the buttons in view), play-summary.png (the end of a hand) and viewer-laptop.png next to this
+file.
 """
 
 from __future__ import annotations
@@ -46,8 +48,23 @@ def play_until_asked(driver, server, plays: int) -> None:
         }""")
 
 
+def play_to_the_summary(driver, server) -> None:
+    """Open the play page and answer every question (pass when following, else the first
+    play) until the end-of-hand summary shows."""
+    driver.get(server.url)
+    for _ in range(400):
+        if driver.execute_script("return !document.getElementById('gf-summary').hidden"):
+            return
+        driver.execute_script("""
+            const act = window.gfPage.model.act;
+            if (act) { window.gfPage.send(JSON.stringify({actIndex: 0})); window.gfPage.model.act = null; }""")
+        wait_for(lambda: driver.execute_script(
+            "return !!window.gfPage.model.act || !document.getElementById('gf-summary').hidden"), 30)
+    raise RuntimeError("the hand did not end")
+
+
 def main() -> None:
-    for name, (w, h) in {"laptop": (1280, 860), "phone": (390, 1100)}.items():
+    for name, (w, h) in {"laptop": (1280, 860), "phone": (390, 844)}.items():
         driver = chrome(max(w, 800), h)
         emulate_width(driver, w, h)
         try:
@@ -59,6 +76,13 @@ def main() -> None:
             finally:
                 server.stop()
             if name == "laptop":
+                server = PlayServer(play_config(seat=0, agents="greedy", rules=Rules.platform(),
+                                                seed=11))
+                try:
+                    play_to_the_summary(driver, server)
+                    driver.save_screenshot(str(HERE / "play-summary.png"))
+                finally:
+                    server.stop()
                 with tempfile.TemporaryDirectory() as tmp:
                     rec = pathlib.Path(tmp) / "r.jsonl"
                     simulate(matches=1, agents=("greedy", "random", "greedy", "random"), seed=2,

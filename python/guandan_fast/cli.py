@@ -363,13 +363,38 @@ def _cmd_replay(args) -> int:
     from .records import render
 
     # render() checks the whole match before returning, so a bad record prints nothing.
-    print(render(args.file, hand=args.hand, match=args.match))
+    # People count matches and hands from 1 (the Python API from 0).
+    print(render(args.file, hand=None if args.hand is None else args.hand - 1,
+                 match=args.match - 1))
     return 0
+
+
+def port_busy(host: str, port: int) -> str:
+    """The one message of every command that listens (serve, play, view) when its port is
+    taken.
+
+    >>> port_busy("127.0.0.1", 23456)
+    'port 23456 on 127.0.0.1 is already in use (another server is listening there): choose another with --port, or --port 0 for a free one'
+    """
+    return (f"port {port} on {host} is already in use (another server is listening there): "
+            f"choose another with --port, or --port 0 for a free one")
+
+
+def _listening(host: str, port: int, run):
+    """``run()``, with a taken port said in one line (``port_busy``)."""
+    import errno
+
+    try:
+        return run()
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            raise ValueError(port_busy(host, port)) from None
+        raise
 
 
 def _profile_rules(args) -> Rules:
     """``--rules platform|default`` and then the ``--rule`` switches (serve, play)."""
-    base = Rules.platform() if args.rules == "platform" else Rules()
+    base = Rules() if args.rules == "default" else Rules.platform()   # (None: platform)
     if not args.rule:
         return base
     given = _rules_from(args.rule)   # only the switches given override the profile
@@ -401,11 +426,15 @@ def _cmd_serve(args) -> int:
                        on_fault=args.on_fault, takeover=args.takeover,
                        draw_after=args.draw_after, handshake_pause=args.handshake_pause,
                        error_messages=args.error_messages, record=args.record,
-                       ping_interval=args.ping_interval or None)
+                       ping_interval=args.ping_interval or None, watch=args.watch)
+    running = {}
+    if args.watch:   # the spectators' page and the lobby, on the same port
+        from .web.play import http_handler, watch_config
+
+        cfg.http = http_handler(lambda: watch_config(cfg),
+                                lambda: running["server"].tables_info(), join=False)
     logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO,
                         format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
-
-    running = {}
 
     def ready(server):
         # Everything loaded so far (modules, classes: ~100,000 objects) lives as long as the
@@ -416,6 +445,9 @@ def _cmd_serve(args) -> int:
         print(f"listening on ws://{cfg.host}:{server.port}/game/{{name}} "
               f"({len(cfg.remote_seats)} client(s) per table, {cfg.games} game(s) each)",
               flush=True)
+        if cfg.watch:
+            print(f"watch at http://{cfg.host}:{server.port}/ (a table: ?table=K), the tables "
+                  f"at http://{cfg.host}:{server.port}/lobby", flush=True)
 
     async def main():
         task = asyncio.ensure_future(serve(cfg, ready))
@@ -432,7 +464,7 @@ def _cmd_serve(args) -> int:
         return (f"{st['tables']} table(s), {st['games']} game(s) finished, "
                 f"{st['refused']} refused message(s), {st['faults']} fault(s)")
 
-    stats = asyncio.run(main())
+    stats = _listening(cfg.host, cfg.port, lambda: asyncio.run(main()))
     if stats is None:
         sig = running.get("signal")
         st = running["server"].stats if "server" in running else None
@@ -450,12 +482,18 @@ def _cmd_serve(args) -> int:
 def _cmd_connect(args) -> int:
     import logging
 
-    from .net.client import run
+    from .net.client import ClientResult, run
 
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     _agents_from_cwd()
+    res = ClientResult()
     try:
-        res = run(args.url, agent=args.agent, seed=args.seed)
+        run(args.url, agent=args.agent, seed=args.seed, result=res)
+    except KeyboardInterrupt:
+        # Ctrl-C: how far it got, and 130 (an interrupted command), as every command
+        print(f"interrupted (Ctrl-C): seat {res.seat}: {res.games} game(s) finished, "
+              f"{res.hands} hand(s) begun", flush=True)
+        return 130
     except (ConnectionError, TimeoutError) as exc:     # the server, not this program
         why = os.strerror(exc.errno) if exc.errno else _one_line(exc)
         print(f"guandan-fast: error: cannot reach {args.url}: {why}", file=sys.stderr)
@@ -469,21 +507,25 @@ def _cmd_connect(args) -> int:
 def _cmd_view(args) -> int:
     from .web.viewer import match_document, serve, viewer_html
 
-    doc = match_document(args.file, args.match)   # checked before anything is written
+    import signal
+
+    doc = match_document(args.file, args.match - 1)   # checked before anything is written
     if args.html:
         with open(args.html, "w", encoding="utf-8") as f:
             f.write(viewer_html(doc))
         print(f"wrote match {args.match} ({len(doc['hands'])} hand(s)) to {args.html}")
         return 0
-    serve(doc, port=args.port, browser=not args.no_browser)
-    return 0
+    sig = _listening("127.0.0.1", args.port,
+                     lambda: serve(doc, port=args.port, browser=not args.no_browser))
+    # Ctrl-C is an interrupted command (130), as in every command; SIGTERM an ordinary stop
+    return 130 if sig == signal.SIGINT else 0
 
 
 def _add_view(sub, int_at_least) -> None:
     w = sub.add_parser("view", help="replay a recorded match in the browser (docs/web.md)")
     w.add_argument("file", help="a JSON Lines record (simulate, tournament, serve, play); .gz too")
-    w.add_argument("--match", type=int_at_least(0), default=0,
-                   help="which match of the file (0-based, default 0)")
+    w.add_argument("--match", type=int_at_least(1), default=1,
+                   help="which match of the file (counting from 1, default 1)")
     w.add_argument("--html", metavar="FILE", help="write one self-contained HTML file and exit")
     w.add_argument("--port", type=int_at_least(0), default=0, help="port (default: a free one)")
     w.add_argument("--no-browser", action="store_true", help="only print the URL")
@@ -492,62 +534,109 @@ def _add_view(sub, int_at_least) -> None:
 
 def _cmd_play(args) -> int:
     import logging
+    import signal
 
-    from .web.play import play_config, resume_game, run
+    from .cards import level_char
+    from .web.play import play_config, recorded_table, resume_game, run
 
     if args.delay < 0:
         raise ValueError(f"--delay must be seconds >= 0, got {args.delay}")
     _agents_from_cwd()
-    rules = _profile_rules(args)
-    record, resume, saved = args.record, None, None
+    seats = _seat_list(args.seat) if args.seat is not None else None
+    record, resume, saved, agents = args.record, None, None, args.agents
     if args.resume:
+        if args.rules is not None or args.rule:
+            raise ValueError("--resume continues the match under its recorded rules; "
+                             "--rules and --rule cannot change them")
         resume, offset = resume_game(args.resume)
-        if record is None or os.path.abspath(record) == os.path.abspath(args.resume):
-            record = args.resume
-            with open(record, "r+b") as f:   # the match's record is rewritten from here
-                f.seek(offset)
-                saved = (offset, f.read())
-                f.truncate(offset)
-        print(f"resuming: hand {resume.hand_number}, levels {resume.levels[0]}/{resume.levels[1]}")
+        # the record's people and agents, unless --seat / --agents say otherwise
+        people, recorded = recorded_table(args.resume, offset)
+        seats = seats or people or (0,)
+        agents = agents or recorded
+    seats = seats or (0,)
+    rules = None if resume is not None else _profile_rules(args)
+    cfg = play_config(seat=seats, agents=agents, rules=rules, seed=args.seed, port=args.port,
+                      games=args.games, record=record, resume=resume, host=args.host)
     if record is not None and record.endswith(".gz"):
         raise ValueError("--record: play rewrites the match's record after every hand; "
                          "use a plain .jsonl file")
-    cfg = play_config(seat=args.seat, agents=args.agents, rules=rules, seed=args.seed,
-                      port=args.port, games=args.games, record=record, resume=resume)
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(message)s",
                         stream=sys.stderr)
-    try:
-        stats = run(cfg, args.delay, browser=not args.no_browser)
+    try:   # from here on a Ctrl-C, however early, puts a resumed record back as it was
+        if resume is not None:
+            if record is None or os.path.abspath(record) == os.path.abspath(args.resume):
+                record = cfg.record = args.resume
+                cfg.record_each_hand = True
+                with open(record, "r+b") as f:   # the match's record is rewritten from here
+                    f.seek(offset)
+                    saved = (offset, f.read())
+                    f.truncate(offset)
+            who = ", ".join(f"seat {s} {'person' if s not in cfg.bots else cfg.bots[s].name}"
+                            for s in range(4))
+            print(f"resuming: hand {resume.hand_number + 1}, levels "
+                  f"{level_char(resume.levels[0])}/{level_char(resume.levels[1])}; {who}",
+                  flush=True)
+        stats, sig = _listening(cfg.host, cfg.port,
+                                lambda: run(cfg, args.delay, browser=not args.no_browser))
     finally:
         if saved is not None and os.path.getsize(record) == saved[0]:
             with open(record, "ab") as f:   # nothing was played: the old record goes back
                 f.write(saved[1])
-    if stats is None:
-        kept = record is not None and os.path.exists(record) and os.path.getsize(record) > 0
-        print("stopped" + (f"; the match so far is in {record}" if kept else ""))
-    else:
-        print(f"done: {stats['games']} match(es) played" + (f"; recorded in {record}" if record else ""))
+    kept = record is not None and os.path.exists(record) and os.path.getsize(record) > 0
+    if sig is not None:
+        what = "interrupted (Ctrl-C)" if sig == signal.SIGINT else "stopped by SIGTERM"
+        done = f"{stats['games']} match(es) finished" if stats else "before it was listening"
+        for t in (stats or {}).get("where", []):
+            done += f"; stopped in match {t['game']}" + (f", hand {t['hand']}" if t["hand"] else "")
+        print(f"{what}: {done}" + (f"; the match so far is in {record} "
+                                   f"(play --resume {record} goes on)" if kept else ""))
+        # Ctrl-C exits as an interrupted command (130), as every command; SIGTERM with 0
+        return 130 if sig == signal.SIGINT else 0
+    print(f"done: {stats['games']} match(es) played" + (f"; recorded in {record}" if record else ""))
     return 0
 
 
+def _seat_list(text: str) -> tuple:
+    """``--seat``: one seat or several, comma-separated ("0", "0,2").
+
+    >>> _seat_list("0,2")
+    (0, 2)
+    """
+    parts = [p.strip() for p in text.split(",")]
+    if not parts or any(p not in ("0", "1", "2", "3") for p in parts) or len(set(parts)) != len(parts):
+        raise ValueError(f"--seat takes seats 0..3, one or several each once (e.g. 0 or 0,2), "
+                         f"got {text!r}")
+    if len(parts) > 3:
+        raise ValueError("--seat: at most 3 people (one seat at least is an agent's)")
+    return tuple(int(p) for p in parts)
+
+
 def _add_play(sub, int_at_least) -> None:
-    from .agents import SPEC_HELP
+    from .agents import SPEC_HELP, STRONGEST
 
     y = sub.add_parser("play", help="play against agents in the browser (docs/web.md)")
-    y.add_argument("--seat", type=int, choices=(0, 1, 2, 3), default=0, help="your seat (default 0)")
-    y.add_argument("--agents", default="greedy",
-                   help=f"the other seats' agents in seat order, one or three (default "
-                        f"greedy); {SPEC_HELP}")
-    y.add_argument("--rules", choices=("platform", "default"), default="platform",
-                   help="rules profile (platform: Rules.platform()); --rule overrides a switch")
+    y.add_argument("--seat", help="your seat, 0-3 (default 0); several for friends, e.g. 0,2: "
+                                  "a link per seat")
+    y.add_argument("--agents",
+                   help=f"the other seats' agents in seat order, one for all or one per seat "
+                        f"(default {STRONGEST}, the strongest; --resume: the record's); "
+                        f"{SPEC_HELP}")
+    y.add_argument("--rules", choices=("platform", "default"),
+                   help="rules profile (default platform: Rules.platform()); --rule overrides "
+                        "a switch")
     y.add_argument("--seed", type=int, help="fixed seed: the same deals every run")
     y.add_argument("--games", type=int_at_least(1), default=1, help="matches to play (default 1)")
+    y.add_argument("--host", default="127.0.0.1",
+                   help="address to listen on (default 127.0.0.1; 0.0.0.0 lets friends on "
+                        "other machines join)")
     y.add_argument("--port", type=int_at_least(0), default=0, help="port (default: a free one)")
     y.add_argument("--no-browser", action="store_true", help="only print the URL")
     y.add_argument("--record", metavar="FILE", help="write the match's record after every hand")
     y.add_argument("--delay", type=float, default=0.8,
                    help="seconds the page pauses after each bot move (default 0.8)")
-    y.add_argument("--resume", metavar="FILE", help="continue the last (unfinished) match of a record")
+    y.add_argument("--resume", metavar="FILE",
+                   help="continue the last (unfinished) match of a record, with its people's "
+                        "seats, agents and rules")
     y.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
                    help="override one rules switch (docs/rules.md §12)")
     y.set_defaults(func=_cmd_play)
@@ -704,9 +793,9 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("replay", help="check a recorded match and print it readably")
     r.add_argument("file", help="a JSON Lines record (simulate --record, Game.to_record); "
                                 "gzip-compressed files are read too")
-    r.add_argument("--match", type=_int_at_least(0), default=0,
-                   help="which match of the file (0-based, default 0)")
-    r.add_argument("--hand", type=_int_at_least(0), help="only this hand (0-based)")
+    r.add_argument("--match", type=_int_at_least(1), default=1,
+                   help="which match of the file (counting from 1, default 1)")
+    r.add_argument("--hand", type=_int_at_least(1), help="only this hand (counting from 1)")
     r.set_defaults(func=_cmd_replay)
 
     v = sub.add_parser("serve", help="a competition-platform WebSocket server (docs/server.md)")
@@ -733,6 +822,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="seconds between keepalive pings (0: none); never drops a client")
     v.add_argument("--error-messages", action="store_true",
                    help='answer refused messages with {"type": "error"} (breaks platform clients)')
+    v.add_argument("--watch", action="store_true",
+                   help="spectators: a page at http://HOST:PORT/ (no hand while it is played) "
+                        "and the open tables at /lobby")
     v.add_argument("--quiet", action="store_true", help="log warnings only")
     rule_opt(v)
     v.set_defaults(func=_cmd_serve)
@@ -772,16 +864,17 @@ _ABOUT = {
               "guandan-fast perft --seed 1 --depth 2 --per-move"),
     "replay": ("Check a recorded match move by move against the rules and print it readably: "
                "every\nhand's deal, exchange, plays and outcome.",
-               "guandan-fast replay games.jsonl --match 0 --hand 0"),
+               "guandan-fast replay games.jsonl --match 1 --hand 1"),
     "serve": ("Serve the AI-competition platform's WebSocket protocol: platform bots connect "
               "and play tables of\nfour, seats not taken by --bots (docs/server.md).",
               "guandan-fast serve --bots 1,2,3=greedy --games 10 --record games.jsonl"),
     "view": ("Replay a recorded match in the browser: the table, every hand's deal, exchange "
              "and plays, step by\nstep (a local page; --html writes one self-contained file).",
-             "guandan-fast view games.jsonl --match 0"),
-    "play": ("Play against agents in the browser: a local page at your seat, the other seats "
-             "played by agents\n(docs/web.md).",
-             "guandan-fast play --seat 0 --agents greedy"),
+             "guandan-fast view games.jsonl --match 1"),
+    "play": ("Play against agents in the browser: a page per person's seat (one or several, "
+             "a link each),\nthe other seats played by agents, spectators and a lobby "
+             "(docs/web.md).",
+             "guandan-fast play --seat 0,2 --agents expert"),
     "connect": ("Play at a platform server with any agent (one seat; the agent answers every "
                 "request from what its seat was told).",
                 "guandan-fast connect ws://127.0.0.1:23456/game/client1 --agent expert"),
@@ -806,6 +899,7 @@ def _missing(filename) -> str:
 def main(argv: list[str] | None = None) -> int:
     """Run the command; returns the exit status (0, 2 for bad input, 130 on Ctrl-C)."""
     from .agents import AgentError
+    from .extras import missing_extra
 
     args = build_parser().parse_args(argv)
     try:
@@ -823,6 +917,13 @@ def main(argv: list[str] | None = None) -> int:
         return 141  # 128 + SIGPIPE, as a process killed by it
     except KeyboardInterrupt:
         return 130
+    except ImportError as exc:
+        # An optional extra that is not installed: one line saying how to install it.
+        line = missing_extra(exc)
+        if line is None:
+            raise
+        print(f"guandan-fast: error: {line}", file=sys.stderr)
+        return 2
     except AgentError as exc:
         # Which agent failed at which decision, then the agent's own traceback.
         print(f"guandan-fast: error: {_one_line(exc)}", file=sys.stderr)

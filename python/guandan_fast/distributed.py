@@ -39,11 +39,9 @@ MIN_TASK_JOBS = 8
 
 
 def _import_ray():
-    try:
-        import ray
-    except ImportError:  # pragma: no cover - the test command installs every extra
-        raise ImportError("cluster='ray' needs Ray: pip install 'guandan-fast[ray]'") from None
-    return ray
+    from .extras import require
+
+    return require("ray", "ray", "cluster='ray' needs Ray")
 
 
 @contextlib.contextmanager

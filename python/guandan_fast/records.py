@@ -490,7 +490,7 @@ def _scan_match(source, match: int, name: str = "path_or_lines"):
         cut = ""
         if _cut_short(last[1]):
             cut = f", the last one cut short at line {last[0]} (a writer stopped mid-line)"
-        raise ValueError(f"the record holds {index + 1} match(es){cut}; no match {match}")
+        raise ValueError(f"the record holds {index + 1} match(es){cut}; no match {match + 1}")
 
     def hands():
         for n, text in lines:
@@ -741,9 +741,11 @@ def render(path_or_lines, hand: int | None = None, match: int = 0) -> str:
             lv = h["level"]
             decl = h["declarer"]
             out.append("")
-            out.append(f"== hand {h['hand']}: level {level_char(lv)}"
+            # people count hands from 1 and name levels as cards (as every page does)
+            out.append(f"== hand {h['hand'] + 1}: level {level_char(lv)}"
                        + (f", declarer team {decl}" if decl is not None else ", first hand")
-                       + f", levels {h['levels_before'][0]}/{h['levels_before'][1]}")
+                       + f", levels {level_char(h['levels_before'][0])}/"
+                         f"{level_char(h['levels_before'][1])}")
             for p, cards in enumerate(h["deal"]):
                 out.append(f"  seat {p} (team {p % 2}): {' '.join(sort_cards(cards))}")
             if h["anti_tribute"]:
@@ -770,12 +772,12 @@ def render(path_or_lines, hand: int | None = None, match: int = 0) -> str:
             if h["finish_order"] is not None:
                 names = ["1st", "2nd", "3rd", "4th"]
                 order = ", ".join(f"{names[i]} seat {s}" for i, s in enumerate(h["finish_order"]))
-                out.append(f"  finish: {order}; levels after {h['levels_after'][0]}/"
-                           f"{h['levels_after'][1]}")
+                out.append(f"  finish: {order}; levels after {level_char(h['levels_after'][0])}/"
+                           f"{level_char(h['levels_after'][1])}")
             else:
                 out.append("  (hand in progress)")
     if hand is not None and not shown:
-        raise ValueError(f"the record has no hand {hand} in match {match}")
+        raise ValueError(f"the record has no hand {hand + 1} in match {match + 1}")
     if game is not None and game.is_over:
         t = game.winner
         who = f" ({agents[t]} / {agents[t + 2]})" if agents else ""

@@ -465,7 +465,9 @@ class TournamentResult:
             lines.append(self.ratings.table())
         elif len(self.agents) >= 3:
             lines.append("")
-            lines.append("ratings: the fit needs scipy (pip install 'guandan-fast[ratings]')")
+            from .extras import install_hint
+
+            lines.append("ratings: the fit needs scipy; " + install_hint("ratings"))
         if self.faults is not None:
             lines.append("")
             lines.extend(_fault_lines(self.faults))

@@ -42,9 +42,10 @@ class ClientResult:
 
 
 async def play(url: str, agent="greedy", seed: int = 0, open_timeout: float = 10.0,
-               ) -> ClientResult:
+               result: ClientResult | None = None) -> ClientResult:
     """Play at a platform server until it closes the connection (``agent``: any spec of
-    ``guandan_fast.agents``, or an ``Agent``)."""
+    ``guandan_fast.agents``, or an ``Agent``); ``result``: the ``ClientResult`` to fill (the
+    caller then sees how far it got if it is interrupted)."""
     from .server import websockets_module
 
     connect = websockets_module("asyncio.client").connect
@@ -54,7 +55,7 @@ async def play(url: str, agent="greedy", seed: int = 0, open_timeout: float = 10
     view = SeatView()
     if not isinstance(url, str) or not url.startswith(("ws://", "wss://")):
         raise ValueError(f"url must be ws://HOST:PORT/game/NAME, got {url!r}")
-    res = ClientResult()
+    res = ClientResult() if result is None else result
     decisions = 0
     try:
         ws = await connect(url, open_timeout=open_timeout, max_size=2 ** 22, ping_interval=None)
@@ -107,6 +108,6 @@ async def play(url: str, agent="greedy", seed: int = 0, open_timeout: float = 10
     return res
 
 
-def run(url: str, agent="greedy", seed: int = 0) -> ClientResult:
-    """``play`` in a fresh event loop (the CLI's entry)."""
-    return asyncio.run(play(url, agent, seed))
+def run(url: str, agent="greedy", seed: int = 0, result: ClientResult | None = None) -> ClientResult:
+    """``play`` in a fresh event loop (the CLI's entry; ``result`` as for ``play``)."""
+    return asyncio.run(play(url, agent, seed, result=result))

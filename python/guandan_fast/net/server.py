@@ -28,6 +28,7 @@ from typing import Callable
 
 from ..agents import parse_agent
 from ..cards import level_char
+from ..extras import require
 from ..game import Game
 from ..moves import PASS
 from ..rules import Rules
@@ -45,6 +46,10 @@ TRY_AGAIN_LATER = 1013   # the WebSocket close code (RFC 6455 registry) for "ser
 # /game/NAME or the online platform's /game/gd/NAME, with or without a query string
 # (websockets' request.path includes it).
 PATH_RE = re.compile(r"^/game/(?:gd/)?([^/?#]+)(?:\?[^#]*)?$")
+# /watch/NAME[?table=K]: a spectator (ServerConfig.watch); never seated, never asked.
+WATCH_RE = re.compile(r"^/watch/([^/?#]+)(?:\?[^#]*)?$")
+SEAT_TAKEN = 4001   # close codes of people's tables (ServerConfig.rejoin), shown by the page
+TAKEN_OVER = 4002
 _FAULT_POLICIES = ("bot", "forfeit")
 _MAX_MOVE_CARDS = 10          # the longest move: a bomb of 8 natural cards and 2 wild ones
 
@@ -79,7 +84,11 @@ class ServerConfig:
     ``state`` message after every notification (counts as the rules disclose them) and may
     ask ``{"hint": AGENT}`` while asked (answered ``{"type": "hint", "actIndex": i}``);
     ``record_each_hand``: the game's record is (re)written at the end of every hand, not only
-    when the game ends.
+    when the game ends; ``watch``: spectators may connect on ``/watch/{name}[?table=K]``:
+    they get every public notification and ``state`` messages without any hand during a hand,
+    and every hand's deal in the ``handOver`` message after it. With ``rejoin`` a connection
+    may ask for a seat with ``?seat=S`` in its path (a person's link), and every client gets a
+    ``handOver`` summary after each hand (docs/protocol.md, "People's tables").
     """
 
     host: str = "127.0.0.1"
@@ -101,6 +110,7 @@ class ServerConfig:
     http: Callable | None = None
     rejoin: bool = False
     record_each_hand: bool = False
+    watch: bool = False
 
     def __post_init__(self) -> None:
         check_rules(self.rules)
@@ -133,15 +143,20 @@ class ServerConfig:
 
 
 def websockets_module(module: str):
-    """A ``websockets`` submodule, with a clear error when the extra is missing or too old
-    (the asyncio API used here came with websockets 13)."""
-    import importlib
+    """A ``websockets`` submodule; ``extras.MissingExtra`` (one line: how to install it) when
+    it is missing or too old (the asyncio API used here came with websockets 13)."""
+    return require(f"websockets.{module}", "net", "network play needs websockets >= 13")
 
-    try:
-        return importlib.import_module(f"websockets.{module}")
-    except ImportError:
-        raise ImportError("network play needs websockets >= 13: pip install "
-                          "'guandan-fast[net]' (or 'websockets>=13')") from None
+
+def _query(path: str) -> dict:
+    """The query string of a request path as ``{key: last value}``.
+
+    >>> _query("/game/web-1?seat=2&x=1")
+    {'seat': '2', 'x': '1'}
+    """
+    from urllib.parse import parse_qsl
+
+    return dict(parse_qsl(path.partition("?")[2]))
 
 
 def text_frame(text: str) -> bytes:
@@ -194,6 +209,11 @@ class _Client:
         self.done = asyncio.Event()
         self.question: str | None = None    # the pending act message (re-sent on a rejoin)
         self.rejoin = False
+        self.want: int | None = None        # the seat its link asks for (?seat=S)
+        # one of our pages (its path has ?seat=S or ?page=1): it gets the additions of people's
+        # tables (state, handOver, hint, error); any other client the platform protocol alone
+        self.page = False
+        self.watching: int | None = None    # a spectator: the index of the table it watches
 
     def send_now(self, frame: bytes) -> bool:
         """Write a whole text frame (``text_frame``) at once when nothing stands in the way
@@ -238,6 +258,8 @@ class _Client:
             self.pending.set_exception(_Fault("disconnected"))
 
     def _where(self) -> str:
+        if self.watching is not None:
+            return f"table {self.watching} spectator"
         if self.table is None:
             return "lobby"
         return f"table {self.table.index} seat {self.seat}"
@@ -267,7 +289,12 @@ class _Table:
     def __init__(self, server: "GameServer", index: int, clients: list) -> None:
         self.server, self.cfg, self.index = server, server.cfg, index
         self.seats: dict[int, _Client] = {}
-        for seat, client in zip(self.cfg.remote_seats, clients):
+        free = list(self.cfg.remote_seats)
+        # the seats clients asked for first (a person's link), then the others by arrival
+        asked = [c for c in clients if c.want in free]
+        for client in asked + [c for c in clients if c not in asked]:
+            seat = client.want if client.want in free else free[0]
+            free.remove(seat)
             client.table, client.seat = self, seat
             self.seats[seat] = client
         self.bots = dict(self.cfg.bots)      # seat -> agent (grows on takeovers)
@@ -279,6 +306,7 @@ class _Table:
         self.seed = None if self.cfg.seed is None else mix_seed(self.cfg.seed, index)
         self.trick = {"greater": None, "last": None, "area": [None] * 4}
         self.record_offset: int | None = None   # where this game's record starts in the file
+        self.last_summary: str | None = None    # the last handOver (sent again on a reload)
         for client in self.seats.values():
             client.rejoin = self.cfg.rejoin
 
@@ -289,25 +317,33 @@ class _Table:
     async def _notify_all(self, msg: dict) -> None:
         await self._notify_all_text(json.dumps(msg))
 
-    async def _notify_all_text(self, text: str) -> None:
+    async def _notify_all_text(self, text: str, states: bool = True) -> None:
         frame = text_frame(text)
         for c in self.seats.values():   # one after the other: no task per send
             if not c.send_now(frame):
                 await c.send(text, self.cfg.timeout)
-        if self.cfg.rejoin:
+        if self.cfg.watch:   # (serve's hot path: nothing more without spectators)
+            for c in self.server.watchers(self.index):
+                await c.send(text, self.cfg.timeout)
+        if (self.cfg.rejoin or self.cfg.watch) and states:   # pages and spectators
             await self._send_states()
 
-    def state_message(self, seat: int) -> dict:
-        """The table as ``seat`` sees it (the ``state`` message of ``ServerConfig.rejoin``)."""
+    def state_message(self, seat: int | None) -> dict:
+        """The table as ``seat`` sees it (the ``state`` message of ``ServerConfig.rejoin``);
+        ``seat=None``: as a spectator does (no cards in hand; ``myPos`` -1)."""
         g = self.game
-        info = {"type": "state", "myPos": seat, "game": self.games_done + 1,
-                "games": self.cfg.games, "victoryNum": list(self.victories)}
+        info = {"type": "state", "myPos": -1 if seat is None else seat,
+                "game": self.games_done + 1, "games": self.cfg.games,
+                "victoryNum": list(self.victories)}
         if g is None:
             return info
-        obs = g.observation(seat)
+        obs = g.observation(0 if seat is None else seat)
+        counts = list(obs["counts"])
+        if seat is None:   # each count as the other seats are told it
+            counts = [g.observation((q + 1) % 4)["counts"][q] for q in range(4)]
         t = self.trick
         info.update({"handNumber": g.hand_number, "phase": g.phase,
-                     "handCards": list(g.hand(seat)), "counts": list(obs["counts"]),
+                     "handCards": [] if seat is None else list(g.hand(seat)), "counts": counts,
                      "levels": [level_char(v) for v in g.levels], "curRank": level_char(g.level),
                      "declarer": g.declarer, "currentPlayer": g.current_player,
                      "finishOrder": list(obs["finish_order"]), "playArea": list(t["area"]),
@@ -315,12 +351,19 @@ class _Table:
                      "greaterAction": None if t["greater"] is None else t["greater"][1],
                      "tribute": [list(r) for r in obs["tribute"]],
                      "back": [list(r) for r in obs["back"]],
-                     "antiTribute": obs["anti_tribute"], "over": g.is_over})
+                     "antiTribute": obs["anti_tribute"], "over": g.is_over,
+                     "tributePairs": self._tribute_pairs()})
         return info
 
     async def _send_states(self) -> None:
         for s, c in self.seats.items():
-            await c.send(json.dumps(self.state_message(s)), self.cfg.timeout)
+            if c.page:
+                await c.send(json.dumps(self.state_message(s)), self.cfg.timeout)
+        watchers = self.server.watchers(self.index)
+        if watchers:
+            text = json.dumps(self.state_message(None))
+            for c in watchers:
+                await c.send(text, self.cfg.timeout)
 
     async def _notify(self, seat: int, msg: dict) -> None:
         c = self.seats.get(seat)
@@ -448,18 +491,7 @@ class _Table:
 
     def _exchange_result(self, key: str) -> list:
         """Tribute or back entries with every card (merged over the seats' observations)."""
-        g = self.game
-        merged = None
-        for p in range(4):
-            entries = g.observation(p)[key]
-            if merged is None:
-                merged = [list(e) for e in entries]
-            for i, e in enumerate(entries):
-                if e[2] is not None:
-                    merged[i][2] = e[2]
-                if e[1] is not None:
-                    merged[i][1] = e[1]
-        return merged or []
+        return self._exchange_of(self.game, key)
 
     async def _play_hand(self) -> dict:
         if not self._live():   # e.g. clients taken over, then gone: nobody is watching
@@ -468,10 +500,11 @@ class _Table:
         hand_no = g.hand_number
         levels_before = g.levels
         self.shown = [len(g.hand(q)) for q in range(4)]
+        deal = [list(g.hand(q)) for q in range(4)] if self.cfg.watch else None   # for spectators
         for seat in range(4):
             await self._notify(seat, P.notify_beginning(g.hand(seat), seat))
         trick = self.trick = {"greater": None, "last": None, "area": [None] * 4}
-        if self.cfg.rejoin:
+        if self.cfg.rejoin or self.cfg.watch:
             await self._send_states()
         if g.phase == "play" and g.observation(0)["anti_tribute"]:
             await self._notify_all(P.notify_anti_tribute(self._anti_pos()))
@@ -505,19 +538,91 @@ class _Table:
                 trick["greater"] = (seat, action)
             trick["last"] = (seat, action)
             trick["area"][seat] = action
+            # (no states after the hand's last play: the engine has dealt the next hand, which
+            # people see after the episodeOver and handOver messages)
             await self._notify_all_text(P.notify_play_json(seat, action, trick["greater"][0],
-                                                           trick["greater"][1]))
+                                                           trick["greater"][1]),
+                                        states=rest is None)
         res = g.results[hand_no]
         order = list(res["finish_order"])
         if len(order) == 2:   # a double-down: the other two by cards left, then seat
             counts = {q: len(c) for q, c in rest}
             order += sorted((q for q in range(4) if q not in order), key=lambda q: (counts[q], q))
-        await self._notify_all(P.notify_episode_over(order, level_char(res["level"]), rest))
+        over = P.notify_episode_over(order, level_char(res["level"]), rest)
+        if not (self.cfg.rejoin or self.cfg.watch):
+            await self._notify_all(over)
+        else:   # the summary before the next hand's states (the page holds it until continued)
+            await self._notify_all_text(json.dumps(over), states=False)
+            summary = self._hand_over(hand_no, order, levels_before, rest)
+            self.last_summary = json.dumps(summary)
+            if self.cfg.rejoin:
+                for c in self.seats.values():
+                    if c.page:
+                        await c.send(self.last_summary, self.cfg.timeout)
+            watchers = self.server.watchers(self.index)
+            if watchers:
+                text = json.dumps(dict(summary, deal=deal))   # every hand, once it is over
+                for c in watchers:
+                    await c.send(text, self.cfg.timeout)
+            await self._send_states()
         d = res["declarer"]
         reset = d is not None and levels_before[d] == 14 and res["levels"][d] == 2
         if self.cfg.record_each_hand and not g.is_over:
             self._write_record("playing", self.games_done)
         return {"reset": reset}
+
+    def _hand_over(self, hand_no: int, order: list, levels_before, rest) -> dict:
+        """The ``handOver`` summary of people's tables: the hand (1-based), the finishing
+        order, the levels before and after, the last trick, the cards left, and the exchange
+        of the next hand: who pays whom (``_tribute_pairs``) or the anti-tribute."""
+        g = self.game
+        res = g.results[hand_no]
+        nxt = None
+        if not g.is_over:
+            anti = g.phase == "play" and g.observation(0)["anti_tribute"]
+            nxt = {"hand": g.hand_number + 1, "level": level_char(g.level),
+                   "tribute": self._tribute_pairs(), "antiTribute": self._anti_pos() if anti else []}
+        return {"type": "handOver", "hand": hand_no + 1, "order": order,
+                "curRank": level_char(res["level"]), "declarer": res["declarer"],
+                "levelsBefore": [level_char(v) for v in levels_before],
+                "levelsAfter": [level_char(v) for v in res["levels"]],
+                "lastTrick": list(self.trick["area"]), "restCards": [[q, list(c)] for q, c in rest],
+                "next": nxt, "matchOver": g.is_over, "winner": g.winner if g.is_over else None}
+
+    def summary_pending(self) -> str | None:
+        """The last ``handOver`` while the next hand has no play yet (a page reloaded on
+        the summary sees it again), else None."""
+        g = self.game
+        if self.last_summary is None or g is None or g.is_over:
+            return None
+        if any(m.type not in ("tribute", "back") for _, m in g.history):
+            return None
+        return self.last_summary
+
+    def _tribute_pairs(self) -> list:
+        """``[[payer, receiver], ...]`` of the tribute to be paid (empty outside the tribute
+        phase), found by paying on a copy of the game: who receives which tribute follows
+        from the cards (the larger to the 1st finisher), which the engine knows."""
+        g = self.game
+        if g is None or g.phase != "tribute":
+            return []
+        copy = g.clone()
+        while copy.phase == "tribute":
+            copy.play_index(0)
+        return [[payer, receiver] for payer, receiver, _ in self._exchange_of(copy)]
+
+    @staticmethod
+    def _exchange_of(g: Game, key: str = "tribute") -> list:
+        merged = None
+        for p in range(4):
+            entries = g.observation(p)[key]
+            if merged is None:
+                merged = [list(e) for e in entries]
+            for i, e in enumerate(entries):
+                for j in (1, 2):
+                    if e[j] is not None:
+                        merged[i][j] = e[j]
+        return merged or []
 
     def _write_record(self, end: str, number: int) -> None:
         if self.cfg.record is None or self.game is None:
@@ -622,6 +727,7 @@ class GameServer:
         self.stats = {"games": 0, "refused": 0, "faults": 0, "abandoned": 0, "errors": 0,
                       "tables": 0, "connections": 0, "turned_away": 0}
         self._lobby: list[_Client] = []
+        self._watchers: list[_Client] = []
         self._tables: dict[int, asyncio.Task] = {}
         self._table_objects: dict[int, _Table] = {}
         self._n_tables = 0
@@ -646,7 +752,46 @@ class GameServer:
         self.port = self._server.sockets[0].getsockname()[1]
         log.info("listening on ws://%s:%d/game/{name}", self.cfg.host, self.port)
 
+    def watchers(self, table: int) -> list:
+        """The open spectator connections of table ``table``."""
+        return [c for c in self._watchers if c.watching == table and not c.closed]
+
+    def tables_info(self) -> list:
+        """The open tables, for a lobby page: per table its index, whether it has started,
+        the game and hand, and per seat ``bot:AGENT``, ``person`` (connected), ``away`` (a
+        person's seat whose page is gone) or ``free`` (no one yet), with the client's name."""
+        out = []
+        for t in self._table_objects.values():
+            seats = []
+            for s in range(4):
+                if s in t.bots and s not in t.seats:
+                    seats.append({"seat": s, "who": f"bot:{t.bots[s]}"})
+                else:
+                    c = t.seats[s]
+                    who = f"bot:{t.bots[s]}" if s in t.bots else ("away" if c.closed else "person")
+                    seats.append({"seat": s, "who": who, "name": c.name})
+            g = t.game
+            out.append({"table": t.index, "started": True, "seats": seats,
+                        "game": t.games_done + 1, "hand": None if g is None else g.hand_number + 1,
+                        "watchers": len(self.watchers(t.index))})
+        if not self._full():   # the table the lobby fills next
+            wanted = {c.want: c for c in self._lobby if c.want is not None}
+            others = [c for c in self._lobby if c.want is None]   # seated by arrival
+            seats = []
+            for s in range(4):
+                if s in self.cfg.bots:
+                    seats.append({"seat": s, "who": f"bot:{self.cfg.bots[s]}"})
+                    continue
+                c = wanted.get(s) or (others.pop(0) if others else None)
+                seats.append({"seat": s, "who": "person" if c else "free",
+                              "name": c.name if c else None})
+            out.append({"table": self._n_tables, "started": False, "seats": seats, "game": 1,
+                        "hand": None, "watchers": len(self.watchers(self._n_tables))})
+        return out
+
     def _check_path(self, connection, request):
+        if self.cfg.watch and WATCH_RE.match(request.path):
+            return None
         if self.cfg.http is not None and PATH_RE.match(request.path) is None:
             answer = self.cfg.http(request.path)
             if answer is not None:
@@ -666,9 +811,24 @@ class GameServer:
         return bool(self.cfg.tables) and self._n_tables >= self.cfg.tables
 
     async def _handler(self, ws) -> None:
-        name = PATH_RE.match(ws.request.path).group(1)
+        path = ws.request.path
         self.stats["connections"] += 1
-        if self.cfg.rejoin and await self._rejoin(ws, name):
+        if self.cfg.watch and WATCH_RE.match(path):
+            await self._watch(ws, WATCH_RE.match(path).group(1), _query(path))
+            return
+        name = PATH_RE.match(path).group(1)
+        page = self.cfg.rejoin and ("seat" in _query(path) or _query(path).get("page") == "1")
+        want = None
+        if self.cfg.rejoin and "seat" in _query(path):
+            text = _query(path)["seat"]
+            if text not in [str(s) for s in self.cfg.remote_seats]:
+                reason = (f"seat {text} is not a seat for people at this table (those are "
+                          f"{', '.join(map(str, self.cfg.remote_seats))})")
+                log.warning("refused %s: %s", name, reason)
+                await ws.close(SEAT_TAKEN, reason)
+                return
+            want = int(text)
+        if self.cfg.rejoin and await self._rejoin(ws, name, want, page):
             return
         if self._full():
             # Turned away at once (not left waiting in a lobby that never fills).
@@ -678,6 +838,17 @@ class GameServer:
             await ws.close(TRY_AGAIN_LATER, reason)
             return
         client = _Client(ws, name, self.cfg.handshake_pause)
+        client.want, client.page = want, page
+        if want is not None:
+            same = next((c for c in self._lobby if c.want == want), None)
+            if same is not None and same.name != name:
+                reason = f"seat {want} is taken: another page is playing it"
+                log.warning("refused %s: %s", name, reason)
+                await ws.close(SEAT_TAKEN, reason)
+                return
+            if same is not None:   # the same page again (a reload): the new connection waits
+                self._lobby.remove(same)
+                same.done.set()
         self._lobby.append(client)
         log.info("lobby: %s connected (%d waiting)", name, len(self._lobby))
         reader = asyncio.ensure_future(self._read(client))
@@ -699,23 +870,26 @@ class GameServer:
         finally:
             reader.cancel()
 
-    async def _rejoin(self, ws, name: str) -> bool:
+    async def _rejoin(self, ws, name: str, want: int | None = None, page: bool = True) -> bool:
         """``ServerConfig.rejoin``: seat a new connection in place of a gone client (or of a
-        client with the same name); refuse it with a close reason when every seat of every
-        table is connected and no more table can open. False: go to the lobby."""
-        seats = [(t, s, c) for t in self._table_objects.values() for s, c in t.seats.items()]
+        client with the same name); ``want``: only that seat (a person's link). Refuse it with
+        a close reason when the seats it may take are connected and no more table can open.
+        False: go to the lobby."""
+        seats = [(t, s, c) for t in self._table_objects.values() for s, c in t.seats.items()
+                 if want is None or s == want]
         pick = next((x for x in seats if x[2].name == name), None)
         pick = pick or next((x for x in seats if x[2].closed), None)
         if pick is None:
             if self._full():
                 taken = ", ".join(str(s) for _, s, _ in seats)
                 log.warning("refused %s: every seat is taken", name)
-                await ws.close(4001, f"seat {taken} is taken: another page is playing it")
+                await ws.close(SEAT_TAKEN, f"seat {taken} is taken: another page is playing it")
                 return True
             return False
         table, seat, client = pick
         old = client.ws
         client.ws, client.name, client.closed, client.started = ws, name, False, True
+        client.page = page
         if old is not ws:
             try:
                 await old.close(4002, "this seat was taken over by a new connection")
@@ -723,11 +897,38 @@ class GameServer:
                 pass
         log.info("%s: %s rejoins", table._where(seat), name)
         reader = asyncio.ensure_future(self._read(client, ws))
-        await client.send(json.dumps(table.state_message(seat)), self.cfg.timeout)
+        if page:
+            again = table.summary_pending()
+            if again is not None:   # reloaded on the end-of-hand summary: it shows again
+                await client.send(again, self.cfg.timeout)
+            await client.send(json.dumps(table.state_message(seat)), self.cfg.timeout)
         if client.question is not None:
             await client.send(client.question, self.cfg.timeout)
         await self._hold(client, ws, reader)
         return True
+
+    async def _watch(self, ws, name: str, query: dict) -> None:
+        """A spectator (``ServerConfig.watch``) of table ``?table=K`` (default: the first
+        open table, else the one the lobby fills next): public messages only."""
+        try:
+            index = int(query["table"]) if "table" in query else min(
+                self._table_objects, default=self._n_tables)
+        except ValueError:
+            await ws.close(SEAT_TAKEN, f"table must be a number, got {query['table']!r}")
+            return
+        client = _Client(ws, name, 0.0)
+        client.watching, client.started = index, True
+        self._watchers.append(client)
+        log.info("table %d: spectator %s connected", index, name)
+        reader = asyncio.ensure_future(self._read(client))
+        table = self._table_objects.get(index)
+        if table is not None:
+            await client.send(json.dumps(table.state_message(None)), self.cfg.timeout)
+        try:
+            await self._hold(client, ws, reader)
+        finally:
+            if client in self._watchers:
+                self._watchers.remove(client)
 
     async def _read(self, client: _Client, ws=None) -> None:
         ws = client.ws if ws is None else ws
@@ -748,13 +949,16 @@ class GameServer:
     def _refuse(self, client: _Client, reason: str) -> None:
         self.stats["refused"] += 1
         log.warning("%s (%s): refused: %s", client._where(), client.name, reason)
-        if self.cfg.error_messages and not client.closed:
+        if self.cfg.error_messages and not client.closed and (client.page or not self.cfg.rejoin):
             asyncio.ensure_future(client.send(json.dumps({"type": "error", "message": reason}),
                                               self.cfg.timeout))
 
     def _received(self, client: _Client, data) -> None:
+        if client.watching is not None:
+            self._refuse(client, "a spectator does not play")
+            return
         fut = client.pending
-        if client.rejoin and isinstance(data, str) and '"hint"' in data:
+        if client.rejoin and client.page and isinstance(data, str) and '"hint"' in data:
             self._hint(client, data)
             return
         if fut is None or fut.done():
@@ -798,6 +1002,8 @@ class GameServer:
         self._tables[index] = asyncio.ensure_future(table.run())
 
     def _table_ended(self, table: _Table) -> None:
+        for c in self.watchers(table.index):
+            c.done.set()
         self._tables.pop(table.index, None)
         self._table_objects.pop(table.index, None)
         self._ended += 1
@@ -818,7 +1024,7 @@ class GameServer:
         for t in tasks:
             t.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        for c in self._lobby:
+        for c in self._lobby + self._watchers:
             c.done.set()
         await self._server.wait_closed()
         self._server = None

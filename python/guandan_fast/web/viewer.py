@@ -13,7 +13,7 @@ are read through ``records`` (which skips earlier matches unparsed).
 ...     g.play_index(0)
 >>> doc = match_document(g.to_record())
 >>> doc["seed"], len(doc["hands"]), doc["hands"][0]["moves"][0][2]
-(3, 1, True)
+('3', 1, True)
 """
 
 from __future__ import annotations
@@ -127,7 +127,7 @@ def match_document(source, match: int = 0) -> dict:
             if not offsets:
                 raise ValueError("empty record: no header line")
             if match >= count:
-                raise ValueError(f"the record holds {count} match(es); no match {match}")
+                raise ValueError(f"the record holds {count} match(es); no match {match + 1}")
             source, match = list(_match_lines(source, offsets[match])), 0
     game = records.replay(source, Game, match)   # checks every line of the match
     header = _header_of(source, match)
@@ -147,7 +147,8 @@ def match_document(source, match: int = 0) -> dict:
         if h["levels_after"] is not None:
             h["levelsAfterChars"] = [level_char(v) for v in h["levels_after"]]
         hands.append(h)
-    return {"seed": header["seed"], "rules": header["rules"], "match": number, "matches": count,
+    # the seed as text: a 64-bit seed is beyond JavaScript's exact integers
+    return {"seed": str(header["seed"]), "rules": header["rules"], "match": number, "matches": count,
             "players": _names(header), "end": (header.get("server") or {}).get("end"),
             "over": game.is_over, "winner": game.winner, "hands": hands}
 
@@ -165,8 +166,9 @@ def write_html(source, out, match: int = 0) -> None:
         f.write(text)
 
 
-def serve(doc: dict, port: int = 0, browser: bool = True, out=print) -> None:
-    """Serve the viewer page of ``doc`` on 127.0.0.1 until Ctrl-C (``guandan-fast view``)."""
+def serve(doc: dict, port: int = 0, browser: bool = True, out=print) -> int:
+    """Serve the viewer page of ``doc`` on 127.0.0.1 until Ctrl-C or SIGTERM (``guandan-fast
+    view``); returns the number of the signal that stopped it."""
     import http.server
     import threading
 
@@ -188,7 +190,10 @@ def serve(doc: dict, port: int = 0, browser: bool = True, out=print) -> None:
 
     import signal
 
+    got = {"signal": signal.SIGINT}
+
     def stop(signum, frame):
+        got["signal"] = signum
         raise KeyboardInterrupt
 
     # Ctrl-C and SIGTERM stop it, even where SIGINT was ignored at start (a background job)
@@ -196,14 +201,16 @@ def serve(doc: dict, port: int = 0, browser: bool = True, out=print) -> None:
         signal.signal(signal.SIGINT, stop)
         signal.signal(signal.SIGTERM, stop)
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler)
-    url = f"http://127.0.0.1:{httpd.server_address[1]}/"
-    out(f"viewing match {doc['match']} at {url}  (Ctrl-C stops)", flush=True)
-    if browser:
-        import webbrowser
-        threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
-    try:
+    try:   # (a signal right after the URL is printed is handled here too)
+        url = f"http://127.0.0.1:{httpd.server_address[1]}/"
+        out(f"viewing match {doc['match'] + 1} at {url}  (Ctrl-C stops)", flush=True)
+        if browser:
+            import webbrowser
+            threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
         httpd.serve_forever(poll_interval=0.2)
     except KeyboardInterrupt:
-        out("stopped")
+        out("interrupted (Ctrl-C): the viewer stopped" if got["signal"] == signal.SIGINT
+            else "stopped by SIGTERM")
     finally:
         httpd.server_close()
+    return got["signal"]

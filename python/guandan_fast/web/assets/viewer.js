@@ -62,8 +62,10 @@
       t.replaceChildren(play(st.trick[s], lc));
     }
     const lb = hand.levelsBeforeChars;
-    $("gf-title").textContent = `match ${doc.match}` + (doc.matches ? ` of ${doc.matches}` : "") + ` · seed ${doc.seed}`;
-    let levels = `hand ${hand.hand} · level ${lc}` + (hand.declarer === null ? "" : ` (team ${hand.declarer})`) +
+    // people count from 1 (the record and the Python API from 0); the seed is text (64 bits)
+    $("gf-title").textContent = `match ${doc.match + 1}` + (doc.matches ? ` of ${doc.matches}` : "") + ` · seed ${doc.seed}`;
+    $("gf-title").dataset.seed = doc.seed;
+    let levels = `hand ${hand.hand + 1} · level ${lc}` + (hand.declarer === null ? "" : ` (team ${hand.declarer})`) +
                  ` · levels: team 0 ${lb[0]}, team 1 ${lb[1]}`;
     if (done) levels += ` → team 0 ${hand.levelsAfterChars[0]}, team 1 ${hand.levelsAfterChars[1]}`;
     $("gf-levels").textContent = levels;
@@ -126,7 +128,7 @@
   function handPrev() { if (k > 0) k = 0; else if (h > 0) { h--; k = 0; } render(); }
 
   const jump = $("gf-jump");
-  doc.hands.forEach((hd, i) => jump.append(el("option", {value: String(i), text: `${i} (level ${hd.levelChar})`})));
+  doc.hands.forEach((hd, i) => jump.append(el("option", {value: String(i), text: `${i + 1} (level ${hd.levelChar})`})));
   jump.addEventListener("change", () => { h = Number(jump.value); k = 0; render(); });
   $("gf-next").addEventListener("click", next);
   $("gf-prev").addEventListener("click", prev);
