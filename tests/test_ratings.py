@@ -9,6 +9,7 @@ import sys
 import numpy as np
 import pytest
 
+from guandan_fast.extras import install_hint
 from guandan_fast.ratings import ELO_PER_UNIT, PRIOR_WINS, fit, rate
 from guandan_fast.tournament import tournament
 
@@ -103,4 +104,4 @@ def test_without_scipy_the_table_says_how_to_get_ratings(monkeypatch):
     module = sys.modules["guandan_fast.tournament"]    # (the package's name is the function)
     monkeypatch.setattr(module, "_scipy_found", lambda: False)
     assert res.ratings is None and "ratings" not in res.to_dict()
-    assert "ratings: the fit needs scipy (pip install 'guandan-fast[ratings]')" in res.table()
+    assert "ratings: the fit needs scipy; " + install_hint("ratings") in res.table()
