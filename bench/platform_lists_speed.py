@@ -73,8 +73,8 @@ def rate(fn, lists, repeat: int) -> float:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                 epilog="example: python bench/platform_lists_speed.py --rounds 7")
-    p.add_argument("--rounds", type=int, default=7, help="interleaved rounds (default: 7)")
-    p.add_argument("--hands", type=int, default=20, help="dealt hands (default: 20)")
+    p.add_argument("--rounds", type=int, default=9, help="interleaved rounds (default: 9)")
+    p.add_argument("--hands", type=int, default=100, help="dealt hands a round (default: 100)")
     args = p.parse_args(argv)
     if not 1 <= args.rounds <= 1000 or not 1 <= args.hands <= 10000:
         print("platform_lists_speed: --rounds must be 1..1000 and --hands 1..10000",
