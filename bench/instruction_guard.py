@@ -132,14 +132,18 @@ def hand_expert() -> None:
         _hand_of("expert", seed)
 
 
+# The search agents' every parameter is given, so that new defaults change no workload, and
+# ms=0: no time limit (a budget in milliseconds would make the work depend on the clock).
 def hand_pimc() -> None:
-    """A hand of four ``pimc`` agents with a small fixed budget (no time limit)."""
-    _hand_of("pimc:samples=2:rollouts=1", 0)
+    """A hand of four ``pimc`` agents with a small fixed budget."""
+    _hand_of("pimc:samples=2:rollouts=1:search_at=12:solve_at=10:nodes=20000:rollout=greedy:"
+             "margin=0:ms=0", 0)
 
 
 def hand_ismcts() -> None:
-    """A hand of four ``ismcts`` agents with a small fixed budget (no time limit)."""
-    _hand_of("ismcts:iterations=40", 0)
+    """A hand of four ``ismcts`` agents with a small fixed budget."""
+    _hand_of("ismcts:iterations=40:explore=0.15:search_at=12:solve_at=10:nodes=20000:"
+             "rollout=greedy:ms=0", 0)
 
 
 def _vecenv_steps(encoder: str) -> None:
