@@ -5,7 +5,7 @@ VENV    ?= .venv
 BIN     := $(VENV)/bin
 SOURCES := $(shell find src python -type f -not -path '*/__pycache__/*') CMakeLists.txt pyproject.toml
 
-.PHONY: run test bench dev clean browser
+.PHONY: run test bench dev clean browser valgrind guard
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -25,8 +25,14 @@ run: $(VENV)/.installed-core
 	$(BIN)/guandan-fast simulate
 
 # Parallel workers (pytest-xdist); the Ray tests form one group, so one worker starts Ray once.
-test: $(VENV)/.installed browser
+# Then the speed guard: instruction counts of fixed workloads against the committed baseline
+# (bench/instruction_guard.py, docs/design.md "The instruction guard").
+test: $(VENV)/.installed browser valgrind
 	$(BIN)/python -m pytest -q -n auto --dist loadgroup
+	$(BIN)/python bench/instruction_guard.py
+
+guard: $(VENV)/.installed valgrind
+	$(BIN)/python bench/instruction_guard.py
 
 # The browser tests drive the system's Chromium (never a downloaded one): installed here when
 # we are root with apt-get, otherwise the one command that does it is named.
@@ -35,6 +41,14 @@ browser:
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver; \
 	else echo "make test: the browser tests need Chromium: sudo apt-get install -y chromium chromium-driver" >&2; \
+		exit 1; fi
+
+# The instruction guard counts with callgrind: valgrind installed the same way.
+valgrind:
+	@if command -v valgrind >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q valgrind; \
+	else echo "make test: the instruction guard needs valgrind: sudo apt-get install -y valgrind" >&2; \
 		exit 1; fi
 
 # The quick set: one short run per area and one summary table (bench/quick.py); the full

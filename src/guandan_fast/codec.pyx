@@ -7,6 +7,11 @@ These functions check their input (they are reachable from Python); the inline h
 types.pxd do not, and are only called by compiled code on words built here.
 """
 from guandan_fast.types cimport *
+from libc.stdlib cimport malloc, free
+from libc.string cimport memcpy
+from cpython.unicode cimport PyUnicode_DecodeASCII
+from cpython.list cimport PyList_New, PyList_SET_ITEM
+from cpython.ref cimport Py_INCREF
 
 cdef extern from "Python.h":
     bint PyUnicode_IS_ASCII(object s)
@@ -160,6 +165,179 @@ cdef object move_of(u64 lo, u64 hi):
         _MOVES.clear()
     _MOVES[key] = m
     return m
+
+
+# -- the platform's form of many moves at once ---------------------------------------------------
+# Move.to_platform and json.dumps cost microseconds a move in Python; a bot or the server that
+# wants every legal move as ``[type, rank, [cards]]`` gets them here straight from the words.
+
+# Rank labels by index: '2'..'A' (0..12), then the jokers' 'B', 'R' and the joker bomb's 'JOKER'.
+cdef tuple _LABELS = tuple(_RANKS) + ("B", "R", "JOKER")
+# The same names as C strings for the JSON writer (the bytes objects keep them alive).
+cdef tuple _TYPE_BYTES = tuple(name.encode("ascii") for name in TYPE_NAMES)
+cdef tuple _LABEL_BYTES = tuple(label.encode("ascii") for label in _LABELS)
+cdef tuple _CODE_BYTES = tuple(code.encode("ascii") for code in CARD_CODES)
+cdef const char* _TYPE_C[16]
+cdef const char* _LABEL_C[16]
+cdef const char* _CODE_C[N_KINDS]
+for _i in range(len(_TYPE_BYTES)):
+    _TYPE_C[_i] = _TYPE_BYTES[_i]
+for _i in range(len(_LABEL_BYTES)):
+    _LABEL_C[_i] = _LABEL_BYTES[_i]
+for _i in range(N_KINDS):
+    _CODE_C[_i] = _CODE_BYTES[_i]
+# The longest action text: ["StraightFlush", "JOKER", [ + 10 cards "XX", + ]] is under 100.
+cdef enum:
+    _ACTION_TEXT_MAX = 128
+
+
+cdef inline int _label_of(u64 lo, u64 hi) noexcept nogil:
+    """Index in _LABELS of a play's rank label (move_of's rule: a joker single or pair is 'B'
+    when it holds the small joker, else 'R'; the four jokers are 'JOKER'); -1 for PASS and
+    for tribute/back, whose label is the type name."""
+    cdef int t = move_type(hi), rc = move_rank(hi)
+    if t == T_PASS or t >= T_TRIBUTE:
+        return -1
+    if rc == RANK_JOKER:
+        if t == T_BOMB:
+            return 15
+        return 13 if kind_count(lo, hi, KIND_SB) else 14
+    if rc == RANK_ACE_LOW:
+        return 12
+    return rc - 2
+
+
+cdef inline int _display_kinds(u64 lo, u64 hi, int* out) noexcept nogil:
+    """The kinds of a multiset's cards in canonical order (codes_of's: by rank, then suit
+    S H C D, jokers last), a kind once per copy, into out (room for 108); returns how many.
+    Visits only the ranks present: a move holds a few of the 54 kinds."""
+    cdef u64 ranks = (lo | (lo >> 26) | hi | (hi >> 26)) & ((<u64>1 << 26) - 1)
+    cdef int n = 0, r, s, k, c
+    while ranks:
+        r = __builtin_ctzll(ranks) >> 1
+        ranks &= ~(<u64>3 << (2 * r))
+        for s in range(N_SUITS):
+            k = s * N_RANKS + r
+            c = kind_count(lo, hi, k)
+            while c > 0:
+                out[n] = k
+                n += 1
+                c -= 1
+    for k in range(KIND_SB, KIND_HR + 1):
+        c = kind_count(lo, hi, k)
+        while c > 0:
+            out[n] = k
+            n += 1
+            c -= 1
+    return n
+
+
+cdef object _platform_action(u64 lo, u64 hi):
+    cdef int t = move_type(hi), label = _label_of(lo, hi), i, n
+    cdef int kinds[N_CARDS]
+    if t == T_PASS:
+        return ["PASS", "PASS", "PASS"]
+    n = _display_kinds(lo, hi & HI_CARD_MASK, kinds)
+    cdef list cards = PyList_New(n)
+    for i in range(n):
+        code = _CODES[kinds[i]]
+        Py_INCREF(code)               # the reference PyList_SET_ITEM takes
+        PyList_SET_ITEM(cards, i, code)
+    name = _TYPE_NAMES[t]
+    return [name, name if label < 0 else _LABELS[label], cards]
+
+
+cdef inline char* _put(char* p, const char* s) noexcept nogil:
+    while s[0]:
+        p[0] = s[0]
+        p += 1
+        s += 1
+    return p
+
+
+cdef char* _action_text(char* p, u64 lo, u64 hi) noexcept nogil:
+    """Write ``json.dumps(move.to_platform())`` at p (at most _ACTION_TEXT_MAX bytes); returns
+    the end."""
+    cdef int t = move_type(hi), label = _label_of(lo, hi), i, k, n
+    cdef int kinds[N_CARDS]
+    if t == T_PASS:
+        return _put(p, b'["PASS", "PASS", "PASS"]')
+    p = _put(p, b'["')
+    p = _put(p, _TYPE_C[t])
+    p = _put(p, b'", "')
+    p = _put(p, _TYPE_C[t] if label < 0 else _LABEL_C[label])
+    p = _put(p, b'", [')
+    n = _display_kinds(lo, hi & HI_CARD_MASK, kinds)
+    for i in range(n):
+        k = kinds[i]
+        if i:
+            p[0] = 44          # ,
+            p[1] = 32
+            p += 2
+        p[0] = 34              # "
+        p[1] = _CODE_C[k][0]
+        p[2] = _CODE_C[k][1]
+        p[3] = 34
+        p += 4
+    return _put(p, b']]')
+
+
+cdef inline bint _is_pass(const u64* words, Py_ssize_t i) noexcept nogil:
+    return move_type(words[2 * i + 1]) == T_PASS
+
+
+cdef extern from "Python.h":
+    int PyGC_Disable()
+    int PyGC_Enable()
+
+
+cdef list platform_actions(const u64* words, Py_ssize_t n, bint pass_first):
+    cdef list out = PyList_New(n)
+    cdef Py_ssize_t i, j = 0
+    cdef int sweep
+    # The cyclic collector stays off while the lists are made: they hold only strings and
+    # lists of strings, and its passes triggered by these allocations would cost a third of
+    # the time (the next allocation after this runs the collection that was due).
+    cdef int gc_was_on = PyGC_Disable()
+    try:
+        # pass_first: a first sweep for PASS, then the others in their order
+        for sweep in range(2 if pass_first else 1):
+            for i in range(n):
+                if pass_first and _is_pass(words, i) != (sweep == 0):
+                    continue
+                action = _platform_action(words[2 * i], words[2 * i + 1])
+                Py_INCREF(action)         # the reference PyList_SET_ITEM takes
+                PyList_SET_ITEM(out, j, action)
+                j += 1
+    finally:
+        if gc_was_on:
+            PyGC_Enable()
+    return out
+
+
+cdef str platform_json(const u64* words, Py_ssize_t n, bint pass_first):
+    cdef char* text = <char*>malloc(2 + n * (_ACTION_TEXT_MAX + 2))
+    cdef char* p = text
+    cdef Py_ssize_t i
+    cdef int sweep
+    if text == NULL:
+        raise MemoryError()
+    try:
+        with nogil:
+            p[0] = 91          # [
+            p += 1
+            for sweep in range(2 if pass_first else 1):
+                for i in range(n):
+                    if pass_first and _is_pass(words, i) != (sweep == 0):
+                        continue
+                    if p != text + 1:
+                        p = _put(p, b', ')
+                    p = _action_text(p, words[2 * i], words[2 * i + 1])
+            p[0] = 93          # ]
+            p += 1
+        return PyUnicode_DecodeASCII(text, p - text, NULL)
+    finally:
+        free(text)
 
 
 def encode(cards):

@@ -22,7 +22,7 @@ from cpython.bytes cimport PyBytes_FromStringAndSize, PyBytes_AS_STRING
 from cpython.ref cimport Py_INCREF
 
 from guandan_fast.types cimport u64, RANK_JOKER, move_rank
-from guandan_fast.codec cimport words_of, codes_of, move_of
+from guandan_fast.codec cimport words_of, codes_of, move_of, platform_actions, platform_json
 from guandan_fast.movegen_core cimport (RulesC, generate, generate_grow, count_moves,
                                         can_follow as c_can_follow,
                                         classify_cards, beats)
@@ -33,7 +33,8 @@ cnp.import_array()
 
 from guandan_fast.moves import Move, PASS
 from guandan_fast.rules import Rules
-from guandan_fast.validate import (as_int as _as_int, check_level as _check_level,
+from guandan_fast.validate import (as_int as _as_int, check_bool as _check_bool,
+                                   check_level as _check_level,
                                    check_rules as _check_rules,
                                    check_platform_form as _check_platform_form)
 
@@ -282,6 +283,33 @@ cdef class MoveList:
     def to_list(self):
         """The moves as a list of ``Move``."""
         return [move_of(self.buf[2 * i], self.buf[2 * i + 1]) for i in range(self.n)]
+
+    def to_platform(self, pass_first=False):
+        """The moves as the platform writes them, ``[type, rank, [cards]]`` each (what
+        ``Move.to_platform`` gives, made in compiled code without making the ``Move``s), in
+        this list's order; ``pass_first=True`` puts PASS first, as the platform lists the
+        moves of a follow (the generator lists it last).
+
+        >>> ml = legal_moves('S9 C9 H7', 7, last=Move('Pair', '8', 'S8 D8'))
+        >>> ml.to_platform() == [m.to_platform() for m in ml]
+        True
+        >>> ml.to_platform(pass_first=True)[:2]
+        [['PASS', 'PASS', 'PASS'], ['Pair', '9', ['S9', 'C9']]]
+        """
+        return platform_actions(self.buf, self.n, _check_bool(pass_first, "pass_first"))
+
+    def to_platform_json(self, pass_first=False):
+        """``json.dumps(self.to_platform(pass_first))``, written in compiled code: the
+        ``actionList`` of the platform's ``act`` message.
+
+        >>> import json
+        >>> ml = legal_moves('S9 C9 H7', 7, last=Move('Pair', '8', 'S8 D8'))
+        >>> ml.to_platform_json(pass_first=True)[:46]
+        '[["PASS", "PASS", "PASS"], ["Pair", "9", ["S9"'
+        >>> ml.to_platform_json() == json.dumps(ml.to_platform())
+        True
+        """
+        return platform_json(self.buf, self.n, _check_bool(pass_first, "pass_first"))
 
     def __eq__(self, other):
         # Equal to another MoveList or a list/tuple holding the same moves in any order: the

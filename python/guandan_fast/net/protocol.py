@@ -130,14 +130,14 @@ def _codes_json(cards) -> str:
     return f'["{_QUOTED_SEP.join(cards)}"]' if cards else "[]"
 
 
-def act_json(stage: str, *, actions_json: list, hand_cards, public_info, self_rank: str,
-             oppo_rank: str, cur_rank: str, cur_pos: int, cur_action, greater_pos: int,
-             greater_action) -> str:
+def act_json(stage: str, *, action_list_json: str, n_actions: int, hand_cards, public_info,
+             self_rank: str, oppo_rank: str, cur_rank: str, cur_pos: int, cur_action,
+             greater_pos: int, greater_action) -> str:
     """The text of ``json.dumps(act(stage, action_list=..., ...))`` written directly, with
-    the actions given as their JSON texts (``actions_json``, from :func:`action_json`): an
-    ``act`` per decision is most of the server's encoding, and this costs a fraction of
-    json.dumps (which walks every nested list and string). Names, ranks and card codes are
-    plain ASCII and need no escaping.
+    the action list given as its JSON text (``action_list_json``, of ``n_actions`` actions:
+    ``MoveList.to_platform_json`` writes it in compiled code): an ``act`` per decision is most
+    of the server's encoding, and this costs a fraction of json.dumps (which walks every
+    nested list and string). Names, ranks and card codes are plain ASCII and need no escaping.
 
     >>> acts = [['Single', '2', ['D2']], ['PASS', 'PASS', 'PASS']]
     >>> info = [{'rest': 1, 'playArea': None}, {'rest': 27, 'playArea': ['Pair', '4', ['H4', 'C4']]},
@@ -145,7 +145,7 @@ def act_json(stage: str, *, actions_json: list, hand_cards, public_info, self_ra
     >>> kw = dict(hand_cards=['D2'], public_info=info, self_rank='2', oppo_rank='A',
     ...           cur_rank='2', cur_pos=2, cur_action=['PASS', 'PASS', 'PASS'], greater_pos=1,
     ...           greater_action=['Pair', '4', ['H4', 'C4']])
-    >>> text = act_json("play", actions_json=[action_json(*a) for a in acts], **kw)
+    >>> text = act_json("play", action_list_json=json.dumps(acts), n_actions=len(acts), **kw)
     >>> text == json.dumps(act('play', action_list=acts, **kw))
     True
     """
@@ -156,8 +156,7 @@ def act_json(stage: str, *, actions_json: list, hand_cards, public_info, self_ra
             f'"curRank": "{cur_rank}", "curPos": {cur_pos}, '
             f'"curAction": {_action_or_null(cur_action)}, "greaterPos": {greater_pos}, '
             f'"greaterAction": {_action_or_null(greater_action)}, '
-            f'"actionList": [{", ".join(actions_json)}], '
-            f'"indexRange": {len(actions_json) - 1}}}')
+            f'"actionList": {action_list_json}, "indexRange": {n_actions - 1}}}')
 
 
 def notify_play_json(cur_pos: int, cur_action: list, greater_pos: int, greater_action) -> str:
