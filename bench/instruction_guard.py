@@ -5,8 +5,10 @@ instructions a deterministic workload executes does not (docs/design.md, "The in
 guard", gives the measured spread and the trial that shows a slower move generator fails it).
 Every workload below is fixed work: fixed seeds, one thread, no time budgets.
 
-    python bench/instruction_guard.py              # the table; exit status 1 if one grew
-    python bench/instruction_guard.py --update     # rewrite the baseline (say why in the commit)
+    .venv/bin/python bench/instruction_guard.py            # the table; exit status 1 if one grew
+    .venv/bin/python bench/instruction_guard.py --update   # rewrite the baseline (say why in the commit)
+
+It takes about a minute (about 25 s of CPU, two callgrind processes side by side).
 
 Each workload runs twice in one process under ``valgrind --tool=callgrind``; the count of the
 second run is the figure (the first pays for imports, lazily built tables and caches). The
