@@ -225,7 +225,8 @@ def test_protocol_doc_lists_every_message_the_code_builds():
     for stage in ("beginning", "play", "tribute", "anti-tribute", "back", "episodeOver",
                   "gameOver", "gameResult"):
         assert f"| `{stage}` |" in text, stage
-    act = json.loads(P.act_json("play", actions_json=['["PASS","PASS","PASS"]'], hand_cards=["S2"],
+    act = json.loads(P.act_json("play", action_list_json='[["PASS","PASS","PASS"]]', n_actions=1,
+                                hand_cards=["S2"],
                                 public_info=[{"rest": 1, "playArea": None}] * 4, self_rank="2",
                                 oppo_rank="2", cur_rank="2", cur_pos=-1, cur_action=None,
                                 greater_pos=-1, greater_action=None))
