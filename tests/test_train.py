@@ -59,18 +59,24 @@ def test_targets_are_each_seats_reward_at_the_end_of_its_hand():
     # hand's first decision after its end; table 1 never ends.
     book.add([0, 2, 1], [0, 1, 2], [0, 2, 1])
     book.add([0, 2, 1], [3, 4, 5], [1, 3, 2])
-    ended = {"env_id": np.array([2]), "reward": np.array([[-1., 1., -1., 1.]], np.float32)}
-    rows, targets = book.finish(ended)
+    book.end({"env_id": np.array([2]), "reward": np.array([[-1., 1., -1., 1.]], np.float32)})
+    rows, targets = book.targets()
     assert rows.tolist() == [1, 4] and targets.tolist() == [-1., 1.]   # seats 2 and 3
     book.add([0, 2], [6, 7], [2, 0])
     book.add([0], [8], [3])
-    ended = {"env_id": np.array([0, 2]),
-             "reward": np.array([[3., -3., 3., -3.], [2., -2., 2., -2.]], np.float32)}
-    rows, targets = book.finish(ended)
-    assert rows.tolist() == [0, 3, 6, 8, 7]
-    assert targets.tolist() == [3., -3., 3., -3., 2.]
+    assert (book.open(0), book.open(1), book.open(2)) == (4, 2, 1)
+    book.end({"env_id": np.array([0, 2]),
+              "reward": np.array([[3., -3., 3., -3.], [2., -2., 2., -2.]], np.float32)})
+    rows, targets = book.targets()
+    assert rows.tolist() == [0, 1, 3, 4, 6, 7, 8]
+    assert targets.tolist() == [3., -1., -3., 1., 3., 2., -3.]
     assert (book.open(0), book.open(1), book.open(2)) == (0, 2, 0)
-    assert book.finish({"env_id": np.array([], int), "reward": np.zeros((0, 4))})[0].size == 0
+    # a table's second hand: its decisions get the second hand's reward, not the first's
+    book.add([2], [9], [1])
+    book.end({"env_id": np.array([2]), "reward": np.array([[-3., 3., -3., 3.]], np.float32)})
+    rows, targets = book.targets()
+    assert rows.tolist()[-1] == 9 and targets.tolist()[-1] == 3.0
+    assert HandBook(2).targets()[0].size == 0
 
 
 def test_a_round_keeps_whole_hands_and_each_team_gets_one_sign():

@@ -26,6 +26,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .qnet import ACTION_SIZE, STATE_SIZE
+
 __all__ = ["RoundSettings", "HandBook", "play_round", "round_seed"]
 
 
@@ -50,44 +52,81 @@ def round_seed(seed: int, *parts: int) -> int:
 
 
 class HandBook:
-    """Each table's decisions whose hand has not ended yet, and their targets once it has.
+    """Which hand of its table each decision belongs to, and the hands' rewards: the
+    Monte-Carlo targets of a round.
 
     ``add(env_ids, rows, seats)`` notes that sample ``rows[k]`` was table ``env_ids[k]``'s
-    decision for seat ``seats[k]``; ``finish(results)`` takes ``VecEnv.drain_results()``
-    and returns ``(rows, targets)`` of the decisions of the hands that ended, each target the
-    reward of the decision's seat.
+    decision for seat ``seats[k]`` in the table's current hand; ``end(results)`` takes
+    ``VecEnv.drain_results()`` (the hands that ended); ``targets()`` returns ``(rows,
+    targets)`` of the decisions of every hand that ended, in row order, each target the
+    reward of the decision's seat in its hand. Arrays throughout: a step costs a few numpy
+    calls, whatever the number of tables.
 
     >>> book = HandBook(2)
     >>> book.add([0, 1], [0, 1], [0, 1]); book.add([0, 1], [2, 3], [1, 2])
-    >>> ended = {"env_id": np.array([1]), "reward": np.array([[2., -2., 2., -2.]])}
-    >>> book.finish(ended)
+    >>> book.end({"env_id": np.array([1]), "reward": np.array([[2., -2., 2., -2.]])})
+    >>> book.targets()
     (array([1, 3]), array([-2.,  2.], dtype=float32))
     >>> book.open(0), book.open(1)
     (2, 0)
     """
 
     def __init__(self, num_envs: int) -> None:
-        self._rows = [[] for _ in range(num_envs)]
-        self._seats = [[] for _ in range(num_envs)]
+        self._n = num_envs
+        self._hand = np.zeros(num_envs, np.int64)     # hands ended so far, per table
+        self._open = np.zeros(num_envs, np.int64)     # decisions in the current hand
+        self._rows, self._keys, self._seats = [], [], []
+        self._ended_keys, self._rewards = [], []
 
     def add(self, env_ids, rows, seats) -> None:
-        for e, r, s in zip(np.asarray(env_ids).tolist(), np.asarray(rows).tolist(),
-                           np.asarray(seats).tolist()):
-            self._rows[e].append(r)
-            self._seats[e].append(s)
+        env_ids = np.asarray(env_ids, np.int64)
+        self._rows.append(np.asarray(rows, np.int64))
+        self._keys.append(self._hand[env_ids] * self._n + env_ids)
+        self._seats.append(np.asarray(seats, np.int64))
+        np.add.at(self._open, env_ids, 1)
 
     def open(self, env_id: int) -> int:
         """How many decisions of table ``env_id`` wait for their hand's end."""
-        return len(self._rows[env_id])
+        return int(self._open[env_id])
 
-    def finish(self, results) -> tuple:
-        rows, targets = [], []
+    def end(self, results) -> None:
         for e, reward in zip(np.asarray(results["env_id"]).tolist(), results["reward"]):
-            seats = self._seats[e]
-            rows.extend(self._rows[e])
-            targets.extend(np.asarray(reward, np.float32)[seats].tolist())
-            self._rows[e], self._seats[e] = [], []
-        return np.array(rows, np.int64), np.array(targets, np.float32)
+            self._ended_keys.append(int(self._hand[e]) * self._n + e)
+            self._rewards.append(np.asarray(reward, np.float32))
+            self._hand[e] += 1
+            self._open[e] = 0
+
+    def targets(self) -> tuple:
+        if not self._rows or not self._ended_keys:
+            return np.zeros(0, np.int64), np.zeros(0, np.float32)
+        rows, keys = np.concatenate(self._rows), np.concatenate(self._keys)
+        seats = np.concatenate(self._seats)
+        ended = np.array(self._ended_keys, np.int64)
+        order = np.argsort(ended)
+        at = np.minimum(np.searchsorted(ended, keys, sorter=order), len(ended) - 1)
+        hit = ended[order[at]] == keys
+        rewards = np.stack(self._rewards)[order[at[hit]], seats[hit]]
+        rows = rows[hit]
+        sort = np.argsort(rows, kind="stable")
+        return rows[sort], rewards[sort].astype(np.float32)
+
+
+class _Buffers:
+    """A round's samples, written in place; ``reserve(n)`` makes room for ``n`` rows."""
+
+    def __init__(self, capacity: int) -> None:
+        self.state = np.empty((capacity, STATE_SIZE), np.float32)
+        self.cards = np.empty((capacity, ACTION_SIZE), np.uint8)
+        self.ids = np.empty(capacity, np.int16)
+
+    def reserve(self, n: int) -> None:
+        if n > len(self.ids):
+            size = max(n, 2 * len(self.ids))
+            for name in ("state", "cards", "ids"):
+                old = getattr(self, name)
+                new = np.empty((size,) + old.shape[1:], old.dtype)
+                new[:len(old)] = old
+                setattr(self, name, new)
 
 
 def play_round(net, settings: RoundSettings, seed: int, round_index: int, actor: int) -> dict:
@@ -103,7 +142,10 @@ def play_round(net, settings: RoundSettings, seed: int, round_index: int, actor:
                  encoder="danzero", action_mode="candidates")
     rng = np.random.default_rng(round_seed(seed, round_index, actor, 1))
     book = HandBook(settings.num_envs)
-    states, cards, ids, keep_rows, keep_targets = [], [], [], [], []
+    n = settings.num_envs
+    # The samples are written straight into buffers (copying the batch, then concatenating
+    # the copies, doubled the round's memory traffic); they grow should the tail be long.
+    buf = _Buffers(n * settings.steps + 16 * n)
     recording = np.ones(settings.num_envs, bool)
     engine = network = 0.0
     rows = 0
@@ -128,11 +170,16 @@ def play_round(net, settings: RoundSettings, seed: int, round_index: int, actor:
             pick[explore] = (rng.random(int(explore.sum())) * counts[explore]).astype(np.int64)
         chosen = offsets[:-1] + pick
         kept = np.flatnonzero(recording)
-        states.append(batch.obs[kept].copy())
-        cards.append(batch.cand_cards[chosen[kept]].copy())
-        ids.append(batch.cand_ids[chosen[kept]].astype(np.int16))
-        book.add(batch.env_id[kept], np.arange(rows, rows + len(kept)), batch.seat[kept])
-        rows += len(kept)
+        k = len(kept)
+        buf.reserve(rows + k)
+        if k == n:
+            buf.state[rows:rows + k] = batch.obs
+        else:
+            buf.state[rows:rows + k] = batch.obs[kept]
+        buf.cards[rows:rows + k] = batch.cand_cards[chosen[kept]]
+        buf.ids[rows:rows + k] = batch.cand_ids[chosen[kept]]
+        book.add(batch.env_id[kept], np.arange(rows, rows + k), batch.seat[kept])
+        rows += k
         decisions += len(counts)
         t = time.perf_counter()
         env.step(pick)
@@ -142,15 +189,10 @@ def play_round(net, settings: RoundSettings, seed: int, round_index: int, actor:
         hands += len(ended["env_id"])
         if step >= settings.steps:
             recording[ended["env_id"]] = False
-        done_rows, done_targets = book.finish(ended)
-        keep_rows.append(done_rows)
-        keep_targets.append(done_targets)
+        book.end(ended)
         step += 1
-    order = np.concatenate(keep_rows)
-    sort = np.argsort(order, kind="stable")
-    order = order[sort]
-    return {"state": np.concatenate(states)[order], "cards": np.concatenate(cards)[order],
-            "ids": np.concatenate(ids)[order],
-            "target": np.concatenate(keep_targets)[sort],
+    rows, targets = book.targets()
+    return {"state": buf.state[rows], "cards": buf.cards[rows], "ids": buf.ids[rows],
+            "target": targets,
             "decisions": decisions, "hands": hands, "engine_seconds": engine,
             "network_seconds": network, "seconds": time.perf_counter() - t_start}

@@ -265,7 +265,7 @@ class Trainer:
         t0 = time.perf_counter()
         outs = actors.play(self.learner.qnet(), r)
         t1 = time.perf_counter()
-        samples = {k: np.concatenate([o[k] for o in outs])
+        samples = {k: outs[0][k] if len(outs) == 1 else np.concatenate([o[k] for o in outs])
                    for k in ("state", "cards", "ids", "target")}
         loss = self.learner.fit(samples, r)
         t2 = time.perf_counter()
