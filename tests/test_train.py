@@ -216,3 +216,31 @@ def test_the_train_command_trains_resumes_and_refuses_bad_configs(tmp_path):
         r = run_cli("train", "bad.json", "--out", "run2", cwd=tmp_path)
         assert r.returncode == 2 and r.stderr.count("\n") == 1 and message in r.stderr
         assert not (tmp_path / "run2").exists()
+
+
+@pytest.mark.cli
+def test_a_real_ctrl_c_saves_says_how_far_and_exits_130(tmp_path):
+    import signal
+    import time
+
+    (tmp_path / "cfg.json").write_text(json.dumps({**TINY, "hidden": [16], "rounds": 10**6,
+                                                   "checkpoint_every": 10**6}))
+    p = subprocess.Popen([sys.executable, "-m", "guandan_fast", "train", "cfg.json", "--out",
+                          "run"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    try:
+        for line in p.stdout:
+            if line.startswith("round 3/"):
+                break
+        p.send_signal(signal.SIGINT)
+        t0 = time.monotonic()
+        out, err = p.communicate(timeout=60)
+        assert time.monotonic() - t0 < 5           # a second, and the checkpoint's writing
+    finally:
+        p.kill()
+    assert p.returncode == 130, err
+    last = out.strip().splitlines()[-1]
+    assert last.startswith("stopped: ") and "(continue with --resume)" in last
+    rounds = int(last.split()[1])
+    assert rounds >= 3 and load_checkpoint(tmp_path / "run" / "checkpoint.pt")["round"] == rounds
+    assert load(tmp_path / "run" / "dmc.npz").hidden == (16,)
