@@ -175,6 +175,20 @@ def test_actors_anywhere_train_the_same_weights(tmp_path, mode):
         assert torch.equal(a["model"][k], b["model"][k])
 
 
+@pytest.mark.ray
+@pytest.mark.xdist_group("ray")     # on the Ray tests' connection
+def test_ray_actors_train_the_same_weights(tmp_path, ray_connection):
+    cfg = TrainConfig(**{**TINY, "rounds": 1, "actors": 2})
+    Trainer(cfg, tmp_path / "local", progress=None).run()
+    Trainer(TrainConfig(**{**TINY, "rounds": 1, "actors": 2, "actor_mode": "ray"}),
+            tmp_path / "ray", progress=None).run()
+    a = load_checkpoint(tmp_path / "local" / "checkpoint.pt")
+    b = load_checkpoint(tmp_path / "ray" / "checkpoint.pt")
+    assert a["frames"] == b["frames"] > 0
+    for k in a["model"]:
+        assert torch.equal(a["model"][k], b["model"][k])
+
+
 def test_a_new_run_refuses_a_used_directory_and_resume_refuses_other_settings(tmp_path):
     cfg = TrainConfig(**{**TINY, "rounds": 1})
     Trainer(cfg, tmp_path, progress=None).run()

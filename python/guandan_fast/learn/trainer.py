@@ -108,6 +108,12 @@ def _quiet_worker(threads: int) -> None:
     threadpool_limits(limits=threads, user_api="blas")
 
 
+def _play_round_limited(threads: int, *args) -> dict:
+    """``play_round`` with BLAS on ``threads`` threads (a Ray worker's process)."""
+    with _blas_threads(threads):
+        return play_round(*args)
+
+
 class _Actors:
     """Runs a round's ``play_round`` calls where the settings say; results in actor order."""
 
@@ -131,7 +137,7 @@ class _Actors:
             if not ray.is_initialized():
                 ray.init(address=config.ray_address, include_dashboard=False,
                          log_to_driver=False)
-            self.remote = ray.remote(num_cpus=1)(play_round)
+            self.remote = ray.remote(num_cpus=1)(_play_round_limited)
 
     def play(self, net: QNet, round_index: int) -> list:
         args = [(net, self.settings, self.config.seed, round_index, a)
@@ -145,7 +151,8 @@ class _Actors:
         import ray
 
         ref = ray.put(net)
-        return ray.get([self.remote.remote(ref, *a[1:]) for a in args])
+        return ray.get([self.remote.remote(self.config.torch_threads, ref, *a[1:])
+                        for a in args])
 
     def close(self) -> None:
         if self.mode == "threads":
