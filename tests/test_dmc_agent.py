@@ -193,3 +193,41 @@ def test_play_seats_it_and_vecenv_names_what_it_takes(weights):
         VecEnv(2, seed=0, learners=(0,), opponents=f"dmc:{weights}")
     with pytest.raises(ValueError, match="cannot play in simulate"):
         parse_agents([f"dmc:{weights}"], where="compiled", place="simulate")
+
+
+def test_as_vecenv_opponents_it_plays_as_a_learner_seat_would(weights):
+    """DMCOpponentsEnv: the caller at seats 0 and 2 (always its first candidate), the network
+    at seats 1 and 3, equals a VecEnv with four learner seats stepped by hand the same way;
+    in abstract mode the mask is the candidates' ids and an id steps as its index does."""
+    from guandan_fast.learn.opponents import DMCOpponentsEnv
+
+    net = load(weights)
+    wrapped = DMCOpponentsEnv(6, seed=9, learners=(0, 2), opponents=f"dmc:{weights}")
+    ids_mode = DMCOpponentsEnv(6, seed=9, learners=(0, 2), opponents=f"dmc:{weights}",
+                               action_mode="abstract")
+    plain = VecEnv(6, seed=9, encoder="danzero", action_mode="candidates")
+    b, c, p = wrapped.reset(), ids_mode.reset(), plain.reset()
+    got, want = [], []
+    for _ in range(300):
+        assert set(b.seat.tolist()) <= {0, 2} and len(b.env_id) >= 1
+        assert np.array_equal(b.env_id, c.env_id) and np.array_equal(b.obs, c.obs)
+        for i in range(len(c.env_id)):
+            lo, hi = b.cand_offsets[i], b.cand_offsets[i + 1]
+            assert np.flatnonzero(c.mask[i]).tolist() == b.cand_ids[lo:hi].tolist()
+        b = wrapped.step(np.zeros(len(b.env_id), np.int64))
+        c = ids_mode.step(c.cand_ids[c.cand_offsets[:-1]].astype(np.int64))
+        got.append(wrapped.drain_results()["reward"])
+        assert np.array_equal(ids_mode.drain_results()["reward"], got[-1])
+    while sum(len(r) for r in want) < sum(len(r) for r in got):
+        pick = net.choose(p.obs, p.cand_cards, p.cand_ids, p.cand_offsets)
+        pick[np.isin(p.seat, (0, 2))] = 0
+        plain.step(pick)
+        p = plain.pending()
+        want.append(plain.drain_results()["reward"])
+    hands = sum(len(r) for r in got)
+    assert hands >= 4
+    assert np.array_equal(np.concatenate(got), np.concatenate(want)[:hands])
+    with pytest.raises(ValueError, match="cannot play in DMCOpponentsEnv"):
+        DMCOpponentsEnv(2, seed=0, opponents="pimc")
+    with pytest.raises(gf.IllegalMoveError, match="is not legal at table"):
+        ids_mode.step(np.array([np.flatnonzero(~m)[0] for m in c.mask], np.int64))
