@@ -156,8 +156,8 @@ def test_ctrl_c_saves_the_last_round_and_resume_matches_an_unbroken_run(tmp_path
             raise KeyboardInterrupt       # as Ctrl-C does, in the middle of the run
     with pytest.raises(KeyboardInterrupt):
         Trainer(cfg, tmp_path / "b", progress=interrupt_in_round_two).run()
-    assert lines[-1].startswith("stopped: 1 rounds")
-    assert load_checkpoint(tmp_path / "b" / "checkpoint.pt")["round"] == 1
+    assert lines[-1].startswith("stopped: 2 rounds")      # the rounds shown are saved
+    assert load_checkpoint(tmp_path / "b" / "checkpoint.pt")["round"] == 2
     Trainer(cfg, tmp_path / "b", resume=True, progress=None).run()
     same_state(weights_and_history(tmp_path / "a")[0], weights_and_history(tmp_path / "b")[0])
 
@@ -233,7 +233,8 @@ def test_the_train_command_trains_resumes_and_refuses_bad_configs(tmp_path):
 
 
 @pytest.mark.cli
-def test_a_real_ctrl_c_saves_says_how_far_and_exits_130(tmp_path):
+@pytest.mark.parametrize("sig, status", [("SIGINT", 130), ("SIGTERM", 143)])
+def test_a_real_ctrl_c_saves_says_how_far_and_exits_130(tmp_path, sig, status):
     import signal
     import time
 
@@ -246,14 +247,18 @@ def test_a_real_ctrl_c_saves_says_how_far_and_exits_130(tmp_path):
         for line in p.stdout:
             if line.startswith("round 3/"):
                 break
-        p.send_signal(signal.SIGINT)
+        p.send_signal(getattr(signal, sig))   # Ctrl-C, or a job scheduler's stop
         t0 = time.monotonic()
+        for last in p.stdout:
+            if last.startswith("stopped: "):
+                break
+        # stopped, saved and said so within a second (and some slack on a busy machine)
+        assert time.monotonic() - t0 < 3
         out, err = p.communicate(timeout=60)
-        assert time.monotonic() - t0 < 5           # a second, and the checkpoint's writing
     finally:
         p.kill()
-    assert p.returncode == 130, err
-    last = out.strip().splitlines()[-1]
+    assert p.returncode == status, err
+    assert out == ""
     assert last.startswith("stopped: ") and "(continue with --resume)" in last
     rounds = int(last.split()[1])
     assert rounds >= 3 and load_checkpoint(tmp_path / "run" / "checkpoint.pt")["round"] == rounds

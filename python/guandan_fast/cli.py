@@ -552,10 +552,20 @@ def _cmd_train(args) -> int:
     total = args.rounds or trainer.config.rounds
     print(f"training in {args.out} on {trainer.device}: {trainer.round} of {total} rounds "
           f"done", flush=True)
+    import signal
+
+    stopped_by = []
+
+    def on_term(signum, frame):
+        # A job scheduler's stop (SIGTERM) saves as Ctrl-C does.
+        stopped_by.append(signum)
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, on_term)
     try:
         trainer.run(total)
     except KeyboardInterrupt:
-        return 130
+        return 143 if stopped_by else 130
     print(f"done: {trainer.round} rounds, {trainer.frames:,} frames; the agent is "
           f"dmc:{os.path.join(args.out, 'dmc.npz')}")
     return 0

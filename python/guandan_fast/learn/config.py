@@ -6,7 +6,7 @@
 >>> TrainConfig.from_dict({"hiden": [64]})
 Traceback (most recent call last):
 ...
-ValueError: unknown training setting 'hiden'; known: seed, hidden, num_envs, steps, epsilon, actors, actor_mode, ray_address, rounds, batch_size, epochs, lr, max_grad_norm, torch_threads, device, eval_every, eval_deals, eval_opponents, checkpoint_every
+ValueError: unknown training setting 'hiden'; known: seed, hidden, num_envs, steps, epsilon, opponents, actors, actor_mode, ray_address, rounds, batch_size, epochs, lr, max_grad_norm, torch_threads, device, eval_every, eval_deals, eval_opponents, checkpoint_every
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ class TrainConfig:
     num_envs: int = 64                # tables per actor
     steps: int = 400                  # steps per actor and round (then hands are played out)
     epsilon: float = 0.01             # probability of a uniform candidate at a decision
+    opponents: tuple = ("self",)      # by turns per round: 'self' (self-play) or a VecEnv bot
     actors: int = 1
     actor_mode: str = "local"         # one of ACTOR_MODES
     ray_address: str | None = None    # actor_mode 'ray': the cluster (None: local or RAY_ADDRESS)
@@ -49,6 +50,7 @@ class TrainConfig:
     def __post_init__(self) -> None:
         object.__setattr__(self, "hidden", tuple(self.hidden))
         object.__setattr__(self, "eval_opponents", tuple(self.eval_opponents))
+        object.__setattr__(self, "opponents", tuple(self.opponents))
         for name in ("num_envs", "steps", "actors", "rounds", "batch_size", "epochs",
                      "torch_threads", "checkpoint_every", "eval_deals"):
             v = getattr(self, name)
@@ -80,6 +82,10 @@ class TrainConfig:
 
         parse_agents(list(self.eval_opponents), where="bot", what="eval_opponents",
                      place="the evaluation (VecEnv opponents)")
+        if not self.opponents:
+            raise ValueError("training setting opponents must name at least one")
+        parse_agents([o for o in self.opponents if o != "self"], where="bot",
+                     what="opponents", place="training (VecEnv opponents, or 'self')")
 
     @classmethod
     def from_dict(cls, data: dict) -> "TrainConfig":
@@ -110,4 +116,5 @@ class TrainConfig:
     def to_dict(self) -> dict:
         d = asdict(self)
         d["hidden"], d["eval_opponents"] = list(self.hidden), list(self.eval_opponents)
+        d["opponents"] = list(self.opponents)
         return d

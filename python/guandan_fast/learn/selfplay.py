@@ -1,7 +1,7 @@
 """Self-play rounds: ε-greedy actors on ``VecEnv`` and their Monte-Carlo targets.
 
-An actor plays one *round*: a fresh ``VecEnv`` (all four seats learners, DanZero's encoder,
-candidate-action lists) seeded from the run's seed, the round number and the actor's number,
+An actor plays one *round*: a fresh ``VecEnv`` (all four seats learners, or one team against
+a built-in bot; DanZero's encoder, candidate-action lists) seeded from the run's seed, the round number and the actor's number,
 ``steps`` steps with the round's weights, then on until every hand it has decisions in has
 ended (decisions of hands begun after the ``steps`` are not kept). So a round depends only on
 ``(seed, round, actor, weights)``: it gives the same samples in this process, in a pool of
@@ -38,6 +38,7 @@ class RoundSettings:
     num_envs: int = 64
     steps: int = 400
     epsilon: float = 0.01
+    opponent: str = "self"    # 'self': all four seats learn; a VecEnv bot: it plays one team
 
 
 def round_seed(seed: int, *parts: int) -> int:
@@ -138,8 +139,13 @@ def play_round(net, settings: RoundSettings, seed: int, round_index: int, actor:
     from ..vecenv import VecEnv
 
     t_start = time.perf_counter()
+    if settings.opponent == "self":
+        seats = dict(learners=(0, 1, 2, 3))
+    else:   # the learning team sits at seats 0 and 2, or 1 and 3, by turns
+        seats = dict(learners=(0, 2) if (round_index + actor) % 2 == 0 else (1, 3),
+                     opponents=settings.opponent)
     env = VecEnv(settings.num_envs, seed=round_seed(seed, round_index, actor, 0),
-                 encoder="danzero", action_mode="candidates")
+                 encoder="danzero", action_mode="candidates", **seats)
     rng = np.random.default_rng(round_seed(seed, round_index, actor, 1))
     book = HandBook(settings.num_envs)
     n = settings.num_envs

@@ -120,7 +120,8 @@ class _Actors:
     def __init__(self, config: TrainConfig) -> None:
         self.config = config
         self.mode = config.actor_mode
-        self.settings = RoundSettings(config.num_envs, config.steps, config.epsilon)
+        self.settings = [RoundSettings(config.num_envs, config.steps, config.epsilon, o)
+                         for o in config.opponents]
         self.pool = None
         if self.mode == "threads":
             from concurrent.futures import ThreadPoolExecutor
@@ -140,7 +141,8 @@ class _Actors:
             self.remote = ray.remote(num_cpus=1)(_play_round_limited)
 
     def play(self, net: QNet, round_index: int) -> list:
-        args = [(net, self.settings, self.config.seed, round_index, a)
+        settings = self.settings[round_index % len(self.settings)]
+        args = [(net, settings, self.config.seed, round_index, a)
                 for a in range(self.config.actors)]
         if self.mode == "local":
             return [play_round(*a) for a in args]
@@ -251,10 +253,11 @@ class Trainer:
             with _blas_threads(self.config.torch_threads):
                 actors = _Actors(self.config)
                 if self.round == 0 and self.config.eval_every and not self.history:
-                    self._log(self.evaluate())
+                    self._record(self.evaluate())
                 while self.round < total:
-                    self._round(actors)
-                    self._snapshot = self._state()
+                    self._record(self._round(actors))
+                    if self.config.eval_every and self.round % self.config.eval_every == 0:
+                        self._record(self.evaluate())
                     if self.round % self.config.checkpoint_every == 0 or self.round == total:
                         self.save()
         except KeyboardInterrupt:
@@ -267,7 +270,7 @@ class Trainer:
             if actors is not None:
                 actors.close()
 
-    def _round(self, actors: _Actors) -> None:
+    def _round(self, actors: _Actors) -> dict:
         r = self.round
         t0 = time.perf_counter()
         outs = actors.play(self.learner.qnet(), r)
@@ -284,12 +287,13 @@ class Trainer:
                "actor_seconds": t1 - t0, "learner_seconds": t2 - t1,
                "engine_seconds": sum(o["engine_seconds"] for o in outs),
                "network_seconds": sum(o["network_seconds"] for o in outs)}
-        self._log(row)
-        if self.config.eval_every and self.round % self.config.eval_every == 0:
-            self._log(self.evaluate())
+        return row
 
-    def _log(self, row: dict) -> None:
+    def _record(self, row: dict) -> None:
+        """Adds a round's or an evaluation's row to the history, takes the snapshot that
+        Ctrl-C saves, then logs and shows the row (so what was shown is what is saved)."""
         self.history.append(row)
+        self._snapshot = self._state()
         with open(os.path.join(self.out_dir, "log.jsonl"), "a", encoding="utf-8") as f:
             f.write(json.dumps(row) + "\n")
         self.progress(_line(row, getattr(self, "_total", self.config.rounds)))
