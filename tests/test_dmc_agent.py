@@ -183,11 +183,17 @@ def test_it_plays_at_a_platform_table_as_on_the_servers_own_game(weights, tmp_pa
     assert g == gf.Game.from_record(str(rec))
 
 
-def test_play_seats_it_and_vecenv_names_what_it_takes(weights):
+def test_play_and_the_gymnasium_env_seat_it_and_vecenv_names_what_it_takes(weights):
+    from guandan_fast.envs.gymnasium import GuandanEnv
     from guandan_fast.web.play import play_config
 
     cfg = play_config(seat=0, agents=f"dmc:{weights}")
     assert {cfg.bots[s].kind for s in (1, 2, 3)} == {"dmc"}
+    env = GuandanEnv(seat=0, opponents=(None, f"dmc:{weights}", "greedy", f"dmc:{weights}"))
+    obs, info = env.reset(seed=1)
+    for _ in range(20):
+        obs, reward, terminated, truncated, info = env.step(int(info["action_mask"].argmax()))
+    assert len(env.game.history) > 20 or env.game.hand_number > 0   # the other seats played
     with pytest.raises(ValueError, match=r"cannot play in VecEnv \(opponents\), which takes "
                                          r"random, random_compact, greedy, expert"):
         VecEnv(2, seed=0, learners=(0,), opponents=f"dmc:{weights}")
