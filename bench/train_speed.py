@@ -1,7 +1,7 @@
 """Where a CPU training run's time goes (docs/training.md, "Costs"): the actors' side (engine,
 encoder, network), the learner's side, and the exported agent's cost per decision.
 
-    .venv/bin/python bench/train_speed.py [--hidden 256,256] [--reps 5]
+    .venv/bin/python bench/train_speed.py [--hidden 256,256] [--reps 5] [--widths]
 
 Everything on one thread (BLAS and PyTorch limited to 1). Each figure is the median of
 ``--reps`` repetitions; the encoder's share is measured as a ratio of two ``VecEnv`` loops
@@ -93,10 +93,30 @@ def agent_decision(net, reps, moves=400):
     return {k: statistics.median(v) for k, v in out.items()}
 
 
+def widths_table(reps) -> None:
+    """The actor's rate and shares for square networks of several widths, the widths in turn
+    within each repetition."""
+    from guandan_fast.learn.qnet import QNet
+    from guandan_fast.learn.selfplay import RoundSettings, play_round
+
+    sizes = [(64, 64), (128, 128), (256, 256), (512, 512)]
+    rows = {s: [] for s in sizes}
+    for r in range(reps):
+        for s in sizes:
+            o = play_round(QNet.initial(s, seed=0), RoundSettings(64, 200), 1, r, 0)
+            rows[s].append((o["decisions"] / o["seconds"], o["engine_seconds"] / o["seconds"],
+                            o["network_seconds"] / o["seconds"]))
+    for s in sizes:
+        rate, engine, network = (statistics.median(x[k] for x in rows[s]) for k in range(3))
+        print(f"hidden {s}: {rate:,.0f} decisions/s; engine {engine:.1%}, network {network:.1%}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--hidden", default="256,256")
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--widths", action="store_true",
+                    help="only the actor, for networks of widths 64 to 512")
     args = ap.parse_args()
     hidden = tuple(int(h) for h in args.hidden.split(","))
     import torch
@@ -106,6 +126,8 @@ def main() -> None:
 
     torch.set_num_threads(1)
     with threadpool_limits(1, "blas"):
+        if args.widths:
+            return widths_table(args.reps)
         net = QNet.initial(hidden, seed=0)
         rows = actor_rounds(net, args.reps)
         rate = statistics.median(r[0] for r in rows)
