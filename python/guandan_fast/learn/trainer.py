@@ -123,6 +123,7 @@ class _Actors:
         self.settings = [RoundSettings(config.num_envs, config.steps, config.epsilon, o)
                          for o in config.opponents]
         self.pool = None
+        self.started_ray = False
         if self.mode == "threads":
             from concurrent.futures import ThreadPoolExecutor
 
@@ -135,9 +136,10 @@ class _Actors:
         elif self.mode == "ray":
             import ray
 
-            if not ray.is_initialized():
+            if not ray.is_initialized():     # a connection made before is used as it is
                 ray.init(address=config.ray_address, include_dashboard=False,
                          log_to_driver=False)
+                self.started_ray = True
             self.remote = ray.remote(num_cpus=1)(_play_round_limited)
 
     def play(self, net: QNet, round_index: int) -> list:
@@ -162,6 +164,10 @@ class _Actors:
         elif self.mode == "processes":
             self.pool.terminate()
             self.pool.join()
+        elif self.started_ray:
+            import ray
+
+            ray.shutdown()
 
 
 class Trainer:
