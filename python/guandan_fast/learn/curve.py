@@ -1,8 +1,8 @@
-"""The training curve as SVG: match win rate against each evaluation opponent over frames.
+"""The training curve as SVG: win rates against each evaluation opponent over frames.
 
 ``curve_svg(history)`` takes a run's history (``log.jsonl``'s rows; only the ``eval`` rows
-are drawn) and draws one line per opponent, each point with its 95 % interval as a bar, and
-a dashed line at 50 %.
+are drawn) and draws per opponent the duplicate match win rate (a solid line, each point with
+its 95 % interval as a bar) and the hand win rate (dashed), and a dashed grid line at 50 %.
 
 >>> rows = [{"kind": "eval", "frames": f, "greedy": {"match_win_rate": w, "match_ci": [w - .1, w + .1]}}
 ...         for f, w in ((0, .1), (1000, .4))]
@@ -25,7 +25,7 @@ def curve_svg(history) -> str:
     evals = [h for h in history if h.get("kind") == "eval"]
     opponents = sorted({k for h in evals for k, v in h.items() if isinstance(v, dict)})
     top = max([h["frames"] for h in evals] + [1])
-    pw, ph = _W - _LEFT - 20, _H - _TOP - _BOTTOM
+    pw, ph = _W - _LEFT - 45, _H - _TOP - _BOTTOM
 
     def x(f):
         return _LEFT + f / top * pw
@@ -38,7 +38,7 @@ def curve_svg(history) -> str:
            f'<rect x="{_LEFT}" y="{_TOP}" width="{pw}" height="{ph}" fill="#f7f7f7" '
            f'stroke="#999"/>',
            f'<text x="{_W / 2}" y="18" text-anchor="middle" font-weight="bold">'
-           f'duplicate match win rate over training frames</text>']
+           f'duplicate win rate over training frames</text>']
     for v in (0, .25, .5, .75, 1):
         dash = ' stroke-dasharray="4 3"' if v == .5 else ""
         out.append(f'<line x1="{_LEFT}" x2="{_LEFT + pw}" y1="{y(v):.1f}" y2="{y(v):.1f}" '
@@ -56,6 +56,11 @@ def curve_svg(history) -> str:
         path = " ".join(f"{x(f):.1f},{y(r['match_win_rate']):.1f}" for f, r in pts)
         out.append(f'<polyline points="{path}" fill="none" stroke="{colour}" '
                    f'stroke-width="2"/>')
+        hands = [(f, r["hand_win_rate"]) for f, r in pts if "hand_win_rate" in r]
+        if hands:
+            path = " ".join(f"{x(f):.1f},{y(v):.1f}" for f, v in hands)
+            out.append(f'<polyline points="{path}" fill="none" stroke="{colour}" '
+                       f'stroke-width="1.5" stroke-dasharray="5 3"/>')
         for f, r in pts:
             lo, hi = r["match_ci"]
             out.append(f'<line x1="{x(f):.1f}" x2="{x(f):.1f}" y1="{y(lo):.1f}" '
@@ -63,6 +68,6 @@ def curve_svg(history) -> str:
             out.append(f'<circle cx="{x(f):.1f}" cy="{y(r["match_win_rate"]):.1f}" r="2.5" '
                        f'fill="{colour}"/>')
         out.append(f'<text x="{_LEFT + 10}" y="{_TOP + 16 + 16 * i}" fill="{colour}">'
-                   f'against {escape(opp)}</text>')
+                   f'against {escape(opp)}: matches (solid, 95 % bars), hands (dashed)</text>')
     out.append("</svg>")
     return "\n".join(out)
