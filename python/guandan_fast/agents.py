@@ -12,7 +12,9 @@ An agent spec is what a user writes wherever an agent is asked for (``simulate -
 * ``policy:MODULE:FUNCTION[:encoder=NAME]``: a policy over the learning interface,
   ``policy(obs, mask) -> action id`` on numpy arrays (``obs``: the seat's ``float32``
   observation tensor of the encoder, default ``default``; ``mask``: ``bool[N_ACTIONS]``), as
-  ``VecEnv`` trains them; its action plays as ``Game.play_action`` plays it.
+  ``VecEnv`` trains them; its action plays as ``Game.play_action`` plays it;
+* ``dmc:PATH``: a Q-network trained by ``guandan-fast train`` (its exported weights file;
+  plain ``dmc``: the weights shipped in the package, docs/training.md), played with numpy.
 
 From Python, a callable is a Python agent, ``policy_agent(fn)`` makes a policy agent, and an
 ``Agent`` (what ``parse_agent`` returns) is accepted everywhere a spec is.
@@ -80,6 +82,8 @@ KINDS: dict[str, AgentKind] = {k.name: k for k in (
               compiled=False, bot=False),
     AgentKind("policy", "policy:MODULE:FUNCTION[:encoder=NAME], policy(obs, mask) -> action id",
               compiled=False, bot=False, parameters=True),
+    AgentKind("dmc", "dmc[:PATH], a learned Q-network's weights file (docs/training.md)",
+              compiled=False, bot=False, parameters=True),
 )}
 
 #: The spec of the strongest built-in agent: the default opponent and hint wherever a person
@@ -91,7 +95,8 @@ SPEC_HELP = ("agents: " + ", ".join(n for n, k in KINDS.items() if k.compiled)
              + " (search budgets as pimc:samples=16, docs/search.md); a Python agent as "
                "MODULE:FUNCTION (f(observation, legal_moves) -> move); a learned policy as "
                "policy:MODULE:FUNCTION[:encoder=default|info|danzero] "
-               "(policy(obs, mask) -> action id)")
+               "(policy(obs, mask) -> action id); a trained Q-network as dmc:PATH "
+               "(plain dmc: the shipped weights)")
 
 _ENCODERS = ("default", "info", "danzero")
 
@@ -168,6 +173,10 @@ class Agent:
             return choose(game)
         if self.compiled:
             return _bot_move(game, self.kind, seed)
+        if self.kind == "dmc":
+            from .learn.agent import move
+
+            return move(game, self.func)
         where = (f"agent {self.name!r} at seat {p}, hand {game.hand_number}, "
                  f"move {len(game.history)} ({game.phase} phase)")
         legal = game.legal_moves()
@@ -326,6 +335,15 @@ def parse_agent(spec) -> Agent:
         func = _import_target(name, f"{parts[0]}:{parts[1]}")
         return Agent(name=name, kind="policy", params=_policy_params(name, parts[2:]),
                      func=func)
+    if base == "dmc":
+        from .learn.agent import load_spec
+
+        path = ":".join(parts).strip() or None     # a path may itself hold ':'
+        try:
+            net = load_spec(path)
+        except ValueError as exc:
+            raise ValueError(f"agent {name!r}: {exc}") from None
+        return Agent(name=name, kind="dmc", params=(("path", path),), func=net)
     if parts:
         return Agent(name=name, kind="python", func=_import_target(name, name))
     raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(names())}; "

@@ -642,6 +642,53 @@ def _add_play(sub, int_at_least) -> None:
     y.set_defaults(func=_cmd_play)
 
 
+def _cmd_train(args) -> int:
+    from .extras import require
+
+    require("torch", "train", "train needs PyTorch")  # the trainer's one heavy dependency
+    from .learn.config import TrainConfig
+    from .learn.trainer import Trainer
+
+    if args.resume:
+        config = TrainConfig.load(args.config) if args.config else None
+    else:
+        config = TrainConfig.load(args.config) if args.config else TrainConfig()
+    trainer = Trainer(config, args.out, resume=args.resume, progress=lambda line: print(
+        line, flush=True))
+    total = args.rounds or trainer.config.rounds
+    print(f"training in {args.out} on {trainer.device}: {trainer.round} of {total} rounds "
+          f"done", flush=True)
+    import signal
+
+    stopped_by = []
+
+    def on_term(signum, frame):
+        # A job scheduler's stop (SIGTERM) saves as Ctrl-C does.
+        stopped_by.append(signum)
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, on_term)
+    try:
+        trainer.run(total)
+    except KeyboardInterrupt:
+        return 143 if stopped_by else 130
+    print(f"done: {trainer.round} rounds, {trainer.frames:,} frames; the agent is "
+          f"dmc:{os.path.join(args.out, 'dmc.npz')}")
+    return 0
+
+
+def _add_train(sub, int_at_least) -> None:
+    n = sub.add_parser("train", help="train a DMC Q-network by self-play (docs/training.md)")
+    n.add_argument("config", nargs="?", help="a JSON file of training settings (default: the "
+                                             "shipped agent's settings; with --resume: the run's)")
+    n.add_argument("--out", default="runs/dmc",
+                   help="the run's directory: checkpoint, dmc.npz, log, curve (default runs/dmc)")
+    n.add_argument("--resume", action="store_true", help="continue the run saved in --out")
+    n.add_argument("--rounds", type=int_at_least(1), help="train to this many rounds in all "
+                                                          "(default: the config's)")
+    n.set_defaults(func=_cmd_train)
+
+
 _DEFAULT_AGENTS = "greedy,random,greedy,random"
 _DEFAULT_MATCHES = 250_000  # about a minute on a 2-core machine
 
@@ -838,6 +885,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.set_defaults(func=_cmd_connect)
     _add_view(sub, _int_at_least)
     _add_play(sub, _int_at_least)
+    _add_train(sub, _int_at_least)
     for name, sp in sub.choices.items():
         sp.description, example = _ABOUT[name]
         sp.epilog = f"example:\n  {example}"
@@ -878,6 +926,11 @@ _ABOUT = {
     "connect": ("Play at a platform server with any agent (one seat; the agent answers every "
                 "request from what its seat was told).",
                 "guandan-fast connect ws://127.0.0.1:23456/game/client1 --agent expert"),
+    "train": ("Train a Q-network by deep Monte-Carlo self-play (the train extra: PyTorch): "
+              "rounds of actors on VecEnv,\na learner, duplicate evaluations against built-in "
+              "bots, checkpoints; Ctrl-C saves, --resume goes on\nexactly. The agent is "
+              "dmc:OUT/dmc.npz (docs/training.md).",
+              "guandan-fast train --out runs/dmc --rounds 20"),
 }
 
 

@@ -33,6 +33,8 @@ EXTRA_OF = {
     "open_spiel": "openspiel",
     "ray": "ray",
     "scipy": "ratings",
+    "torch": "train",
+    "optuna": "tune",
 }
 
 
