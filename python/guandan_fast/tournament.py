@@ -43,7 +43,8 @@ from .rules import Rules
 from .runner import Ordered, check_cluster, interrupt_held, run_processes, run_threads
 from .stats import (Z95, clustered_wilson_interval, mean_interval, t_quantile,  # noqa: F401
                     wilson_interval)
-from .validate import check_callable, check_count, check_rules, check_seed, check_threads
+from .validate import (check_bool, check_callable, check_count, check_rules, check_seed,
+                       check_threads)
 
 __all__ = ["tournament", "TournamentResult", "PairResult", "wilson_interval",
            "clustered_wilson_interval", "t_quantile", "mean_interval"]
@@ -360,7 +361,8 @@ class TournamentResult:
 def tournament(agents, deals: int, seed: int = 0, rules: Rules = Rules(), workers: int = 1,
                record: str | os.PathLike | None = None,
                progress: Callable[[int], object] | None = None,
-               cluster: str | None = None, address: str | None = None) -> TournamentResult:
+               cluster: str | None = None, address: str | None = None,
+               first_only: bool = False) -> TournamentResult:
     """Play a duplicate round robin of ``agents`` over ``deals`` deals; see the module doc.
 
     ``agents``: at least two distinct agents (names, ``"module:function"`` strings or
@@ -371,7 +373,8 @@ def tournament(agents, deals: int, seed: int = 0, rules: Rules = Rules(), worker
     thread). ``progress(n)`` is called with the matches done. ``cluster='ray'``: the deals are
     played as Ray tasks on the cluster at ``address``, with the same result (Python agents
     must then be importable or picklable on the workers; not with ``record``;
-    docs/distributed.md). Ctrl-C stops it: ``KeyboardInterrupt`` with ``.partial``, the
+    docs/distributed.md). ``first_only``: only the pairs of the first agent with each of
+    the others (the gauntlet, gauntlet.py) instead of every pair. Ctrl-C stops it: ``KeyboardInterrupt`` with ``.partial``, the
     ``TournamentResult`` of the deals played in both seatings so far (None before the first).
 
     >>> tournament(["greedy"], deals=5)
@@ -389,6 +392,7 @@ def tournament(agents, deals: int, seed: int = 0, rules: Rules = Rules(), worker
     check_rules(rules)
     workers = check_threads(workers, "workers")
     check_callable(progress, "progress", optional=True)
+    first_only = check_bool(first_only, "first_only")
     check_cluster(cluster, address)
     if cluster is not None and record is not None:
         raise ValueError("record= is not available with cluster='ray' (record on one machine)")
@@ -396,7 +400,8 @@ def tournament(agents, deals: int, seed: int = 0, rules: Rules = Rules(), worker
 
     rules_check(rules)
 
-    pairs = list(itertools.combinations(roster, 2))
+    pairs = ([(roster[0], b) for b in roster[1:]] if first_only
+             else list(itertools.combinations(roster, 2)))
     jobs = [(pi, d0, min(d0 + DEALS_PER_JOB, deals)) for pi in range(len(pairs))
             for d0 in range(0, deals, DEALS_PER_JOB)]
     work = Jobs(seed, rules, pairs, jobs)
