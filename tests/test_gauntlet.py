@@ -17,8 +17,8 @@ from guandan_fast import PASS, Move
 from guandan_fast.agents import PRESETS, parse_agent
 from guandan_fast.bots import AGENT_CODES, choose
 from guandan_fast.cli import main
-from guandan_fast.expert import (EXPERT_KNOBS, KNOB_NAMES, STYLE_CHANGES, STYLE_NAMES, knobs,
-                                 set_knobs)
+from guandan_fast.expert import (BASE_KNOBS, EXPERT_KNOBS, KNOB_NAMES, STYLE_CHANGES,
+                                 STYLE_NAMES, TUNED_CHANGES, knobs, set_knobs)
 from guandan_fast.expert import choose as decide
 from guandan_fast.gauntlet import GAUNTLET, gauntlet
 from helpers import replay_with_permuted_hidden
@@ -31,8 +31,10 @@ STYLES = STYLE_NAMES[1:]
 
 def test_every_style_is_the_expert_with_its_changes():
     assert set(STYLE_CHANGES) == set(STYLES) and len(GAUNTLET) >= 6
+    assert knobs("expert") == EXPERT_KNOBS == {**BASE_KNOBS, **TUNED_CHANGES}
+    for style in STYLES:
+        assert knobs(style) == {**BASE_KNOBS, **STYLE_CHANGES[style]}
     for style in STYLE_NAMES:
-        assert knobs(style) == {**EXPERT_KNOBS, **STYLE_CHANGES.get(style, {})}
         assert list(knobs(style)) == list(KNOB_NAMES)
     for style in STYLES:
         assert STYLE_CHANGES[style], style
@@ -87,7 +89,7 @@ def test_saver_keeps_its_bomb_until_a_seat_is_at_ten_cards():
 
 def test_saver_and_keeper_pass_rather_than_lose_plan_value():
     # An opponent's 8: only a 9 of the trips beats it, which costs the plan 1 (trips to a
-    # pair). The expert accepts a loss up to 10; the keepers of the plan accept none.
+    # pair). The expert accepts a loss up to 5; the keepers of the plan accept none.
     hand, kw = "S9 D9 C9 S3", dict(top="Single 8 S8", top_seat=1)
     assert choose("expert", hand, **kw).type == "Single"
     assert choose("saver", hand, **kw) == PASS
@@ -107,7 +109,7 @@ def test_shedder_leads_long_groups_and_keeper_short_ones():
 
 def test_shedder_breaks_any_group_to_win_a_trick():
     # An opponent's 6 and only the straight's 7 beats it: breaking the straight 3..7 costs the
-    # plan far more than 10, so the expert passes; the shedder breaks it.
+    # plan far more than 5, so the expert passes; the shedder breaks it.
     hand, kw = "S3 D4 C5 D6 C7 D3", dict(top="Single 6 S6", top_seat=1)
     assert choose("expert", hand, **kw) == PASS
     assert choose("shedder", hand, **kw) == Move("Single", "7", "C7")
