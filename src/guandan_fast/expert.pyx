@@ -89,12 +89,13 @@ STYLE_CHANGES = {
     # controls freely
     "bomber": dict(bomb_free=1, spend_control=1),
     # saves its bombs until a seat holds 10 cards or fewer (then bombs what it cannot beat),
-    # passes rather than break a group (the plan keeper with a bomb trigger)
+    # beats only when its plan loses nothing (the plan keeper with a bomb trigger)
     "saver": dict(bomb_at=0, bomb_on_attack=0, bomb_trigger=10, break_loss=0),
     # sheds cards: leads its longest groups first, breaks any group and spends any control to
     # win a trick, returns its lowest card
     "shedder": dict(lead_size=20, break_loss=99, spend_control=1, return_plan=0),
-    # keeps control: leads small groups (singles) first, never breaks a group, attacks late
+    # keeps control: leads short groups (singles) first, beats only when its plan loses
+    # nothing, attacks late
     "keeper": dict(lead_size=-20, break_loss=0, attack_margin=-1, unbeaten_keep=60),
     # ignores the partner: never feeds him, beats his plays like an opponent's
     "solo": dict(feed_partner=0, respect_partner=0),
