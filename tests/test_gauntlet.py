@@ -203,6 +203,8 @@ def test_tournament_gauntlet_command(tmp_path, capsys):
     (["--deals", "2"], "give --agents (a round robin) or --gauntlet AGENT"),
     (["--agents", "greedy,random", "--gauntlet", "expert", "--deals", "2"], "one of them"),
     (["--gauntlet", "smart", "--deals", "2"], "unknown agent 'smart'"),
+    (["--gauntlet", "expert", "--deals", "2", "--ray"], "--gauntlet plays on this machine"),
+    (["--gauntlet", "expert", "--deals", "0"], "deals must be >= 1"),
 ])
 def test_tournament_gauntlet_bad_input(argv, message, capsys):
     assert main(["tournament", *argv]) == 2
