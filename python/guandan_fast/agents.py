@@ -91,12 +91,14 @@ KINDS: dict[str, AgentKind] = {k.name: k for k in (
 )}
 
 #: Named presets: one name for a spec with its settings, usable wherever that spec is.
-#: ``strong`` is the strongest search setting measured (docs/search.md "The strong preset").
-PRESETS = {"strong": "pimc:samples=32:rollout=expert:margin=0.6"}
+#: ``strong`` is the strongest setting measured over the gauntlet (docs/search.md "The strong
+#: preset"): PIMC whose worlds' opponents play styles drawn from the gauntlet.
+PRESETS = {"strong": "pimc:samples=32:rollout=mix:margin=0.6"}
 
 #: The spec of the strongest built-in agent: the default opponent and hint wherever a person
-#: plays (``play``, the browser), and the one name docs/expert.md measures as the strongest.
-STRONGEST = "expert"
+#: plays (``play``, the browser), and the one name docs/search.md measures as the strongest
+#: (its worst case over the gauntlet is above the expert's, and it beats the expert).
+STRONGEST = "strong"
 
 #: The spec syntax, for every command's ``--help``.
 SPEC_HELP = ("agents: " + ", ".join(n for n, k in KINDS.items() if k.compiled)
