@@ -10,7 +10,10 @@ best setting found and the defaults are then measured again on deals of another 
 the before/after table. The knobs and their ranges are ``SPACE``; the knobs themselves live in
 one place, ``guandan_fast.expert`` (``knobs``, ``set_knobs``, ``EXPERT_KNOBS``).
 
-    python bench/tune_expert.py --trials 40 --deals 100 --check-deals 300 --json tune.json
+    python bench/tune_expert.py --trials 30 --deals 100 --check-deals 300 --start base
+
+(the run that found the expert's ``TUNED_CHANGES``; without ``--start base`` it starts from,
+and compares with, the expert's tuned row).
 
 Needs optuna (the ``tune`` extra; ``make test`` installs it). Progress goes to stderr, one
 line per trial; Ctrl-C stops after the trial in play, reports the best so far and exits 130.
@@ -22,7 +25,7 @@ import json
 import sys
 import time
 
-from guandan_fast.expert import EXPERT_KNOBS, knobs, set_knobs
+from guandan_fast.expert import BASE_KNOBS, EXPERT_KNOBS, knobs, set_knobs
 from guandan_fast.gauntlet import GAUNTLET, gauntlet
 
 #: The knobs searched and their ranges (inclusive); the others keep the expert's values.
@@ -43,23 +46,23 @@ def worst_case(deals: int, seed: int, members, workers: int = 1) -> tuple[float,
 
 
 def tune(trials: int, deals: int, seed: int = 0, members=GAUNTLET, sampler_seed: int = 0,
-         workers: int = 1, log=None) -> dict:
-    """Search ``trials`` settings; returns ``{"best": knobs, "best_value": .., "trials": [..]}``
-    (the expert's knobs are as before when it returns or raises)."""
+         workers: int = 1, log=None, start: dict = EXPERT_KNOBS) -> dict:
+    """Search ``trials`` settings, ``start`` first; returns ``{"best": knobs, "best_value":
+    .., "trials": [..]}`` (the expert's knobs are as before when it returns or raises)."""
     import optuna
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     members = [m for m in members if m != "expert"]
     study = optuna.create_study(direction="maximize",
                                 sampler=optuna.samplers.TPESampler(seed=sampler_seed))
-    study.enqueue_trial({k: EXPERT_KNOBS[k] for k in SPACE})      # the defaults first
+    study.enqueue_trial({k: start[k] for k in SPACE})      # the starting row first
     old = knobs("expert")
     rows = []
     try:
         for i in range(trials):
             trial = study.ask()
             values = {k: trial.suggest_int(k, lo, hi) for k, (lo, hi) in SPACE.items()}
-            set_knobs("expert", **values)
+            set_knobs(values)
             value, rates = worst_case(deals, seed, members, workers)
             study.tell(trial, value)
             rows.append({"values": values, "worst": value, "rates": rates})
@@ -70,22 +73,23 @@ def tune(trials: int, deals: int, seed: int = 0, members=GAUNTLET, sampler_seed:
         exc.partial = rows
         raise
     finally:
-        set_knobs("expert", **old)
+        set_knobs(old)
     best = max(rows, key=lambda r: r["worst"])
     return {"best": {**old, **best["values"]}, "best_value": best["worst"], "trials": rows}
 
 
-def before_after(best: dict, deals: int, seed: int, members=GAUNTLET, workers: int = 1) -> dict:
-    """The defaults and ``best`` measured on the same deals: each member's hand win rate."""
+def before_after(best: dict, deals: int, seed: int, members=GAUNTLET, workers: int = 1,
+                 start: dict = EXPERT_KNOBS) -> dict:
+    """``start`` and ``best`` measured on the same deals: each member's hand win rate."""
     old = knobs("expert")
     members = [m for m in members if m != "expert"]
     try:
-        set_knobs("expert", **EXPERT_KNOBS)
+        set_knobs(start)
         _, before = worst_case(deals, seed, members, workers)
-        set_knobs("expert", **best)
+        set_knobs(best)
         _, after = worst_case(deals, seed, members, workers)
     finally:
-        set_knobs("expert", **old)
+        set_knobs(old)
     return {"before": before, "after": after}
 
 
@@ -101,6 +105,9 @@ def main(argv=None) -> int:
     ap.add_argument("--members", default=",".join(GAUNTLET),
                     help="gauntlet members, comma-separated (default: the gauntlet)")
     ap.add_argument("--workers", type=int, default=1, help="threads (default 1)")
+    ap.add_argument("--start", choices=("expert", "base"), default="expert",
+                    help="the row tried first and compared with: the expert's (default) or the "
+                         "hand-set base row (how the expert's TUNED_CHANGES were found)")
     ap.add_argument("--json", metavar="FILE", help="write the trials and the table as JSON")
     args = ap.parse_args(argv)
     for name in ("trials", "deals", "check_deals", "workers"):
@@ -108,18 +115,20 @@ def main(argv=None) -> int:
             print(f"tune_expert: error: --{name.replace('_', '-')} must be >= 1", file=sys.stderr)
             return 2
     members = [m.strip() for m in args.members.split(",") if m.strip()]
+    start = BASE_KNOBS if args.start == "base" else EXPERT_KNOBS
     t0 = time.perf_counter()
     try:
         out = tune(args.trials, args.deals, args.seed, members, workers=args.workers,
-                   log=sys.stderr)
+                   log=sys.stderr, start=start)
     except KeyboardInterrupt as exc:
         rows = getattr(exc, "partial", [])
         print(f"interrupted after {len(rows)} of {args.trials} trial(s)"
               + (f"; best worst case so far {100 * max(r['worst'] for r in rows):.1f} %"
                  if rows else ""), flush=True)
         return 130
-    table = before_after(out["best"], args.check_deals, args.check_seed, members, args.workers)
-    changed = {k: (EXPERT_KNOBS[k], v) for k, v in out["best"].items() if EXPERT_KNOBS[k] != v}
+    table = before_after(out["best"], args.check_deals, args.check_seed, members, args.workers,
+                         start)
+    changed = {k: (start[k], v) for k, v in out["best"].items() if start[k] != v}
     print(f"{args.trials} trials x {len(table['before'])} members x {args.deals} deals "
           f"(seed {args.seed}), {time.perf_counter() - t0:.0f} s; best worst case "
           f"{100 * out['best_value']:.1f} %")

@@ -46,19 +46,21 @@ def test_set_knobs_changes_play_and_restores():
     # (not urgent, not attacking); with bomb_free it bombs.
     hand, top = "S6 H6 C6 D6 S9 DJ CQ", "Single A SA"
     assert choose("expert", hand, top=top, top_seat=1, counts=[7, 20, 20, 20]) == PASS
-    old = set_knobs("expert", bomb_free=1)
+    old = set_knobs({"bomb_free": 1})
     try:
         assert choose("expert", hand, top=top, top_seat=1, counts=[7, 20, 20, 20]).type == "Bomb"
     finally:
-        assert set_knobs("expert", **old)["bomb_free"] == 1
+        assert set_knobs(old)["bomb_free"] == 1
     assert knobs() == EXPERT_KNOBS
 
 
 @pytest.mark.parametrize("call, message", [
-    (lambda: set_knobs("expert", luck=1), "unknown knob 'luck'"),
-    (lambda: set_knobs("nobody", bomb_at=1), "unknown style 'nobody'"),
-    (lambda: set_knobs("expert", bomb_at=-101), "bomb_at must be >= -100"),
-    (lambda: set_knobs("expert", bomb_at=1.5), "bomb_at"),
+    (lambda: set_knobs({"luck": 1}), "unknown knob 'luck'"),
+    (lambda: set_knobs({"bomb_at": 1}, "nobody"), "unknown style 'nobody'"),
+    (lambda: set_knobs({"bomb_at": -101}), "bomb_at must be >= -100"),
+    (lambda: set_knobs({"bomb_at": 1.5}), "bomb_at"),
+    (lambda: set_knobs({"break_loss": 1, "bomb_at": 1000}), "bomb_at must be at most 100"),
+    (lambda: set_knobs(5), "values must be a dict"),
 ])
 def test_bad_knobs_say_what_is_wrong_and_change_nothing(call, message):
     with pytest.raises((ValueError, TypeError), match=message):

@@ -77,8 +77,9 @@ BASE_KNOBS = dict(near_out=5, near_out_other=3, attack_margin=1, shed_over_partn
                   break_loss=10, bomb_at=10, unbeaten_keep=30, bomb_trigger=0, bomb_free=0,
                   bomb_on_attack=1, spend_control=0, lead_size=1, feed_partner=1,
                   respect_partner=1, return_plan=4, return_spread=3)
-#: What tuning against the gauntlet changed (bench/tune_expert.py --trials 30 --deals 100:
-#: the worst hand win rate over the other members, on 300 unseen deals, 52.0 % -> 55.0 %).
+#: What tuning against the gauntlet changed (bench/tune_expert.py --trials 30 --deals 100
+#: --start base: the worst hand win rate over the other members, on 300 unseen deals,
+#: 52.0 % -> 55.0 %).
 TUNED_CHANGES = dict(near_out=8, near_out_other=1, attack_margin=0, break_loss=5, bomb_at=2,
                      unbeaten_keep=16, bomb_trigger=3, lead_size=2, return_spread=1)
 #: The expert's knobs.
@@ -128,25 +129,28 @@ def knobs(style="expert"):
     return {k: row[k] for k in KNOB_NAMES}
 
 
-def set_knobs(style="expert", **values):
-    """Set some knobs of a style (for every seat of that style in the process, from the next
-    decision on: set them before a run, not during one, as the tuning script does); returns
-    the style's previous knobs, so ``set_knobs(style, **old)`` restores them.
+def set_knobs(values, style="expert"):
+    """Set some knobs of a style (``values``: a dict of knob names and ints; for every seat of
+    that style in the process, from the next decision on: set them before a run, not during
+    one, as the tuning script does); returns the style's previous knobs, so
+    ``set_knobs(old, style)`` restores them.
 
-    >>> old = set_knobs("expert", break_loss=3)
+    >>> old = set_knobs({"break_loss": 3})
     >>> knobs()["break_loss"], old["break_loss"]
     (3, 5)
-    >>> _ = set_knobs("expert", **old)
-    >>> set_knobs("expert", bomb_at=1000)
+    >>> _ = set_knobs(old)
+    >>> set_knobs({"bomb_at": 1000})
     Traceback (most recent call last):
     ...
     ValueError: bomb_at must be at most 100, got 1000
-    >>> set_knobs("expert", luck=1)
+    >>> set_knobs({"luck": 1})
     Traceback (most recent call last):
     ...
     ValueError: unknown knob 'luck'; knobs: near_out, near_out_other, attack_margin, shed_over_partner, break_loss, bomb_at, unbeaten_keep, bomb_trigger, bomb_free, bomb_on_attack, spend_control, lead_size, feed_partner, respect_partner, return_plan, return_spread
     """
     i = _style_index(style)
+    if not isinstance(values, dict):
+        raise TypeError(f"values must be a dict of knob names and ints, not {type(values).__name__}")
     for key, value in values.items():
         if key not in KNOB_NAMES:
             raise ValueError(f"unknown knob {key!r}; knobs: {', '.join(KNOB_NAMES)}")
