@@ -58,18 +58,20 @@ def platform_cfg(rec, seed, bot="expert"):
                         bots={1: bot, 2: bot, 3: bot})
 
 
-def test_the_expert_client_plays_as_the_expert_bot(tmp_path):
-    """The expert at a platform table, deciding on the game its view rebuilds from the
-    messages, makes the moves the expert makes on the server's own game (which it reads only
-    through the union of the hidden hands and the counts): a whole platform match replays
-    move for move."""
+@pytest.mark.parametrize("agent, bots", [("expert", "expert"), ("saver", "bomber"),
+                                         ("solo", "shedder")])
+def test_the_expert_client_plays_as_the_expert_bot(tmp_path, agent, bots):
+    """The expert (or one of its styles, docs/expert.md "The gauntlet") at a platform table,
+    deciding on the game its view rebuilds from the messages, makes the moves it makes on the
+    server's own game (which it reads only through the union of the hidden hands and the
+    counts): a whole platform match replays move for move."""
     rec = tmp_path / "expert.jsonl"
-    res = run(one_client(platform_cfg(rec, seed=21), "expert"))
+    res = run(one_client(platform_cfg(rec, seed=21, bot=bots), agent))
     assert res.problems == [] and res.games == 1 and res.messages["act/play"] > 20
     header = json.loads(open(rec).readline())
     g = Game(header["seed"], Rules.from_dict(header["rules"]))
     while not g.is_over:
-        g.play(bot_move(g, "expert"))
+        g.play(bot_move(g, agent if g.current_player == 0 else bots))
     assert g == Game.from_record(str(rec))
 
 

@@ -137,7 +137,8 @@ def test_bad_argument_types(kwargs):
 
 def test_agents_as_a_string():
     assert simulate(matches=3, agents="greedy, random,greedy,random") == simulate(matches=3)
-    assert set(AGENTS) == {"random", "random_compact", "greedy", "expert", "pimc", "ismcts"}
+    assert set(AGENTS) == {"random", "random_compact", "greedy", "expert", "pimc", "ismcts",
+                           "bomber", "saver", "shedder", "keeper", "solo"}
 
 
 # -- progress ----------------------------------------------------------------------------------------

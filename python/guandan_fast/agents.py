@@ -28,7 +28,7 @@ True
 >>> parse_agent("smart")                                   # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-ValueError: unknown agent 'smart'; known agents: random, random_compact, greedy, expert, pimc, ismcts; ...
+ValueError: unknown agent 'smart'; known agents: random, random_compact, greedy, expert, bomber, saver, shedder, keeper, solo, pimc, ismcts; ...
 >>> from guandan_fast import Game
 >>> g = Game(seed=3)
 >>> parse_agent("greedy").move(g) in g.legal_moves()
@@ -44,7 +44,7 @@ from typing import Callable
 from .validate import check_callable
 
 __all__ = ["KINDS", "AgentKind", "Agent", "AgentError", "parse_agent", "parse_agents",
-           "policy_agent", "names", "SPEC_HELP", "STRONGEST"]
+           "policy_agent", "names", "SPEC_HELP", "STRONGEST", "PRESETS"]
 
 
 @dataclass(frozen=True)
@@ -75,6 +75,14 @@ KINDS: dict[str, AgentKind] = {k.name: k for k in (
     AgentKind("random_compact", "uniform over the compact list (one move per type, rank, size)"),
     AgentKind("greedy", "the greedy heuristic (docs/design.md, Bots)"),
     AgentKind("expert", "the plan-based rule player (docs/expert.md)"),
+    # The expert's styles: the gauntlet every strength claim is measured against
+    # (docs/expert.md "The gauntlet"; their knobs: expert.STYLE_CHANGES).
+    AgentKind("bomber", "the expert's plan, bombing any play it cannot beat from the first trick"),
+    AgentKind("saver", "the expert's plan, saving bombs until a seat holds 10 cards or fewer"),
+    AgentKind("shedder", "the expert's plan, leading long groups first and never passing "
+                         "an opponent it can beat"),
+    AgentKind("keeper", "the expert's plan, leading small groups first and never breaking one"),
+    AgentKind("solo", "the expert's plan, ignoring its partner (no feeding, beats his plays)"),
     AgentKind("pimc", "perfect-information Monte Carlo search (docs/search.md)",
               bot=False, parameters=True),
     AgentKind("ismcts", "information-set MCTS (docs/search.md)", bot=False, parameters=True),
@@ -86,13 +94,21 @@ KINDS: dict[str, AgentKind] = {k.name: k for k in (
               compiled=False, bot=False, parameters=True),
 )}
 
+#: Named presets: one name for a spec with its settings, usable wherever that spec is.
+#: ``strong`` is the strongest setting measured over the gauntlet (docs/search.md "The strong
+#: preset"): PIMC whose worlds' opponents play styles drawn from the gauntlet.
+PRESETS = {"strong": "pimc:samples=32:rollout=mix:margin=0.6"}
+
 #: The spec of the strongest built-in agent: the default opponent and hint wherever a person
-#: plays (``play``, the browser), and the one name docs/expert.md measures as the strongest.
-STRONGEST = "expert"
+#: plays (``play``, the browser), and the one name docs/search.md measures as the strongest
+#: (its worst case over the gauntlet is above the expert's, and it beats the expert).
+STRONGEST = "strong"
 
 #: The spec syntax, for every command's ``--help``.
 SPEC_HELP = ("agents: " + ", ".join(n for n, k in KINDS.items() if k.compiled)
-             + " (search budgets as pimc:samples=16, docs/search.md); a Python agent as "
+             + " (search budgets as pimc:samples=16, docs/search.md); presets: "
+             + ", ".join(f"{n} = {spec}" for n, spec in PRESETS.items())
+             + "; a Python agent as "
                "MODULE:FUNCTION (f(observation, legal_moves) -> move); a learned policy as "
                "policy:MODULE:FUNCTION[:encoder=default|info|danzero] "
                "(policy(obs, mask) -> action id); a trained Q-network as dmc:PATH "
@@ -105,7 +121,7 @@ def names(where: str = "compiled") -> tuple:
     """The agent names a place accepts: ``'compiled'``, ``'bot'``, ``'platform'`` or ``'all'``.
 
     >>> names('bot')
-    ('random', 'random_compact', 'greedy', 'expert')
+    ('random', 'random_compact', 'greedy', 'expert', 'bomber', 'saver', 'shedder', 'keeper', 'solo')
     """
     if where == "all":
         return tuple(KINDS)
@@ -148,6 +164,11 @@ class Agent:
     def __str__(self) -> str:
         return self.name
 
+    def _replace_name(self, name: str) -> "Agent":
+        from dataclasses import replace
+
+        return replace(self, name=name)
+
     def move(self, game, seed: int = 0):
         """The move this agent makes for the current player of a compiled ``Game`` (one
         decision; the game is not changed). ``seed`` seeds a random or search agent's draw.
@@ -164,13 +185,15 @@ class Agent:
         if self.kind in ("pimc", "ismcts"):
             from .search import choose
 
-            return choose(game, self.name, seed=seed)
-        if self.kind == "expert":
-            from .expert import choose
+            # The parameters themselves: a preset's name is not a search spec.
+            spec = ":".join([self.kind] + [f"{k}={v}" for k, v in self.params])
+            return choose(game, spec, seed=seed)
+        from .expert import STYLE_NAMES, choose  # compiled
 
+        if self.kind in STYLE_NAMES:
             # The compiled decision on the game's own state (it reads the union of the hidden
             # hands, which bots.choose's placeholder hands would not give).
-            return choose(game)
+            return choose(game, style=self.kind)
         if self.compiled:
             return _bot_move(game, self.kind, seed)
         if self.kind == "dmc":
@@ -315,6 +338,8 @@ def parse_agent(spec) -> Agent:
         raise TypeError(f"an agent is a name or a callable (or 'module:function'), "
                         f"not {type(spec).__name__}")
     name = spec.strip()
+    if name in PRESETS:
+        return parse_agent(PRESETS[name])._replace_name(name)
     base, *parts = name.split(":")
     kind = KINDS.get(base)
     if kind is not None and kind.compiled:
@@ -347,6 +372,7 @@ def parse_agent(spec) -> Agent:
     if parts:
         return Agent(name=name, kind="python", func=_import_target(name, name))
     raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(names())}; "
+                     f"presets: {', '.join(PRESETS)}; "
                      f"or a Python agent as 'module:function', "
                      f"or 'policy:module:function'")
 
@@ -362,7 +388,7 @@ def parse_agents(specs, count: int | None = None, where: str = "all",
     >>> parse_agents(["greedy", "pimc"] * 2, 4, where="bot", place="VecEnv")
     Traceback (most recent call last):
     ...
-    ValueError: agent 'pimc' cannot play in VecEnv, which takes random, random_compact, greedy, expert
+    ValueError: agent 'pimc' cannot play in VecEnv, which takes random, random_compact, greedy, expert, bomber, saver, shedder, keeper, solo
     """
     if isinstance(specs, str):
         specs = [s for s in specs.split(",")]

@@ -5,6 +5,7 @@ from typing import Iterable, Sequence
 from .moves import Move
 
 AGENT_CODES: dict[str, int]
+STYLE_NAMES: tuple[str, ...]     # the expert's styles (expert.STYLE_NAMES)
 
 def bot_kind(name: str) -> int: ...
 def choose(agent: str, hand: str | Iterable[str], level: int | str = 2,

@@ -213,18 +213,33 @@ def _cmd_tournament(args) -> int:
     for option, target in (("--json", args.json), ("--plot", args.plot)):
         if target:
             check_output(target, option)       # a missing folder, before the run
-    agents = [a.strip() for a in args.agents.split(",")]
-    n_pairs = len(agents) * (len(agents) - 1) // 2
+    if (args.agents is None) == (args.gauntlet is None):
+        raise ValueError("give --agents (a round robin) or --gauntlet AGENT, one of them")
     external = _external_from(args.external)
+    if args.gauntlet is not None:
+        from .gauntlet import GAUNTLET, GauntletResult, gauntlet
+
+        if args.ray is not None:
+            raise ValueError("--gauntlet plays on this machine (no --ray)")
+        n_pairs = sum(m != args.gauntlet.strip() for m in GAUNTLET)
+    else:
+        agents = [a.strip() for a in args.agents.split(",")]
+        n_pairs = len(agents) * (len(agents) - 1) // 2
     tty = sys.stderr.isatty() and not args.no_progress
     bar = _Progress(2 * n_pairs * max(args.deals, 0), "matches", tty)
     try:
         ray = {} if args.ray is None else dict(cluster="ray", address=args.ray or None)
-        res = tournament(agents, deals=args.deals, seed=args.seed, rules=rules,
-                         workers=args.workers, record=args.record, progress=bar,
-                         external=external, decision_timeout=args.decision_timeout,
-                         on_fault=args.on_fault, keep=args.keep,
-                         external_port=args.external_port, **ray)
+        external_options = dict(external=external, decision_timeout=args.decision_timeout,
+                                on_fault=args.on_fault, keep=args.keep,
+                                external_port=args.external_port)
+        if args.gauntlet is not None:
+            res = gauntlet(args.gauntlet, deals=args.deals, seed=args.seed, rules=rules,
+                           workers=args.workers, record=args.record, progress=bar,
+                           **external_options)
+        else:
+            res = tournament(agents, deals=args.deals, seed=args.seed, rules=rules,
+                             workers=args.workers, record=args.record, progress=bar,
+                             **external_options, **ray)
     except KeyboardInterrupt as exc:
         bar.close()
         part = getattr(exc, "partial", None)
@@ -235,6 +250,8 @@ def _cmd_tournament(args) -> int:
               + ("; no deal was played in both seatings yet" if part is None
                  else "; the totals so far (deals played in both seatings):"), flush=True)
         if part is not None:
+            if args.gauntlet is not None:
+                part = GauntletResult(agent=part.agents[0], result=part)
             print(part.table(), flush=True)
         return 130
     finally:
@@ -781,8 +798,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=_cmd_simulate)
 
     t = sub.add_parser("tournament", help="duplicate round robin between agents (docs/tournament.md)")
-    t.add_argument("--agents", required=True,
+    t.add_argument("--agents",
                    help=f"two or more agents, comma-separated; {SPEC_HELP}")
+    t.add_argument("--gauntlet", metavar="AGENT",
+                   help="instead of --agents: AGENT against every gauntlet member but itself "
+                        "(greedy, expert and the expert's styles, docs/expert.md), with the "
+                        "worst case")
     t.add_argument("--deals", type=int, required=True, help="deals per pair (each played twice)")
     t.add_argument("--seed", type=int, default=0,
                    help="seed of the deals (default 0); the same seed gives the same result")
@@ -901,7 +922,8 @@ _ABOUT = {
     "tournament": ("A duplicate round robin: every pair of agents plays each deal twice, the "
                    "teams swapped; win rates\nwith 95% intervals and the stronger agent of "
                    "each pair (docs/tournament.md).",
-                   "guandan-fast tournament --agents greedy,random --deals 200 --json out.json"),
+                   "guandan-fast tournament --agents greedy,random --deals 200 --json out.json\n"
+                   "  guandan-fast tournament --gauntlet expert --deals 300"),
     "moves": ("List the legal moves of a hand at a level, on lead or following a play, grouped "
               "by type.",
               'guandan-fast moves "S9 S9 D9 H7 SB" --level 7 --last "Pair 8 S8 C8"'),

@@ -10,5 +10,6 @@ class Agents:
 
 DEFAULTS: dict[Any, Any]
 ROLLOUTS: dict[str, int]
+STYLE_NAMES: tuple[str, ...]     # the expert's styles (expert.STYLE_NAMES)
 def choose(game: Any, agent: Any = ..., seed: Any = ...) -> Any: ...
 def parse_agent(name: Any) -> Any: ...

@@ -51,7 +51,8 @@ from .rules import Rules
 from .runner import Ordered, check_cluster, interrupt_held, run_processes, run_threads
 from .stats import (Z95, clustered_wilson_interval, mean_interval, t_quantile,  # noqa: F401
                     wilson_interval)
-from .validate import check_callable, check_count, check_rules, check_seed, check_threads
+from .validate import (check_bool, check_callable, check_count, check_rules, check_seed,
+                       check_threads)
 
 __all__ = ["tournament", "TournamentResult", "PairResult", "wilson_interval",
            "clustered_wilson_interval", "t_quantile", "mean_interval"]
@@ -526,7 +527,8 @@ def tournament(agents, deals: int, seed: int = 0, rules: Rules = Rules(), worker
                external: dict | None = None,
                decision_timeout: float = DEFAULT_DECISION_TIMEOUT, on_fault: str = "forfeit",
                keep: str | os.PathLike | None = None,
-               external_port: int | None = None) -> TournamentResult:
+               external_port: int | None = None,
+               first_only: bool = False) -> TournamentResult:
     """Play a duplicate round robin of ``agents`` over ``deals`` deals; see the module doc.
 
     ``agents``: at least two distinct agents (names, ``"module:function"`` strings or
@@ -537,7 +539,8 @@ def tournament(agents, deals: int, seed: int = 0, rules: Rules = Rules(), worker
     thread). ``progress(n)`` is called with the matches done. ``cluster='ray'``: the deals are
     played as Ray tasks on the cluster at ``address``, with the same result (Python agents
     must then be importable or picklable on the workers; not with ``record``;
-    docs/distributed.md). Ctrl-C stops it: ``KeyboardInterrupt`` with ``.partial``, the
+    docs/distributed.md). ``first_only``: only the pairs of the first agent with each of
+    the others (the gauntlet, gauntlet.py) instead of every pair. Ctrl-C stops it: ``KeyboardInterrupt`` with ``.partial``, the
     ``TournamentResult`` of the deals played in both seatings so far (None before the first).
 
     External agents (docs/tournament.md, "External agents"): ``external`` maps agent names
@@ -564,6 +567,7 @@ def tournament(agents, deals: int, seed: int = 0, rules: Rules = Rules(), worker
     check_rules(rules)
     workers = check_threads(workers, "workers")
     check_callable(progress, "progress", optional=True)
+    first_only = check_bool(first_only, "first_only")
     check_cluster(cluster, address)
     if cluster is not None and record is not None:
         raise ValueError("record= is not available with cluster='ray' (record on one machine)")
@@ -574,7 +578,8 @@ def tournament(agents, deals: int, seed: int = 0, rules: Rules = Rules(), worker
 
     rules_check(rules)
 
-    pairs = list(itertools.combinations(roster, 2))
+    pairs = ([(roster[0], b) for b in roster[1:]] if first_only
+             else list(itertools.combinations(roster, 2)))
     # An external pair's job is one deal (two matches of seconds each: spread over workers).
     jobs = [(pi, d0, min(d0 + step, deals)) for pi, step in
             ((pi, 1 if any(isinstance(a, ExternalAgent) for a in pair) else DEALS_PER_JOB)

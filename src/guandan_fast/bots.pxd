@@ -5,7 +5,7 @@
 # the caller). The greedy policy is documented in docs/design.md ("Bots").
 from guandan_fast.types cimport u64
 from guandan_fast.game_core cimport GameState
-from guandan_fast.expert cimport ExpertMemo
+from guandan_fast.expert cimport ExpertMemo, N_STYLES
 
 cdef enum:
     # Agent kinds (the names of simulate(agents=...) are "random", "random_compact", "greedy").
@@ -16,12 +16,23 @@ cdef enum:
     AGENT_PIMC = 3
     AGENT_ISMCTS = 4
     AGENT_EXPERT = 5          # the plan-based rule player (expert.pyx), over the compact list
-    N_AGENT_KINDS = 6
+    # The expert's styles (the gauntlet, docs/expert.md): AGENT_EXPERT + the style's index in
+    # expert.pyx STYLE_NAMES, each played by expert_choose with its row of knobs.
+    AGENT_BOMBER = 6
+    AGENT_SAVER = 7
+    AGENT_SHEDDER = 8
+    AGENT_KEEPER = 9
+    AGENT_SOLO = 10
+    N_AGENT_KINDS = 11
 
 cdef struct Bot:
     u64 rng                   # SplitMix64 state of this seat's bot
     int kind                  # AGENT_*
-    ExpertMemo memo           # the expert's plan of its hand (AGENT_EXPERT)
+    ExpertMemo memo           # the expert's plan of its hand (AGENT_EXPERT and its styles)
+
+# Is this kind the expert or one of its styles (AGENT_EXPERT .. AGENT_SOLO)?
+cdef inline bint is_expert_kind(int kind) noexcept nogil:
+    return AGENT_EXPERT <= kind < AGENT_EXPERT + N_STYLES
 
 # Does this kind of agent choose among compact moves (movegen's compact mode)?
 cdef bint agent_compact(int kind) noexcept nogil

@@ -25,7 +25,8 @@ from guandan_fast.types cimport (u64, N_RANKS, ACE_RANK, LAST_STRAIGHT_POS, N_KI
 from guandan_fast.rng cimport sm_next, sm_below
 from guandan_fast.game_core cimport GameState, PH_TRIBUTE, PH_BACK, PH_PLAY
 from guandan_fast.movegen_core cimport RulesC, generate_grow
-from guandan_fast.expert cimport expert_choose, expert_reset
+from guandan_fast.expert cimport expert_choose, expert_reset, style_knobs
+from guandan_fast.expert import STYLE_NAMES
 
 import numpy as np
 
@@ -66,8 +67,8 @@ cdef int bot_choose(Bot* bot, const GameState* s, const u64* moves, int n) noexc
         return 0
     if bot.kind == AGENT_GREEDY:
         return greedy_choose(s, moves, n)
-    if bot.kind == AGENT_EXPERT:
-        return expert_choose(s, moves, n, &bot.memo)
+    if is_expert_kind(bot.kind):
+        return expert_choose(s, moves, n, &bot.memo, style_knobs(bot.kind - AGENT_EXPERT))
     return <int>sm_below(&bot.rng, <u64>n)
 
 
@@ -355,6 +356,8 @@ cdef int greedy_choose(const GameState* s, const u64* moves, int n) noexcept nog
 AGENT_CODES = {"random": AGENT_RANDOM, "random_compact": AGENT_RANDOM_COMPACT,
                "greedy": AGENT_GREEDY, "expert": AGENT_EXPERT, "pimc": AGENT_PIMC,
                "ismcts": AGENT_ISMCTS}
+# The expert's other styles: AGENT_EXPERT + their index (bots.pxd).
+AGENT_CODES.update({name: AGENT_EXPERT + i for i, name in enumerate(STYLE_NAMES)})
 
 
 cdef inline bint is_bot(int kind) noexcept nogil:
@@ -370,7 +373,7 @@ def bot_kind(name):
     >>> bot_kind('pimc')
     Traceback (most recent call last):
     ...
-    ValueError: unknown agent 'pimc' for a built-in bot; the bots are: random, random_compact, greedy, expert
+    ValueError: unknown agent 'pimc' for a built-in bot; the bots are: random, random_compact, greedy, expert, bomber, saver, shedder, keeper, solo
     """
     if not isinstance(name, str) or name not in AGENT_CODES or not is_bot(AGENT_CODES[name]):
         known = ", ".join(n for n, k in AGENT_CODES.items() if is_bot(k))

@@ -23,6 +23,38 @@ cdef struct Plan:
     int weak              # groups that are not control groups
     Group g[HAND_SIZE + 1]
 
+# The knobs of the expert's play, in one place (docs/expert.md "Knobs and styles"): every
+# style of the gauntlet is one row of expert.pyx's table of them (STYLE_NAMES), and the tuning
+# script (bench/tune_expert.py) searches over the `expert` row. The plan's group values are
+# compiled constants (expert.pyx), the same for every style.
+cdef enum:
+    N_STYLES = 6          # the expert and its five variants (expert.pyx STYLE_NAMES)
+
+cdef struct ExpertKnobs:
+    int near_out          # an opponent on top (or the next seat, on lead) with this many cards
+                          # or fewer is close to going out: urgent
+    int near_out_other    # the same for the other opponent (the previous seat, on lead)
+    int attack_margin     # attack (spend controls and bombs) when weak groups <= controls + this
+    int shed_over_partner  # shed a low group over a partner holding more cards than this
+    int break_loss        # plan value given up to win a trick from an opponent
+    int bomb_at           # an opponent on top with this many cards or fewer: urgent (bomb him)
+    int unbeaten_keep     # lead score kept back for a group no unseen cards can beat
+    int bomb_trigger      # any seat at this many cards or fewer: bomb what the plan cannot
+                          # beat (0: no trigger)
+    int bomb_free         # 1: bomb any opponent play the plan cannot beat, from the first trick
+    int bomb_on_attack    # 1: an attacking hand bombs; 0: bombs only when urgent or triggered
+    int spend_control     # 1: control groups are played like any other group
+    int lead_size         # lead score per card of the group (positive: long groups first)
+    int feed_partner      # 1: feed a partner holding 1-2 cards the lowest single or pair
+    int respect_partner   # 1: let the partner's play stand; 0: beat it like an opponent's
+                          # (with a plan group, never a bomb)
+    int return_plan       # weight of the plan value in the exchange choice (0: lowest card)
+    int return_spread     # returning a 5 or a 10 (straight makers) costs this much
+
+# The knobs of a style: 0 the expert's own, 1.. the other styles (expert.pyx STYLE_NAMES;
+# bots.pxd's AGENT_EXPERT + style is the agent code). Never NULL for 0 <= style < N_STYLES.
+cdef ExpertKnobs* style_knobs(int style) noexcept nogil
+
 # The plan of the hand last planned (one per seat, in the seat's Bot): a seat's hand does not
 # change between its decisions until it plays, so most decisions reuse it.
 cdef struct ExpertMemo:
@@ -44,4 +76,6 @@ cdef void expert_reset(ExpertMemo* memo) noexcept nogil
 # memo: the seat's memo, or NULL (then the plan is made afresh). With a memo (a seat of a match)
 # the end game is played exactly when every hand is known (expert.pyx endgame_choose, through
 # the thread's solver); without one (search rollouts and default moves) by the rules alone.
-cdef int expert_choose(const GameState* s, const u64* moves, int n, ExpertMemo* memo) noexcept nogil
+# k: the knobs of the style that plays (style_knobs).
+cdef int expert_choose(const GameState* s, const u64* moves, int n, ExpertMemo* memo,
+                       const ExpertKnobs* k) noexcept nogil

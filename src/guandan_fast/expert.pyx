@@ -48,16 +48,8 @@ cdef enum:
     PLAN_BUDGET = 96      # nodes of the sequence search per plan
     MAX_SEQ = 12          # sequences in one plan at most (27 cards / 5 + wild gaps)
     MAX_CAND = 36         # sequence windows considered (10 + 12 + 13 at most)
-    # ---- play ---------------------------------------------------------------------------
+    # ---- play (the knobs of the play are the ExpertKnobs rows below) ----------------------
     UNKNOWN = 99          # a card count the rules do not disclose (more than 10)
-    NEAR_OUT = 5          # the top player (or the next seat, on lead) is close to going out
-    NEAR_OUT_OTHER = 3    # the other opponent (or the previous seat, on lead) is
-    ATTACK_MARGIN = 1     # attack when weak groups <= control groups + this
-    SHED_OVER_PARTNER = 10  # shed a low group over a partner holding more cards than this
-    BREAK_LOSS = 10       # plan value given up to win a trick from an opponent (tuned: 3..14
-                          # all beat greedy by far, bench/RESULTS.md "Expert")
-    BOMB_AT = 10          # bomb an opponent's top play when he holds this many cards or fewer
-    UNBEATEN_KEEP = 30    # lead score kept back for a group no unseen cards can beat
     # ---- end game (defaults of endgame_limits) -----------------------------------------
     SOLVE_AT = 10         # solve exactly when every hand is known and they hold this many
                           # cards or fewer together (bench/RESULTS.md "End game")
@@ -67,6 +59,116 @@ cdef enum:
 # The end-game limits in force (endgame_limits sets them for a run; read-only during it).
 cdef int solve_at = SOLVE_AT
 cdef long long solve_nodes = SOLVE_NODES
+
+
+# ---------------------------------------------------------------------------------------------
+# The knobs of the play, one row per style (docs/expert.md "Knobs and styles")
+
+#: The styles in agent-code order: style i is the agent code AGENT_EXPERT + i (bots.pyx).
+STYLE_NAMES = ("expert", "bomber", "saver", "shedder", "keeper", "solo")
+#: The knobs, in ExpertKnobs order (expert.pxd says what each one does).
+KNOB_NAMES = ("near_out", "near_out_other", "attack_margin", "shed_over_partner",
+              "break_loss", "bomb_at", "unbeaten_keep", "bomb_trigger", "bomb_free",
+              "bomb_on_attack", "spend_control", "lead_size", "feed_partner",
+              "respect_partner", "return_plan", "return_spread")
+#: The knobs set by hand: break_loss 10 and bomb_at 10 by duplicate runs against greedy
+#: (docs/expert.md "Tuning against the gauntlet"). The styles are this row with their changes.
+BASE_KNOBS = dict(near_out=5, near_out_other=3, attack_margin=1, shed_over_partner=10,
+                  break_loss=10, bomb_at=10, unbeaten_keep=30, bomb_trigger=0, bomb_free=0,
+                  bomb_on_attack=1, spend_control=0, lead_size=1, feed_partner=1,
+                  respect_partner=1, return_plan=4, return_spread=3)
+#: What tuning against the gauntlet changed (bench/tune_expert.py --trials 30 --deals 100
+#: --start base: the worst hand win rate over the other members, on 300 unseen deals,
+#: 52.0 % -> 55.0 %).
+TUNED_CHANGES = dict(near_out=8, near_out_other=1, attack_margin=0, break_loss=5, bomb_at=2,
+                     unbeaten_keep=16, bomb_trigger=3, lead_size=2, return_spread=1)
+#: The expert's knobs.
+EXPERT_KNOBS = {**BASE_KNOBS, **TUNED_CHANGES}
+#: Each other style: what it changes in BASE_KNOBS (docs/expert.md describes them).
+STYLE_CHANGES = {
+    # bombs early: any opponent play its plan cannot beat, from the first trick; spends its
+    # controls freely
+    "bomber": dict(bomb_free=1, spend_control=1),
+    # saves its bombs until a seat holds 10 cards or fewer (then bombs what it cannot beat),
+    # beats only when its plan loses nothing (the plan keeper with a bomb trigger)
+    "saver": dict(bomb_at=0, bomb_on_attack=0, bomb_trigger=10, break_loss=0),
+    # sheds cards: leads its longest groups first, breaks any group and spends any control to
+    # win a trick, returns its lowest card
+    "shedder": dict(lead_size=20, break_loss=99, spend_control=1, return_plan=0),
+    # keeps control: leads short groups (singles) first, beats only when its plan loses
+    # nothing, attacks late
+    "keeper": dict(lead_size=-20, break_loss=0, attack_margin=-1, unbeaten_keep=60),
+    # ignores the partner: never feeds him, beats his plays like an opponent's
+    "solo": dict(feed_partner=0, respect_partner=0),
+}
+
+cdef ExpertKnobs _knobs[N_STYLES]
+
+
+cdef ExpertKnobs* style_knobs(int style) noexcept nogil:
+    return &_knobs[style]
+
+
+def _style_index(style):
+    if style not in STYLE_NAMES:
+        raise ValueError(f"unknown style {style!r}; styles: {', '.join(STYLE_NAMES)}")
+    return STYLE_NAMES.index(style)
+
+
+def knobs(style="expert"):
+    """The knobs a style plays with, as a dict in ``KNOB_NAMES`` order.
+
+    >>> knobs()["break_loss"], knobs("saver")["bomb_trigger"]
+    (5, 10)
+    >>> knobs("lucky")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown style 'lucky'; styles: expert, bomber, saver, shedder, keeper, solo
+    """
+    row = _knobs[_style_index(style)]          # the struct as a dict
+    return {k: row[k] for k in KNOB_NAMES}
+
+
+def set_knobs(values, style="expert"):
+    """Set some knobs of a style (``values``: a dict of knob names and ints; for every seat of
+    that style in the process, from the next decision on: set them before a run, not during
+    one, as the tuning script does); returns the style's previous knobs, so
+    ``set_knobs(old, style)`` restores them.
+
+    >>> old = set_knobs({"break_loss": 3})
+    >>> knobs()["break_loss"], old["break_loss"]
+    (3, 5)
+    >>> _ = set_knobs(old)
+    >>> set_knobs({"bomb_at": 1000})
+    Traceback (most recent call last):
+    ...
+    ValueError: bomb_at must be at most 100, got 1000
+    >>> set_knobs({"luck": 1})
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown knob 'luck'; knobs: near_out, near_out_other, attack_margin, shed_over_partner, break_loss, bomb_at, unbeaten_keep, bomb_trigger, bomb_free, bomb_on_attack, spend_control, lead_size, feed_partner, respect_partner, return_plan, return_spread
+    """
+    i = _style_index(style)
+    if not isinstance(values, dict):
+        raise TypeError(f"values must be a dict of knob names and ints, not {type(values).__name__}")
+    for key, value in values.items():
+        if key not in KNOB_NAMES:
+            raise ValueError(f"unknown knob {key!r}; knobs: {', '.join(KNOB_NAMES)}")
+        _validate.check_count(value, key, -100, 100)
+    old = knobs(style)
+    row = dict(old)
+    row.update({k: int(v) for k, v in values.items()})
+    _knobs[i] = row
+    return old
+
+
+def _reset_knobs():
+    """Every style's knobs as the table above defines them."""
+    for i, name in enumerate(STYLE_NAMES):
+        _knobs[i] = EXPERT_KNOBS if name == "expert" else {**BASE_KNOBS, **STYLE_CHANGES[name]}
+
+
+_reset_knobs()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -710,11 +812,11 @@ cdef inline int bomb_rank(u64 lo, u64 hi, int level) noexcept nogil:
     return tier * 32 + key
 
 
-cdef int choose_lead(const View* v, const u64* moves, int n) noexcept nogil:
+cdef int choose_lead(const View* v, const u64* moves, int n, const ExpertKnobs* K) noexcept nogil:
     cdef int i, t, key, size, gi, score, best = -1, best_score = -(1 << 30)
     cdef int nxt = v.counts[(v.me + 1) & 3], prv = v.counts[(v.me + 3) & 3]
     cdef int pc = v.counts[v.partner]
-    cdef bint feed = 0 < pc <= 2
+    cdef bint feed = K.feed_partner and 0 < pc <= 2
     cdef u64 lo, hi
     cdef const Plan* P = v.plan
     for i in range(n):
@@ -733,9 +835,9 @@ cdef int choose_lead(const View* v, const u64* moves, int n) noexcept nogil:
             score = 0
         else:
             # The weakest group first; a little more for more cards (harder to follow).
-            score = -4 * P.g[gi].value + size
+            score = -4 * P.g[gi].value + K.lead_size * size
             if not P.g[gi].control and not beatable(v, t, key):
-                score -= UNBEATEN_KEEP        # a group nobody can beat wins the lead back: keep it
+                score -= K.unbeaten_keep       # a group nobody can beat wins the lead back: keep it
             if is_bomb_type(t):
                 score -= 400
             if P.n == 2 and not beatable(v, t, key):
@@ -744,9 +846,9 @@ cdef int choose_lead(const View* v, const u64* moves, int n) noexcept nogil:
             score = 10000 - 40 * key      # the lowest one, whatever the plan
         # An opponent close to going out: not a play of his card count he could beat.
         if not is_bomb_type(t) and beatable(v, t, key):
-            if 0 < nxt <= NEAR_OUT and size == nxt:
+            if 0 < nxt <= K.near_out and size == nxt:
                 score -= 300 if nxt <= 2 else 80
-            if 0 < prv <= 3 and size == prv:
+            if 0 < prv <= K.near_out_other and size == prv:
                 score -= 150 if prv <= 2 else 40
             if (0 < nxt <= 2 or 0 < prv <= 2) and t == T_SINGLE:
                 score += 6 * key    # then the highest single
@@ -770,7 +872,7 @@ cdef int choose_lead(const View* v, const u64* moves, int n) noexcept nogil:
 
 
 cdef int choose_follow(const View* v, const GameState* s, const u64* moves, int n,
-                       int pass_i) noexcept nogil:
+                       int pass_i, const ExpertKnobs* K) noexcept nogil:
     """Following an opponent's top play."""
     cdef const Plan* P = v.plan
     cdef int i, t, key, size, gi, val, best = -1, best_val = 1 << 30
@@ -780,13 +882,17 @@ cdef int choose_follow(const View* v, const GameState* s, const u64* moves, int 
     cdef int other_opp = (s.top_seat + 2) & 3
     cdef int oc = v.counts[other_opp]
     cdef int controls = P.n - P.weak, weak
-    cdef bint urgent, attack, best_control = False
+    cdef bint urgent, attack, bombs_ok, triggered = False, best_control = False
     cdef u64 lo, hi
     # Urgent: an opponent about to go out; the top play's player just went out and his
     # partner would take the lead.
-    urgent = ((0 < top_count <= NEAR_OUT) or (0 < oc <= NEAR_OUT_OTHER)
+    urgent = ((0 < top_count <= K.near_out) or (0 < oc <= K.near_out_other)
               or (top_count == 0 and 0 < oc <= 10)
-              or (0 < top_count <= BOMB_AT and not is_bomb_type(top_t)))
+              or (0 < top_count <= K.bomb_at and not is_bomb_type(top_t)))
+    # A bomb trigger: some seat still in holds few cards (a saver's bombs come out).
+    for i in range(4):
+        if 0 < v.counts[i] <= K.bomb_trigger:
+            triggered = True
     # Control groups: the plan's, and any group the unseen cards cannot beat (card tracking).
     controls = 0
     weak = 0
@@ -795,7 +901,8 @@ cdef int choose_follow(const View* v, const GameState* s, const u64* moves, int 
             controls += 1
         else:
             weak += 1
-    attack = weak <= controls + ATTACK_MARGIN
+    attack = weak <= controls + K.attack_margin
+    bombs_ok = urgent or triggered or K.bomb_free or (attack and K.bomb_on_attack)
     for i in range(n):
         lo = moves[2 * i]
         hi = moves[2 * i + 1]
@@ -814,7 +921,7 @@ cdef int choose_follow(const View* v, const GameState* s, const u64* moves, int 
                 best_val = val
                 best = i
                 best_control = P.g[gi].control
-    if bomb_i >= 0 and (urgent or attack):
+    if bomb_i >= 0 and bombs_ok:
         # The bomb whose loss hurts the plan least, the lowest on the ladder among equals.
         for i in range(n):
             lo = moves[2 * i]
@@ -826,7 +933,7 @@ cdef int choose_follow(const View* v, const GameState* s, const u64* moves, int 
                     bomb_i = i
     if best >= 0:
         # A plan group that wins: shed it unless it is a control group worth keeping.
-        if not best_control or urgent or attack:
+        if not best_control or urgent or attack or K.spend_control:
             return best
         if top_t <= T_THREE_WITH_TWO and play_key(s.top_lo, s.top_hi, v.level) >= 13:
             return best     # the opponent spent a high group: take the lead from him
@@ -842,23 +949,37 @@ cdef int choose_follow(const View* v, const GameState* s, const u64* moves, int 
         if sc > brk_best:
             brk_best = sc
             brk = i
-    if brk >= 0 and (urgent or brk_best >= P.value - BREAK_LOSS):
+    if brk >= 0 and (urgent or brk_best >= P.value - K.break_loss):
         return brk
-    if bomb_i >= 0 and (urgent or attack) and (not is_bomb_type(top_t) or urgent):
+    if bomb_i >= 0 and bombs_ok and (not is_bomb_type(top_t) or urgent or K.bomb_free):
         return bomb_i
     return pass_i if pass_i >= 0 else 0
 
 
 cdef int choose_over_partner(const View* v, const GameState* s, const u64* moves, int n,
-                             int pass_i) noexcept nogil:
+                             int pass_i, const ExpertKnobs* K) noexcept nogil:
     """The partner's play is on top: let it stand, except to shed a low loose group just
-    above it while the partner is far from finishing."""
+    above it while the partner is far from finishing (a style that ignores its partner beats
+    it with its cheapest plan group, never a bomb)."""
     cdef const Plan* P = v.plan
-    cdef int i, t, key, size, gi
+    cdef int i, t, key, size, gi, best = -1, best_val = 1 << 30
     cdef int top_key = play_key(s.top_lo, s.top_hi, v.level)
     cdef int pc = v.counts[v.partner]
     cdef u64 lo, hi
-    if pc <= SHED_OVER_PARTNER or top_key > 10 or move_type(s.top_hi) > T_TRIPS:
+    if not K.respect_partner:
+        for i in range(n):
+            hi = moves[2 * i + 1]
+            t = move_type(hi)
+            if t == T_PASS or is_bomb_type(t):
+                continue
+            gi = find_group(P, t, play_key(moves[2 * i], hi, v.level), move_size(moves[2 * i], hi))
+            if gi >= 0 and P.g[gi].value < best_val:
+                best_val = P.g[gi].value
+                best = i
+        if best >= 0:
+            return best
+        return pass_i if pass_i >= 0 else 0
+    if pc <= K.shed_over_partner or top_key > 10 or move_type(s.top_hi) > T_TRIPS:
         return pass_i if pass_i >= 0 else 0
     for i in range(n):
         lo = moves[2 * i]
@@ -891,7 +1012,8 @@ cdef int sf_windows(u64 lo, u64 hi, int level) noexcept nogil:
     return total
 
 
-cdef int choose_exchange(const GameState* s, const u64* moves, int n) noexcept nogil:
+cdef int choose_exchange(const GameState* s, const u64* moves, int n,
+                         const ExpertKnobs* K) noexcept nogil:
     """Tribute and return: the allowed card whose loss costs the plan least, keeping natural
     straight flushes (a return avoids a 5 or a 10, which helps the receiver's straights)."""
     cdef int me = s.current
@@ -901,13 +1023,15 @@ cdef int choose_exchange(const GameState* s, const u64* moves, int n) noexcept n
     for i in range(n):
         lo = moves[2 * i] & LO_CARD_MASK
         hi = moves[2 * i + 1] & HI_CARD_MASK
-        sc = 4 * plan_value(hlo - lo, hhi - hi, s.level) + 40 * sf_windows(hlo - lo, hhi - hi, s.level)
+        sc = 40 * sf_windows(hlo - lo, hhi - hi, s.level)
+        if K.return_plan:
+            sc += K.return_plan * plan_value(hlo - lo, hhi - hi, s.level)
         if s.phase == PH_BACK:
             k = 0
             while k < 54 and kind_count(lo, hi, k) == 0:
                 k += 1
             if k < 52 and (k % N_RANKS == 3 or k % N_RANKS == 8):
-                sc -= 3
+                sc -= K.return_spread
             sc -= single_value(k, s.level)
         if sc > best_sc:
             best_sc = sc
@@ -915,14 +1039,15 @@ cdef int choose_exchange(const GameState* s, const u64* moves, int n) noexcept n
     return best
 
 
-cdef int expert_choose(const GameState* s, const u64* moves, int n, ExpertMemo* memo) noexcept nogil:
+cdef int expert_choose(const GameState* s, const u64* moves, int n, ExpertMemo* memo,
+                       const ExpertKnobs* k) noexcept nogil:
     cdef View v
     cdef int i, pass_i = -1
     cdef u64 hand_lo, hand_hi, hi
     if n <= 1:
         return 0
     if s.phase != PH_PLAY:
-        return choose_exchange(s, moves, n)
+        return choose_exchange(s, moves, n, k)
     # Going out comes first (even over the partner).
     hand_lo = s.hand_lo[s.current]
     hand_hi = s.hand_hi[s.current] & HI_CARD_MASK
@@ -934,11 +1059,11 @@ cdef int expert_choose(const GameState* s, const u64* moves, int n, ExpertMemo* 
             return i
     read_view(&v, s, memo)
     if s.top_seat < 0:
-        i = choose_lead(&v, moves, n)
+        i = choose_lead(&v, moves, n, k)
     elif s.top_seat == v.partner:
-        i = choose_over_partner(&v, s, moves, n, pass_i)
+        i = choose_over_partner(&v, s, moves, n, pass_i, k)
     else:
-        i = choose_follow(&v, s, moves, n, pass_i)
+        i = choose_follow(&v, s, moves, n, pass_i, k)
     if memo != NULL:
         return endgame_choose(s, moves, n, i)
     return i
@@ -1056,10 +1181,11 @@ def hand_value(hand, level=2):
     return v
 
 
-def choose(game, endgame=True):
+def choose(game, endgame=True, style="expert"):
     """The expert's move for the seat to move in a ``Game`` (one decision, among the compact
     legal moves), as a seat of the compiled loops plays it; ``endgame=False``: the rules' move
-    alone (no exact end game, as the expert plays inside search rollouts).
+    alone (no exact end game, as the expert plays inside search rollouts); ``style``: one of
+    ``STYLE_NAMES`` (the expert's variants, each its own agent).
 
     >>> from guandan_fast.game import Game
     >>> g = Game(seed=5)
@@ -1076,6 +1202,7 @@ def choose(game, endgame=True):
     if not isinstance(game, Game):
         raise TypeError(f"game must be a guandan_fast.Game, not {type(game).__name__}")
     _validate.check_bool(endgame, "endgame")
+    cdef const ExpertKnobs* kp = &_knobs[_style_index(style)]
     if game.is_over:
         raise ValueError("the match is over: no decision to make")
     memcpy(&st, game_state_ptr(game), sizeof(GameState))
@@ -1083,5 +1210,5 @@ def choose(game, endgame=True):
     n = arr.shape[0] // 2
     expert_reset(&memo)
     with nogil:
-        i = expert_choose(&st, &arr[0], n, mp)
+        i = expert_choose(&st, &arr[0], n, mp, kp)
     return move_of(arr[2 * i], arr[2 * i + 1])

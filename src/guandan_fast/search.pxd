@@ -4,6 +4,11 @@ from guandan_fast.game_core cimport GameState
 from guandan_fast.sample cimport Played
 from guandan_fast.solve cimport Solver
 
+cdef enum:
+    # Rollouts by a mixture of styles: the searching team plays the expert, each opponent a
+    # style of the gauntlet drawn per world (expert.pyx STYLE_NAMES).
+    ROLLOUT_MIX = 100
+
 cdef struct SearchParams:
     int kind              # AGENT_PIMC or AGENT_ISMCTS (bots.pxd)
     int samples           # PIMC: worlds per decision
@@ -13,8 +18,8 @@ cdef struct SearchParams:
     int search_at         # search when the seat to move holds at most this many cards
     int solve_at          # solve a world exactly when all hands hold at most this many cards
     long long nodes       # node budget of one exact solve
-    int rollout           # the rollout and default policy: AGENT_GREEDY, AGENT_EXPERT or
-                          # AGENT_RANDOM_COMPACT (bots.pxd)
+    int rollout           # the rollout and default policy: AGENT_GREEDY, AGENT_EXPERT (or one
+                          # of its styles), AGENT_RANDOM_COMPACT (bots.pxd) or ROLLOUT_MIX
     double margin         # PIMC: a move other than the default one is played only when its
                           # mean outcome per world beats the default move's by more than this
     double ms             # time budget per decision in milliseconds (0: none); stops the
@@ -40,6 +45,7 @@ cdef struct SearchCtx:
     double* sums          # PIMC: per candidate
     TreeNode* nodes       # IS-MCTS pool (iterations + 1)
     int* path
+    int world_style[4]    # ROLLOUT_MIX: each seat's style in the current world's rollouts
 
 # Allocate (NULL when out of memory) / free a context; reset it for a match (its own stream).
 cdef SearchCtx* search_new(const SearchParams* prm) noexcept nogil

@@ -38,8 +38,9 @@ from guandan_fast.game cimport game_state_ptr
 from guandan_fast.movegen_core cimport MAX_MOVES
 from guandan_fast.rng cimport sm_next
 from guandan_fast.bots cimport (greedy_choose, AGENT_PIMC, AGENT_ISMCTS, AGENT_GREEDY,
-                                AGENT_EXPERT, AGENT_RANDOM_COMPACT)
-from guandan_fast.expert cimport expert_choose
+                                AGENT_EXPERT, AGENT_RANDOM_COMPACT, is_expert_kind)
+from guandan_fast.expert cimport expert_choose, style_knobs, N_STYLES
+from guandan_fast.expert import STYLE_NAMES
 from guandan_fast.sample cimport Played, played_track, known_pins, sample_deal
 from guandan_fast.solve cimport (solver_new, solver_free, solver_run, solver_clear, solve_pick,
                                  hands_known, outcome_of)
@@ -129,8 +130,10 @@ cdef inline int policy_choose(SearchCtx* c, const GameState* w, const u64* moves
     """The rollout policy's move (also the default move of a decision)."""
     if n <= 1:
         return 0
-    if c.prm.rollout == AGENT_EXPERT:
-        return expert_choose(w, moves, n, NULL)
+    if is_expert_kind(c.prm.rollout):
+        return expert_choose(w, moves, n, NULL, style_knobs(c.prm.rollout - AGENT_EXPERT))
+    if c.prm.rollout == ROLLOUT_MIX:
+        return expert_choose(w, moves, n, NULL, style_knobs(c.world_style[w.current]))
     if c.prm.rollout == AGENT_RANDOM_COMPACT:
         return fast_below(&c.rng, <u64>n)
     return greedy_choose(w, moves, n)
@@ -156,6 +159,16 @@ cdef int rollout(SearchCtx* c, GameState* w, double eps) noexcept nogil:
 cdef inline int total_cards(const GameState* w) noexcept nogil:
     return (card_count(w.hand_lo[0], w.hand_hi[0]) + card_count(w.hand_lo[1], w.hand_hi[1])
             + card_count(w.hand_lo[2], w.hand_hi[2]) + card_count(w.hand_lo[3], w.hand_hi[3]))
+
+
+cdef inline void draw_styles(SearchCtx* c, int p) noexcept nogil:
+    """ROLLOUT_MIX: the styles of a new world's rollouts: the expert for seat p's team, a
+    style drawn uniformly for each opponent (the model of opponents of unknown style)."""
+    cdef int q
+    if c.prm.rollout != ROLLOUT_MIX:
+        return
+    for q in range(4):
+        c.world_style[q] = 0 if ((q - p) & 1) == 0 else fast_below(&c.rng, <u64>N_STYLES)
 
 
 cdef int evaluate(SearchCtx* c, GameState* w) noexcept nogil:
@@ -187,6 +200,7 @@ cdef int pimc_choose(SearchCtx* c, const GameState* s, const u64* moves, int n,
         done += 1
         if sample_deal(s, p, pins, &c.rng, &world) != 0:
             return g
+        draw_styles(c, p)
         exact = c.solver != NULL and total_cards(&world) <= c.prm.solve_at
         for i in range(n):
             for r in range(1 if exact else c.prm.rollouts):
@@ -238,6 +252,7 @@ cdef int ismcts_choose(SearchCtx* c, const GameState* s, const u64* moves, int n
             break
         if sample_deal(s, p, pins, &c.rng, &st) != 0:
             break
+        draw_styles(c, p)
         node = 0
         depth = 0
         c.path[0] = 0
@@ -322,9 +337,14 @@ cdef int search_choose(SearchCtx* c, const GameState* s, const u64* moves, int n
     cdef int g, i, p = s.current
     if n <= 1:
         return 0
-    # The default move (exchanges, large hands, ties): the expert's with expert rollouts,
+    # The default move (exchanges, large hands, ties): the rollout style's with expert (or style) rollouts,
     # greedy's otherwise (a random rollout policy is no default).
-    g = expert_choose(s, moves, n, NULL) if c.prm.rollout == AGENT_EXPERT else greedy_choose(s, moves, n)
+    if is_expert_kind(c.prm.rollout):
+        g = expert_choose(s, moves, n, NULL, style_knobs(c.prm.rollout - AGENT_EXPERT))
+    elif c.prm.rollout == ROLLOUT_MIX:
+        g = expert_choose(s, moves, n, NULL, style_knobs(0))
+    else:
+        g = greedy_choose(s, moves, n)
     if s.phase != PH_PLAY:
         return g
     # Every hand known (one other seat left with cards): no world to sample, solve the real
@@ -352,7 +372,9 @@ DEFAULTS = {
                "nodes": 20000, "rollout": "greedy", "ms": 0},
 }
 #: The rollout (and default-move) policies a search agent takes.
-ROLLOUTS = {"greedy": AGENT_GREEDY, "expert": AGENT_EXPERT, "random": AGENT_RANDOM_COMPACT}
+ROLLOUTS = {"greedy": AGENT_GREEDY, "random": AGENT_RANDOM_COMPACT}
+ROLLOUTS.update({name: AGENT_EXPERT + i for i, name in enumerate(STYLE_NAMES)})  # the styles
+ROLLOUTS["mix"] = ROLLOUT_MIX       # opponents of styles drawn per world
 _KINDS = {"pimc": AGENT_PIMC, "ismcts": AGENT_ISMCTS}
 _LIMITS = {"samples": (1, 100000), "rollouts": (1, 100000), "iterations": (1, 10000000),
            "search_at": (0, 27), "solve_at": (0, 108), "nodes": (1, 1 << 40)}

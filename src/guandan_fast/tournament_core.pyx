@@ -100,10 +100,10 @@ def play_matches(seed, deals, seating, kinds, rules=Rules(), search=None, cancel
     (``cancel``: a bytearray shared with the thread that cancels) stops it within
     milliseconds, even inside a match of search agents: KeyboardInterrupt.
 
-    >>> play_matches(0, [1], [0], [[0, 0, 0, 9]])
+    >>> play_matches(0, [1], [0], [[0, 0, 0, 99]])
     Traceback (most recent call last):
     ...
-    ValueError: kinds[0][3]: unknown agent kind 9
+    ValueError: kinds[0][3]: unknown agent kind 99
     """
     cdef GameRulesC rc = rules_to_c(rules)
     cdef u64 s64 = <u64>(seed & 0xFFFFFFFFFFFFFFFF)

@@ -16,7 +16,7 @@ True
 >>> bot_move(g, 'smart')                  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-ValueError: unknown agent 'smart'; known agents: random, random_compact, greedy, expert, pimc, ismcts; ...
+ValueError: unknown agent 'smart'; known agents: random, random_compact, greedy, expert, ...; ...
 """
 
 from __future__ import annotations
@@ -75,9 +75,12 @@ def _to_move(action) -> Move:
 
 def _exchange_bot(a) -> str:
     """The compiled bot that pays and returns for agent ``a`` at a platform table."""
-    if a.kind == "expert" or (a.search_spec is not None
-                              and a.search_spec[1].get("rollout") == "expert"):
-        return "expert"
+    from ..expert import STYLE_NAMES  # compiled
+
+    if a.kind in STYLE_NAMES:
+        return a.kind           # the expert and its styles pay and return their own way
+    if a.search_spec is not None and a.search_spec[1].get("rollout") in STYLE_NAMES:
+        return a.search_spec[1]["rollout"]
     return "greedy"
 
 
