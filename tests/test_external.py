@@ -270,3 +270,22 @@ def test_importing_the_package_does_not_load_asyncio():
     out = subprocess.run([PY, "-c", "import sys, guandan_fast; print('asyncio' in sys.modules)"],
                          capture_output=True, text=True, timeout=60).stdout.strip()
     assert out == "False"
+
+
+def test_an_external_bot_runs_the_gauntlet_like_the_same_python_agent():
+    # gauntlet() passes the external options to the tournament: the client program plays
+    # each member on the same deals as its rule written as a Python agent.
+    from guandan_fast.gauntlet import gauntlet
+
+    tag = uuid.uuid4().hex
+    got = gauntlet("mybot", deals=1, seed=5, members=("greedy", "bomber"),
+                   external={"mybot": THREADED + " " + tag})
+    ref = gauntlet(first_play.agent, deals=1, seed=5, members=("greedy", "bomber"))
+    assert got.agent == "mybot"
+    for member in ("greedy", "bomber"):
+        mine = got.result.pair("mybot", member).to_dict()
+        theirs = ref.result.pair(ref.agent, member).to_dict()
+        assert mine.pop("a") == "mybot" and theirs.pop("a") == ref.agent
+        assert mine == theirs
+    assert got.result.faults == []
+    assert_none_left(tag)
