@@ -4,8 +4,10 @@ levels per hand of each side), the worst case per agent, and, with --speed-match
 agent's speed (decisions per CPU second with the agent in all four seats, one thread, as
 bench/agent_speed.py measures it; only on a quiet machine).
 
-    python bench/gauntlet_table.py --deals 300                      # the gauntlet's members
-    python bench/gauntlet_table.py --agents strong --deals 60
+    .venv/bin/python bench/gauntlet_table.py --deals 300              # the members: about a minute
+    .venv/bin/python bench/gauntlet_table.py --agents strong --deals 60   # search: about 15 minutes
+
+The members' table takes about a minute; a search agent's row, about 15 minutes on one core.
 
 Progress on stderr, one line per pairing; Ctrl-C stops after the pairing in play, prints the
 rows so far and exits 130. One worker: the figures are the same for any seed-equal rerun.

@@ -3,6 +3,8 @@ encoder, network), the learner's side, and the exported agent's cost per decisio
 
     .venv/bin/python bench/train_speed.py [--hidden 256,256] [--reps 5] [--widths]
 
+It takes about a minute with the defaults (a few minutes with ``--widths``).
+
 Everything on one thread (BLAS and PyTorch limited to 1). Each figure is the median of
 ``--reps`` repetitions; the encoder's share is measured as a ratio of two ``VecEnv`` loops
 (DanZero's encoder against none) run in alternation, so a busy machine slows both alike.

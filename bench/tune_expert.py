@@ -10,10 +10,11 @@ best setting found and the defaults are then measured again on deals of another 
 the before/after table. The knobs and their ranges are ``SPACE``; the knobs themselves live in
 one place, ``guandan_fast.expert`` (``knobs``, ``set_knobs``, ``EXPERT_KNOBS``).
 
-    python bench/tune_expert.py --trials 30 --deals 100 --check-deals 300 --start base
+    .venv/bin/python bench/tune_expert.py --trials 30 --deals 100 --check-deals 300 --start base
 
-(the run that found the expert's ``TUNED_CHANGES``; without ``--start base`` it starts from,
-and compares with, the expert's tuned row).
+(the run that found the expert's ``TUNED_CHANGES``; it takes about three minutes, 151-194 s
+on the shared 2-vCPU machine; without ``--start base`` it starts from, and compares with, the
+expert's tuned row).
 
 Needs optuna (the ``tune`` extra; ``make test`` installs it). Progress goes to stderr, one
 line per trial; Ctrl-C stops after the trial in play, reports the best so far and exits 130.
