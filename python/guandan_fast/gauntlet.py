@@ -17,7 +17,6 @@ True
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from typing import Callable
@@ -60,11 +59,9 @@ class GauntletResult:
 
     def to_json(self, path: str | os.PathLike | None = None) -> str:
         """The result as JSON text, also written to ``path`` when given."""
-        text = json.dumps(self.to_dict(), indent=2) + "\n"
-        if path is not None:
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(text)
-        return text
+        from .tournament import json_text
+
+        return json_text(self.to_dict(), path)
 
     def table(self) -> str:
         """One line per member (the agent's hand and match win rates with their paired 95%

@@ -423,11 +423,7 @@ class TournamentResult:
 
     def to_json(self, path: str | os.PathLike | None = None) -> str:
         """The result as JSON text (docs/tournament.md), also written to ``path`` when given."""
-        text = json.dumps(self.to_dict(), indent=2) + "\n"
-        if path is not None:
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(text)
-        return text
+        return json_text(self.to_dict(), path)
 
     def table(self) -> str:
         """A readable table of the pairs (rates in %, 95% intervals in brackets)."""
@@ -484,6 +480,16 @@ class TournamentResult:
                              f"got {str(path)!r}")
         with open(path, "w", encoding="utf-8") as f:
             f.write(tournament_svg(self))
+
+
+def json_text(result: dict, path: str | os.PathLike | None = None) -> str:
+    """A result's dict as indented JSON text, also written to ``path`` when given (the one
+    writer of every tournament-like result's ``to_json``)."""
+    text = json.dumps(result, indent=2) + "\n"
+    if path is not None:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    return text
 
 
 def _scipy_found() -> bool:
