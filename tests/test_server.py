@@ -722,14 +722,28 @@ def test_import_does_not_load_websockets():
 # -----------------------------------------------------------------------------------------
 # The command line: serve and connect, SIGTERM
 
-def _start_cli_server(*extra):
+def _start_cli_server(*extra, started=None):
     proc = subprocess.Popen(
         [sys.executable, "-m", "guandan_fast", "serve", "--port", "0", "--quiet",
          "--handshake-pause", "0.01", *extra],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if started is not None:
+        started.append(proc)
     line = proc.stdout.readline()
     assert line.startswith("listening on ws://127.0.0.1:"), (line, proc.stderr.read())
     return proc, int(line.split(":")[2].split("/")[0])
+
+
+@pytest.fixture
+def cli_server():
+    """``_start_cli_server`` for a test that stops the server itself: any server process
+    still running when the test ends, passed or failed, is killed (none is left behind)."""
+    started = []
+    yield lambda *extra: _start_cli_server(*extra, started=started)
+    for proc in started:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
 
 
 def test_cli_connect_plays_at_cli_server():
@@ -766,11 +780,11 @@ def test_cli_connect_to_no_server_says_so_in_one_line():
                                 f"Connection refused")
 
 
-def test_sigterm_stops_cleanly_with_a_valid_record(tmp_path):
+def test_sigterm_stops_cleanly_with_a_valid_record(tmp_path, cli_server):
     import signal
 
     rec = tmp_path / "term.jsonl"
-    proc, port = _start_cli_server("--bots", "1,2,3=greedy", "--record", str(rec))
+    proc, port = cli_server("--bots", "1,2,3=greedy", "--record", str(rec))
 
     async def stall():
         async with connect(f"ws://127.0.0.1:{port}/game/staller", ping_interval=None) as ws:
@@ -787,11 +801,11 @@ def test_sigterm_stops_cleanly_with_a_valid_record(tmp_path):
     assert not game.is_over and json.loads(open(rec).readline())["server"]["end"] == "interrupted"
 
 
-def test_ctrl_c_says_how_far_it_got_and_exits_130(tmp_path):
+def test_ctrl_c_says_how_far_it_got_and_exits_130(tmp_path, cli_server):
     import signal
 
     rec = tmp_path / "int.jsonl"
-    proc, port = _start_cli_server("--bots", "1,2,3=greedy", "--record", str(rec))
+    proc, port = cli_server("--bots", "1,2,3=greedy", "--record", str(rec))
 
     async def stall():
         async with connect(f"ws://127.0.0.1:{port}/game/staller", ping_interval=None) as ws:
