@@ -14,11 +14,11 @@ $(BIN)/python:
 # The installed build, rebuilt when a source changes. A lock keeps parallel builds apart.
 # `run` needs only the core; `test` adds the test tools and every optional integration.
 $(VENV)/.installed-core: $(BIN)/python $(SOURCES)
-	flock /tmp/guandan-fast-build.lock $(BIN)/pip install -q .
+	flock $(VENV)/.build.lock $(BIN)/pip install -q .
 	touch $@
 
 $(VENV)/.installed: $(BIN)/python $(SOURCES)
-	flock /tmp/guandan-fast-build.lock $(BIN)/pip install -q ".[test,all]"
+	flock $(VENV)/.build.lock $(BIN)/pip install -q ".[test,all]"
 	touch $@
 
 run: $(VENV)/.installed-core
@@ -60,7 +60,7 @@ bench: $(VENV)/.installed
 # rebuilt by running `make dev` again).
 dev: $(BIN)/python
 	$(BIN)/pip install -q scikit-build-core cython numpy pytest pytest-xdist hypothesis pytest-benchmark selenium
-	flock /tmp/guandan-fast-build.lock $(BIN)/pip install -q --no-build-isolation -e ".[test,all]"
+	flock $(VENV)/.build.lock $(BIN)/pip install -q --no-build-isolation -e ".[test,all]"
 
 clean:
 	rm -rf build $(VENV)
