@@ -16,6 +16,29 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench"
 
 
+
+def ctrl_c_when(argv, marker: str, pause: float = 0.0):
+    """Run ``argv`` (from the repository root), send it Ctrl-C once a line of its stderr
+    starts with ``marker`` (after ``pause`` seconds more), and check that it stops within
+    1.5 s; returns (exit status, stdout, stderr after the marker)."""
+    import signal
+    import time
+
+    proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        for line in proc.stderr:
+            if line.startswith(marker):
+                break
+        time.sleep(pause)
+        t = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=10)
+        assert time.monotonic() - t < 1.5
+    finally:
+        proc.kill()
+    return proc.returncode, out, err
+
 def load(name):
     spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
@@ -163,24 +186,10 @@ def test_quick_set_prints_one_table():
 
 
 def test_quick_set_ctrl_c_prints_the_rows_so_far():
-    import signal
-    import time
-
-    proc = subprocess.Popen([sys.executable, str(BENCH / "quick.py"), "--only",
-                             "movegen,simulation,learning"], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    try:
-        for line in proc.stderr:                      # movegen done, simulation running
-            if line.startswith("[2/3] simulation"):
-                break
-        time.sleep(0.3)
-        t = time.monotonic()
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=10)
-        assert time.monotonic() - t < 1.5
-    finally:
-        proc.kill()
-    assert proc.returncode == 130 and "interrupted after 2 row(s)" in err
+    code, out, err = ctrl_c_when([sys.executable, str(BENCH / "quick.py"), "--only",
+                                  "movegen,simulation,learning"],
+                                 "[2/3] simulation", pause=0.3)   # movegen done, simulation running
+    assert code == 130 and "interrupted after 2 row(s)" in err
     assert "| movegen | lead of a random 27-card hand" in out and "| learning |" not in out
 
 
@@ -278,24 +287,11 @@ def test_an_engine_process_that_fails_is_named(tmp_path):
 
 
 def test_ctrl_c_stops_within_a_second_and_says_how_far_it_got():
-    import signal
-    import time
-
-    proc = subprocess.Popen([sys.executable, str(BENCH / "bench_peers.py"), "--peer", "reference",
-                             "--workloads", "lead", "--hands", "4", "--rounds", "100",
-                             "--seconds", "0.5"], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    try:
-        for line in proc.stderr:                      # wait for a round to be done
-            if line.startswith("lead: round 1 of 100"):
-                break
-        t = time.monotonic()
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=10)
-        assert time.monotonic() - t < 1.5
-    finally:
-        proc.kill()
-    assert proc.returncode == 130
+    code, out, err = ctrl_c_when([sys.executable, str(BENCH / "bench_peers.py"), "--peer",
+                                  "reference", "--workloads", "lead", "--hands", "4",
+                                  "--rounds", "100", "--seconds", "0.5"],
+                                 "lead: round 1 of 100")          # a round is done
+    assert code == 130
     assert "interrupted; rounds done per workload: {'lead': " in err
     assert "| lead | reference |" in out                # the rounds done so far, as a table
 
