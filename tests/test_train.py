@@ -263,3 +263,83 @@ def test_a_real_ctrl_c_saves_says_how_far_and_exits_130(tmp_path, sig, status):
     rounds = int(last.split()[1])
     assert rounds >= 3 and load_checkpoint(tmp_path / "run" / "checkpoint.pt")["round"] == rounds
     assert load(tmp_path / "run" / "dmc.npz").hidden == (16,)
+
+
+# --- Teacher rounds (learn/teacher.py): learning the expert's ranking before self-play ---
+
+TEACHER = dict(TINY, teacher="expert", teacher_rounds=2, teacher_decisions=150)
+
+
+def test_the_teacher_data_are_its_moves_states_and_hand_rewards():
+    from guandan_fast import Game
+    from guandan_fast.actions import action_id, canonical_moves
+    from guandan_fast.expert import choose
+    from guandan_fast.learn.selfplay import round_seed
+    from guandan_fast.learn.teacher import collect
+    from guandan_fast.observe import danzero_state
+
+    d = collect("expert", 120, seed=5)
+    g = Game(seed=round_seed(5, 0))          # the first match the collector played
+    k, seen = 0, []
+    while k < len(d["label"]):
+        p, move = g.current_player, choose(g, style="expert")
+        ids, _ = canonical_moves(g)
+        if len(ids) > 1:
+            lo, hi = d["offsets"][k], d["offsets"][k + 1]
+            assert np.array_equal(d["cand_ids"][lo:hi], ids)
+            assert np.array_equal(d["state"][k], danzero_state(g, p))
+            assert d["cand_ids"][lo + d["label"][k]] == action_id(move, g.level)
+            seen.append((k, p, g.hand_number))
+            k += 1
+        g.play(move)
+    for k, p, hand in seen:                  # the seat's team's reward for that hand
+        order = g.results[hand]["finish_order"]
+        up = g.rules.hand_levels(order)
+        assert d["target"][k] == (up if p % 2 == order[0] % 2 else -up)
+
+
+def test_learning_from_the_teacher_raises_agreement_on_decisions_it_trained_on():
+    from guandan_fast.learn.teacher import collect
+
+    learner = Learner(TrainConfig(hidden=(64, 64), batch_size=128, lr=2e-3))
+    data = collect("expert", 1500, seed=2)
+    runs = [learner.imitate(data, r, 0.1) for r in range(8)]   # (loss, agreement) per pass
+    assert runs[-1][0] < runs[0][0] - 0.3
+    assert runs[-1][1] > runs[0][1] + 0.15
+    # Its agreement is the network's: the same measure on its exported numpy weights.
+    net = learner.qnet()
+    best = segment_argmax(net.q(data["state"], data["cand_cards"], data["cand_ids"],
+                                data["offsets"]), data["offsets"])
+    assert np.mean(best == data["label"]) > runs[0][1] + 0.15
+
+
+def test_teacher_rounds_then_self_play_resume_bit_exactly(tmp_path):
+    cfg = TrainConfig(**{**TEACHER, "rounds": 3})
+    lines = []
+    Trainer(cfg, tmp_path / "a", progress=lines.append).run()
+    assert [("learning from expert" in line) for line in lines] == [True, True, False]
+    Trainer(cfg, tmp_path / "b", progress=None).run(rounds=1)
+    Trainer(None, tmp_path / "b", resume=True, progress=None).run()
+    (a, ha), (b, hb) = weights_and_history(tmp_path / "a"), weights_and_history(tmp_path / "b")
+    same_state(a, b)
+    assert ha == hb and [h.get("teacher") for h in ha] == ["expert", "expert", None]
+    assert 0 <= ha[0]["agreement"] <= 1 and ha[1]["frames"] - ha[0]["frames"] >= 150
+
+
+def test_teacher_rounds_are_the_same_in_actor_processes(tmp_path):
+    cfg = dict(TEACHER, rounds=1, actors=2)
+    Trainer(TrainConfig(**cfg), tmp_path / "local", progress=None).run()
+    Trainer(TrainConfig(**cfg, actor_mode="processes"), tmp_path / "procs", progress=None).run()
+    same_state(weights_and_history(tmp_path / "local")[0],
+               weights_and_history(tmp_path / "procs")[0])
+
+
+@pytest.mark.parametrize("bad, message", [
+    ({"teacher_rounds": 3}, "teacher_rounds needs a teacher"),
+    ({"teacher": "pimc"}, "teacher must be one of greedy, expert"),
+    ({"teacher": "expert", "teacher_rounds": -1}, "teacher_rounds must be 0 or more"),
+    ({"teacher": "expert", "teacher_decisions": 0}, "teacher_decisions must be a positive"),
+])
+def test_bad_teacher_settings_are_refused_in_one_line(bad, message):
+    with pytest.raises(ValueError, match=message):
+        TrainConfig.from_dict(bad)

@@ -6,7 +6,7 @@
 >>> TrainConfig.from_dict({"hiden": [64]})
 Traceback (most recent call last):
 ...
-ValueError: unknown training setting 'hiden'; known: seed, hidden, num_envs, steps, epsilon, opponents, actors, actor_mode, ray_address, rounds, batch_size, epochs, lr, max_grad_norm, torch_threads, device, eval_every, eval_deals, eval_opponents, checkpoint_every
+ValueError: unknown training setting 'hiden'; known: seed, hidden, num_envs, steps, epsilon, opponents, teacher, teacher_rounds, teacher_decisions, teacher_lr, actors, actor_mode, ray_address, rounds, batch_size, epochs, lr, max_grad_norm, torch_threads, device, eval_every, eval_deals, eval_opponents, checkpoint_every
 """
 
 from __future__ import annotations
@@ -32,6 +32,10 @@ class TrainConfig:
     steps: int = 400                  # steps per actor and round (then hands are played out)
     epsilon: float = 0.01             # probability of a uniform candidate at a decision
     opponents: tuple = ("self",)      # by turns per round: 'self' (self-play) or a VecEnv bot
+    teacher: str | None = None        # the agent the first teacher_rounds rounds learn from
+    teacher_rounds: int = 0           # rounds of learning the teacher's ranking, before self-play
+    teacher_decisions: int = 50_000   # the teacher's decisions per teacher round
+    teacher_lr: float | None = None   # Adam's step size in teacher rounds (None: lr)
     actors: int = 1
     actor_mode: str = "local"         # one of ACTOR_MODES
     ray_address: str | None = None    # actor_mode 'ray': the cluster (None: local or RAY_ADDRESS)
@@ -52,7 +56,7 @@ class TrainConfig:
         object.__setattr__(self, "eval_opponents", tuple(self.eval_opponents))
         object.__setattr__(self, "opponents", tuple(self.opponents))
         for name in ("num_envs", "steps", "actors", "rounds", "batch_size", "epochs",
-                     "torch_threads", "checkpoint_every", "eval_deals"):
+                     "torch_threads", "checkpoint_every", "eval_deals", "teacher_decisions"):
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool) or v < 1:
                 raise ValueError(f"training setting {name} must be a positive integer, "
@@ -60,9 +64,18 @@ class TrainConfig:
         if not isinstance(self.seed, int) or not 0 <= self.seed < 1 << 63:
             raise ValueError(f"training setting seed must be an integer in [0, 2**63), "
                              f"got {self.seed!r}")
-        if not isinstance(self.eval_every, int) or self.eval_every < 0:
-            raise ValueError(f"training setting eval_every must be 0 or more, "
-                             f"got {self.eval_every!r}")
+        for name in ("eval_every", "teacher_rounds"):
+            v = getattr(self, name)
+            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+                raise ValueError(f"training setting {name} must be 0 or more, got {v!r}")
+        from .teacher import TEACHERS
+
+        if self.teacher is not None and self.teacher not in TEACHERS:
+            raise ValueError(f"training setting teacher must be one of {', '.join(TEACHERS)} "
+                             f"(or null), got {self.teacher!r}")
+        if self.teacher_rounds and self.teacher is None:
+            raise ValueError("training setting teacher_rounds needs a teacher "
+                             "(e.g. \"teacher\": \"expert\")")
         if not self.hidden or not all(isinstance(h, int) and h >= 1 for h in self.hidden):
             raise ValueError(f"training setting hidden must be a list of positive widths, "
                              f"got {list(self.hidden)!r}")
@@ -72,6 +85,8 @@ class TrainConfig:
         for name in ("lr", "max_grad_norm"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"training setting {name} must be positive")
+        if self.teacher_lr is not None and not self.teacher_lr > 0:
+            raise ValueError("training setting teacher_lr must be positive (or null: lr)")
         if self.actor_mode not in ACTOR_MODES:
             raise ValueError(f"training setting actor_mode must be one of "
                              f"{', '.join(ACTOR_MODES)}, got {self.actor_mode!r}")

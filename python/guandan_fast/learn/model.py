@@ -37,8 +37,14 @@ class QModel(nn.Module):
         self.id_in = nn.Embedding(N_ACTIONS, h[0])
         self.layers = nn.ModuleList(nn.Linear(a, b) for a, b in zip(h, h[1:] + [1]))
 
-    def forward(self, state, cards, ids):
-        h = torch.relu(self.state_in(state) + self.cards_in(cards) + self.id_in(ids))
+    def forward(self, state, cards, ids, owner=None):
+        """Q of each (state, candidate) pair; with ``owner`` (the decision of each candidate,
+        an index into ``state``) a decision's state row is computed once for all of its
+        candidates, as ``QNet.q`` does."""
+        s = self.state_in(state)
+        if owner is not None:
+            s = s[owner]
+        h = torch.relu(s + self.cards_in(cards) + self.id_in(ids))
         for layer in self.layers[:-1]:
             h = torch.relu(layer(h))
         return self.layers[-1](h)[:, 0]

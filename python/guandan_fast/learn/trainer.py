@@ -39,10 +39,17 @@ from .evaluate import duplicate
 from .model import QModel
 from .qnet import QNet
 from .selfplay import RoundSettings, play_round, round_seed
+from .teacher import collect
 
 __all__ = ["Trainer", "Learner", "export", "CHECKPOINT_FORMAT"]
 
 CHECKPOINT_FORMAT = "guandan-fast-dmc-checkpoint-1"
+
+#: A teacher round's weight of the value term (the teacher's move's Q against the hand's
+#: reward) beside the ranking term. At 1 the noisy ±3 rewards dominated the loss and the
+#: network agreed with the expert on 50 % of 1.5 M decisions; at 0.1 it agreed on 63 % of
+#: 0.5 M, as with the ranking term alone (docs/training.md "Starting from a teacher").
+VALUE_WEIGHT = 0.1
 
 
 class Learner:
@@ -66,12 +73,60 @@ class Learner:
     def step(self, batch) -> float:
         state, cards, ids, target = batch if isinstance(batch, tuple) else self.tensors(batch)
         q = self.model(state, cards, ids)
-        loss = torch.mean((q - target) ** 2)
+        return self._descend(torch.mean((q - target) ** 2))
+
+    def _descend(self, loss, lr: float | None = None) -> float:
+        # One optimizer for both kinds of round, its step size set per step: the Adam
+        # moments carry from the teacher rounds into self-play (and into checkpoints).
+        for group in self.optimizer.param_groups:
+            group["lr"] = self.config.lr if lr is None else lr
         self.optimizer.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.config.max_grad_norm)
         self.optimizer.step()
         return float(loss.item())
+
+    def imitate(self, data: dict, round_index: int, value_weight: float = 1.0) -> tuple:
+        """A teacher round's passes over its decisions (``teacher.collect``'s arrays) in a
+        seeded order, ``batch_size`` decisions a step: cross-entropy of the softmax of the
+        decision's Q values against the teacher's candidate (the network learns to rank as
+        the teacher does) plus the squared error of the teacher's candidate's Q against the
+        hand's reward (so the values stay on the scale the Monte-Carlo rounds regress to).
+        Returns the mean loss and the agreement: how often the teacher's candidate was the
+        network's best (ties count) before each step, on decisions it had not seen."""
+        d = self.device
+        offsets, label = data["offsets"], data["label"]
+        state = torch.from_numpy(data["state"]).to(d)
+        cards = torch.from_numpy(data["cand_cards"].astype(np.float32)).to(d)
+        ids = torch.from_numpy(data["cand_ids"].astype(np.int64)).to(d)
+        target = torch.from_numpy(data["target"]).to(d)
+        n = len(label)
+        rng = np.random.default_rng(round_seed(self.config.seed, round_index, 0, 2))
+        losses, agree = [], []
+        for _ in range(self.config.epochs):
+            order = rng.permutation(n)
+            for i in range(0, n, self.config.batch_size):
+                idx = order[i:i + self.config.batch_size]
+                counts = offsets[idx + 1] - offsets[idx]
+                b, c = len(idx), int(counts.sum())
+                first = np.cumsum(counts) - counts           # each list's start in the batch
+                owner = np.repeat(np.arange(b), counts)
+                cand = np.repeat(offsets[idx] - first, counts) + np.arange(c)
+                owner_t = torch.from_numpy(owner).to(d)
+                cand_t = torch.from_numpy(cand).to(d)
+                q = self.model(state[torch.from_numpy(idx).to(d)], cards[cand_t], ids[cand_t],
+                               owner_t)
+                top = torch.full((b,), -torch.inf, device=d).scatter_reduce(
+                    0, owner_t, q.detach(), "amax")
+                lse = torch.log(torch.zeros(b, device=d).index_add(
+                    0, owner_t, torch.exp(q - top[owner_t]))) + top
+                q_teacher = q[torch.from_numpy(first + label[idx]).to(d)]
+                agree.append(float((q_teacher.detach() >= top).float().mean()))
+                t = target[torch.from_numpy(idx).to(d)]
+                losses.append(self._descend(
+                    torch.mean(lse - q_teacher) + value_weight * torch.mean((q_teacher - t) ** 2),
+                    self.config.teacher_lr))
+        return float(np.mean(losses)), float(np.mean(agree))
 
     def fit(self, samples: dict, round_index: int) -> float:
         """The round's passes over its samples in a seeded order; the mean loss."""
@@ -157,6 +212,23 @@ class _Actors:
         ref = ray.put(net)
         return ray.get([self.remote.remote(self.config.torch_threads, ref, *a[1:])
                         for a in args])
+
+    def teach(self, round_index: int) -> list:
+        """A teacher round's decisions: each actor collects its share (``teacher.collect``,
+        seeded by the run's seed, the round and the actor), in actor order."""
+        c = self.config
+        share = -(-c.teacher_decisions // c.actors)
+        args = [(c.teacher, share, round_seed(c.seed, round_index, a, 4))
+                for a in range(c.actors)]
+        if self.mode == "local":
+            return [collect(*a) for a in args]
+        if self.mode == "threads":
+            return list(self.pool.map(lambda a: collect(*a), args))
+        if self.mode == "processes":
+            return self.pool.starmap(collect, args)
+        import ray
+
+        return ray.get([ray.remote(num_cpus=1)(collect).remote(*a) for a in args])
 
     def close(self) -> None:
         if self.mode == "threads":
@@ -277,6 +349,8 @@ class Trainer:
                 actors.close()
 
     def _round(self, actors: _Actors) -> dict:
+        if self.config.teacher is not None and self.round < self.config.teacher_rounds:
+            return self._teacher_round(actors)
         r = self.round
         t0 = time.perf_counter()
         outs = actors.play(self.learner.qnet(), r)
@@ -295,6 +369,21 @@ class Trainer:
                "network_seconds": sum(o["network_seconds"] for o in outs)}
         return row
 
+    def _teacher_round(self, actors: _Actors) -> dict:
+        r = self.round
+        t0 = time.perf_counter()
+        outs = actors.teach(r)
+        t1 = time.perf_counter()
+        data = _merge_lists(outs)
+        loss, agreement = self.learner.imitate(data, r, VALUE_WEIGHT)
+        t2 = time.perf_counter()
+        n = len(data["label"])
+        self.round, self.frames = r + 1, self.frames + n
+        return {"kind": "round", "round": self.round, "frames": self.frames, "samples": n,
+                "decisions": n, "hands": sum(o["hands"] for o in outs), "loss": loss,
+                "teacher": self.config.teacher, "agreement": agreement,
+                "actor_seconds": t1 - t0, "learner_seconds": t2 - t1}
+
     def _record(self, row: dict) -> None:
         """Adds a round's or an evaluation's row to the history, takes the snapshot that
         Ctrl-C saves, then logs and shows the row (so what was shown is what is saved)."""
@@ -305,12 +394,31 @@ class Trainer:
         self.progress(_line(row, getattr(self, "_total", self.config.rounds)))
 
 
+def _merge_lists(outs: list) -> dict:
+    """The actors' ``teacher.collect`` arrays as one (each actor's offsets moved on by the
+    candidates before it)."""
+    if len(outs) == 1:
+        return outs[0]
+    shift = np.cumsum([0] + [len(o["cand_ids"]) for o in outs[:-1]])
+    merged = {k: np.concatenate([o[k] for o in outs])
+              for k in ("state", "cand_cards", "cand_ids", "label", "target")}
+    merged["offsets"] = np.concatenate(
+        [outs[0]["offsets"][:1]] + [o["offsets"][1:] + d for o, d in zip(outs, shift)])
+    return merged
+
+
 def _line(row: dict, total: int) -> str:
     if row["kind"] == "eval":
         parts = [f"{opp} {v['match_win_rate']:.1%} of {v['matches']} matches "
                  f"[{v['match_ci'][0]:.0%}, {v['match_ci'][1]:.0%}], hands {v['hand_win_rate']:.1%}"
                  for opp, v in row.items() if isinstance(v, dict)]
         return f"eval after {row['frames']:,} frames: " + "; ".join(parts)
+    if "teacher" in row:
+        return (f"round {row['round']}/{total}  frames {row['frames']:,}  "
+                f"learning from {row['teacher']}: "
+                f"{row['decisions'] / row['actor_seconds']:,.0f} decisions/s  "
+                f"learner {row['samples'] / row['learner_seconds']:,.0f} frames/s  "
+                f"loss {row['loss']:.4f}  agreement {row['agreement']:.1%}")
     return (f"round {row['round']}/{total}  frames {row['frames']:,}  "
             f"actors {row['decisions'] / row['actor_seconds']:,.0f} decisions/s  "
             f"learner {row['samples'] / row['learner_seconds']:,.0f} frames/s  "
