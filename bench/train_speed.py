@@ -1,9 +1,10 @@
 """Where a CPU training run's time goes (docs/training.md, "Costs"): the actors' side (engine,
-encoder, network), the learner's side, and the exported agent's cost per decision.
+encoder, network), the learner's side, a teacher round's two sides, and the exported agent's
+cost per decision.
 
     .venv/bin/python bench/train_speed.py [--hidden 256,256] [--reps 5] [--widths]
 
-It takes about a minute with the defaults (a few minutes with ``--widths``).
+It takes about two minutes with the defaults (a few minutes with ``--widths``).
 
 Everything on one thread (BLAS and PyTorch limited to 1). Each figure is the median of
 ``--reps`` repetitions; the encoder's share is measured as a ratio of two ``VecEnv`` loops
@@ -70,6 +71,26 @@ def learner_rate(hidden, samples, reps):
         learner.fit(samples, r)
         rates.append(len(samples["target"]) / (time.perf_counter() - t0))
     return statistics.median(rates)
+
+
+def teacher_rates(hidden, reps, decisions=10_000):
+    """A teacher round's two sides: the expert's decisions collected a second (playing,
+    encoding, listing the candidates) and the learner's teacher frames a second."""
+    from guandan_fast.learn.config import TrainConfig
+    from guandan_fast.learn.teacher import collect
+    from guandan_fast.learn.trainer import VALUE_WEIGHT, Learner
+
+    learner = Learner(TrainConfig(hidden=hidden))
+    actor, fit = [], []
+    for r in range(reps):
+        t0 = time.perf_counter()
+        data = collect("expert", decisions, seed=r)
+        t1 = time.perf_counter()
+        learner.imitate(data, r, VALUE_WEIGHT)
+        n = len(data["label"])
+        actor.append(n / (t1 - t0))
+        fit.append(n / (time.perf_counter() - t1))
+    return statistics.median(actor), statistics.median(fit)
 
 
 def agent_decision(net, reps, moves=400):
@@ -144,6 +165,9 @@ def main() -> None:
         samples = {k: out[k] for k in ("state", "cards", "ids", "target")}
         print(f"learner (batch 512, Adam): {learner_rate(hidden, samples, args.reps):,.0f} "
               f"frames/s")
+        collect_rate, fit_rate = teacher_rates(hidden, args.reps)
+        print(f"teacher round: {collect_rate:,.0f} expert decisions/s collected; learner "
+              f"{fit_rate:,.0f} frames/s (each frame a whole candidate list)")
         costs = agent_decision(net, args.reps)
         print(f"exported agent on a Game: {costs['dmc'] * 1e6:.0f} us a decision "
               f"(greedy through the same call: {costs['greedy'] * 1e6:.0f} us); batched in "

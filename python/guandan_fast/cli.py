@@ -669,7 +669,7 @@ def _cmd_train(args) -> int:
     if args.resume:
         config = TrainConfig.load(args.config) if args.config else None
     else:
-        config = TrainConfig.load(args.config) if args.config else TrainConfig()
+        config = TrainConfig.load(args.config) if args.config else TrainConfig.shipped()
     trainer = Trainer(config, args.out, resume=args.resume, progress=lambda line: print(
         line, flush=True))
     total = args.rounds or trainer.config.rounds
@@ -697,7 +697,8 @@ def _cmd_train(args) -> int:
 def _add_train(sub, int_at_least) -> None:
     n = sub.add_parser("train", help="train a DMC Q-network by self-play (docs/training.md)")
     n.add_argument("config", nargs="?", help="a JSON file of training settings (default: the "
-                                             "shipped agent's settings; with --resume: the run's)")
+                                             "shipped agent's, guandan_fast/learn/weights/"
+                                             "dmc.json; with --resume: the run's)")
     n.add_argument("--out", default="runs/dmc",
                    help="the run's directory: checkpoint, dmc.npz, log, curve (default runs/dmc)")
     n.add_argument("--resume", action="store_true", help="continue the run saved in --out")

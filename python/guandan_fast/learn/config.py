@@ -23,8 +23,9 @@ ACTOR_MODES = ("local", "threads", "processes", "ray")
 
 @dataclass(frozen=True)
 class TrainConfig:
-    """A DMC run (docs/training.md, "Settings"): the network, the actors' rounds, the learner,
-    the evaluation and the checkpoints. The defaults are the shipped agent's run."""
+    """A DMC run (docs/training.md, "Settings"): the network, the teacher rounds, the actors'
+    rounds, the learner, the evaluation and the checkpoints. The shipped agent's run is
+    ``shipped()``; a key left out of a file takes the default here."""
 
     seed: int = 0
     hidden: tuple = (256, 256)        # hidden layer widths of the Q-network
@@ -111,6 +112,19 @@ class TrainConfig:
             if key not in known:
                 raise ValueError(f"unknown training setting {key!r}; known: {', '.join(known)}")
         return cls(**data)
+
+    @classmethod
+    def shipped(cls) -> "TrainConfig":
+        """The settings of the run that trained the weights shipped in the package (plain
+        ``dmc``): ``weights/dmc.json`` beside them, what ``guandan-fast train`` takes by
+        default.
+
+        >>> c = TrainConfig.shipped()
+        >>> c.teacher, c.teacher_rounds == c.rounds
+        ('expert', True)
+        """
+        return cls.load(os.path.join(os.path.dirname(os.path.abspath(__file__)), "weights",
+                                     "dmc.json"))
 
     @classmethod
     def load(cls, path) -> "TrainConfig":

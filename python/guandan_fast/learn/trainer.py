@@ -9,6 +9,11 @@ with the actors in this thread, in threads, in processes or on Ray, and a run re
 a checkpoint continues bit for bit (checkpoints are taken between rounds; Ctrl-C saves the
 last finished round).
 
+The first ``teacher_rounds`` rounds of a run with a ``teacher`` are teacher rounds instead:
+the actors collect the teacher's decisions (``teacher.collect``) and the learner fits the
+network's ranking of each decision's candidates to the teacher's move
+(``Learner.imitate``); they are checkpointed and resumed as any round.
+
 A run directory holds ``checkpoint.pt`` (model, optimizer, settings, history), ``dmc.npz``
 (the exported weights: ``dmc:DIR/dmc.npz`` plays), ``log.jsonl`` (one line per round and per
 evaluation) and ``curve.svg`` (win rates over frames).
