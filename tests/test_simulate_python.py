@@ -250,3 +250,34 @@ def test_cli_simulate_help_says_what_a_dmc_seat_costs():
     text = " ".join(proc.stdout.split())
     assert "dmc:PATH" in text and "decisions/s" in text and "not with --ray" in text
     assert np.isfinite(float(text.split("decisions/s")[0].split()[-1].replace(",", "")))
+
+
+def test_ctrl_c_on_cli_simulate_with_a_dmc_agent_keeps_whole_matches(weights, tmp_path):
+    import signal
+
+    rec = tmp_path / "int.jsonl"
+    spec = f"dmc:{weights}"
+    proc = subprocess.Popen(CMD + ["simulate", "--agents", f"{spec},greedy,{spec},greedy",
+                                   "--matches", "100000", "--seed", "2", "--yes", "--threads",
+                                   "2", "--record", str(rec)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and proc.poll() is None:
+            if rec.exists() and rec.read_bytes().count(b'"format"') >= 2:
+                break
+            time.sleep(0.05)
+        t0 = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+        seconds = time.monotonic() - t0
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and seconds < 1.5
+    first = out.splitlines()[0]
+    assert first.startswith("interrupted after ") and " of 100000 match(es)" in first, out
+    done = int(first.split()[2])
+    assert done >= 2 and f"{done} matches" in out       # the totals so far follow
+    assert rec.read_bytes().count(b'"format"') == done    # the record ends on a whole match
+    gf.Game.from_record(str(rec), match=done - 1)
