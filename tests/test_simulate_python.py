@@ -209,6 +209,12 @@ def test_cli_simulate_plays_a_dmc_agent(weights, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("simulation: 2 matches")
     assert f"{spec} / {spec}" in proc.stdout
+    # the long names widen the agents column: the counts stay under their headings
+    lines = proc.stdout.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith("team"))
+    end = lines[head].index("match wins") + len("match wins")
+    for row in lines[head + 1:head + 3]:
+        assert row[:end].split()[-1].isdigit() and row[end] == " ", (lines[head], row)
     import json
 
     data = json.loads(out.read_text())

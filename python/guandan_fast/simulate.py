@@ -180,12 +180,14 @@ class SimulationResult:
         if self.rules != Rules():
             lines.append(f"rules: {self.rules!r}")
         lines.append("")
-        lines.append(f"{'team':<6}{'seats':<7}{'agents':<32}{'match wins':>11}{'rate':>8}"
+        pairs = [f"{self.agents[t]} / {self.agents[t + 2]}" for t in (0, 1)]
+        # wide enough for long names (a dmc:PATH), so the counts stay in their columns
+        w = max(32, 2 + max(map(len, pairs)))
+        lines.append(f"{'team':<6}{'seats':<7}{'agents':<{w}}{'match wins':>11}{'rate':>8}"
                      f"{'hand wins':>11}")
         for t in (0, 1):
-            names = f"{self.agents[t]} / {self.agents[t + 2]}"
             rate = f"{100 * self.win_rate(t):.1f}%"
-            lines.append(f"{t:<6}{f'{t},{t + 2}':<7}{names:<32}{self.team_wins[t]:>11}"
+            lines.append(f"{t:<6}{f'{t},{t + 2}':<7}{pairs[t]:<{w}}{self.team_wins[t]:>11}"
                          f"{rate:>8}{self.hand_wins[t]:>11}")
         if len(self.agent_wins) > 1:
             lines.append("")
