@@ -72,8 +72,11 @@ def test_bad_specs_say_what_is_wrong(spec, exc, message):
 
 
 def test_places_refuse_the_kinds_they_cannot_play():
-    with pytest.raises(ValueError, match="cannot play in simulate"):
-        gf.simulate(matches=1, agents=("greedy", "math:floor", "greedy", "random"))
+    # simulate plays every kind (tests/test_simulate_python.py), but on Ray compiled ones only
+    with pytest.raises(ValueError, match="cluster='ray' plays compiled agents only, not "
+                                         "'math:floor'"):
+        gf.simulate(matches=1, agents=("greedy", "math:floor", "greedy", "random"),
+                    cluster="ray")
     with pytest.raises(ValueError, match=r"cannot play in VecEnv \(opponents\)"):
         gf.VecEnv(2, seed=0, learners=(0,), opponents="pimc")
     from guandan_fast.net.agents import check_platform_agent

@@ -80,6 +80,10 @@ def _show_progress(args) -> bool:
     return not args.no_progress and sys.stderr.isatty()
 
 
+#: What a ``dmc`` seat costs in ``simulate`` (docs/design.md "Simulation", bench/RESULTS.md).
+_DMC_SPEED = ("about 6,000 decisions/s, all four seats a 256x256 dmc network, 2-vCPU "
+              "machine; threads add no speed")
+
 #: Record output (``simulate --record``) above this estimate needs ``--yes``.
 RECORD_CONFIRM_BYTES = 200 << 20
 #: A record line of a hand takes about 5 KB (4.8-5.4 KB measured with the built-in bots) and a
@@ -138,6 +142,7 @@ def _cmd_simulate(args) -> int:
 
     from .simulate import simulate
 
+    _agents_from_cwd()
     if args.matches is None and args.hands is None:
         args.matches = _DEFAULT_MATCHES
     if args.record is not None:
@@ -763,13 +768,18 @@ def build_parser() -> argparse.ArgumentParser:
                         help="a rules switch of docs/rules.md §12, e.g. ace_rule=double_only "
                              "(repeatable)")
 
-    s = sub.add_parser("simulate", help="play whole matches between built-in bots (main job)")
+    s = sub.add_parser("simulate", help="play whole matches between agents (main job)")
     s.add_argument("--matches", type=_int_at_least(1),
                    help=f"matches to play (default {_DEFAULT_MATCHES})")
     s.add_argument("--hands", type=_int_at_least(1), help="hands to play instead of matches")
-    s.add_argument("--agents", help=f"default {_DEFAULT_AGENTS}: four compiled agents by "
-                                    f"seat, comma-separated ({', '.join(agent_names('compiled'))}; "
-                                    f"search budgets as pimc:samples=8, docs/search.md)")
+    s.add_argument("--agents", help=f"default {_DEFAULT_AGENTS}: four agents by seat, "
+                                    f"comma-separated. Compiled ones play in compiled code "
+                                    f"({', '.join(agent_names('compiled'))}; search budgets "
+                                    f"as pimc:samples=8, docs/search.md); with a trained "
+                                    f"Q-network dmc:PATH, a Python agent MODULE:FUNCTION or "
+                                    f"policy:MODULE:FUNCTION every match is played by a "
+                                    f"Python loop, one decision at a time ({_DMC_SPEED}; "
+                                    f"not with --ray)")
     s.add_argument("--seed", type=int, default=0,
                    help="seed of the run (default 0); the same seed gives the same result")
     s.add_argument("--threads", type=_int_at_least(1), default=os.cpu_count() or 1,
@@ -916,10 +926,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 #: Each command's --help: what it does (its description) and one example.
 _ABOUT = {
-    "simulate": ("Play whole matches between built-in agents and print the counters: match and "
+    "simulate": ("Play whole matches between agents and print the counters: match and "
                  "hand wins per team,\nthe places of the winner's partner, plays and bombs per "
-                 "hand. The same seed gives the same result\nat any thread count.",
-                 "guandan-fast simulate --matches 1000 --agents greedy,random,greedy,random"),
+                 "hand. The same seed gives the same result\nat any thread count. Compiled "
+                 "agents play in compiled code; a learned dmc:PATH (or a Python agent)\nis "
+                 "played by a Python loop, one decision at a time, far slower.",
+                 "guandan-fast simulate --matches 1000 --agents greedy,random,greedy,random\n"
+                 "  guandan-fast simulate --matches 20 --agents dmc:runs/dmc/dmc.npz,greedy,"
+                 "dmc:runs/dmc/dmc.npz,greedy"),
     "tournament": ("A duplicate round robin: every pair of agents plays each deal twice, the "
                    "teams swapped; win rates\nwith 95% intervals and the stronger agent of "
                    "each pair (docs/tournament.md).",

@@ -14,10 +14,15 @@ True
 simulation: 20 matches, ... hands, seed 1, 1 thread, ... s (... hands/s)
 ...
 
-Agents: ``random`` (uniform over the complete legal move list), ``random_compact`` (uniform
-over the compact list: one canonical move per (type, key, size)) and ``greedy`` (docs/design.md,
-"Bots"); the search agents ``pimc`` and ``ismcts``, with their budget in the name
-(``pimc:samples=8:rollouts=1``; docs/search.md).
+Agents: any agent spec (``guandan_fast.agents``). The compiled ones (``random``,
+``random_compact``, ``greedy``, the expert and its styles, the search agents ``pimc`` and
+``ismcts`` with their budget in the name, ``pimc:samples=8:rollouts=1``, docs/search.md) play
+in compiled code without the GIL. With an agent that is not compiled (a learned Q-network
+``dmc:PATH``, a Python agent ``MODULE:FUNCTION``, a policy ``policy:MODULE:FUNCTION``) every
+match is played by a Python loop over the compiled ``Game`` instead (``PythonBlock``), one
+decision at a time: the same deals, the same counters, and for the compiled seats the same
+moves, but thousands of decisions per second (about 6,000 with a 256x256 ``dmc`` network in
+every seat) rather than a million (docs/design.md, "Simulation").
 
 Reproducibility: match ``i`` is dealt from SplitMix64 state ``match_seed(seed, i)`` (the
 ``i``-th output of SplitMix64 started at ``seed``) and each seat's bot from its own stream
@@ -39,10 +44,11 @@ from .runner import Ordered, check_cluster, interrupt_held, run_threads
 from .rules import Rules
 from .validate import check_callable, check_count, check_rules, check_seed, check_threads
 
-__all__ = ["simulate", "SimulationResult", "AGENTS", "MatchBlock", "Tally", "add_counts",
-           "empty_counts", "MATCHES_PER_CHUNK", "SEARCH_MATCHES_PER_CHUNK"]
+__all__ = ["simulate", "SimulationResult", "AGENTS", "MatchBlock", "PythonBlock", "Tally",
+           "add_counts", "empty_counts", "MATCHES_PER_CHUNK", "SEARCH_MATCHES_PER_CHUNK",
+           "PYTHON_MATCHES_PER_CHUNK", "LOOPS"]
 
-#: The agents ``simulate`` plays (every compiled kind of ``guandan_fast.agents.KINDS``; the
+#: The agents ``simulate`` plays in compiled code (every compiled kind of ``agents.KINDS``; the
 #: search agents take parameters: ``pimc:samples=8``, docs/search.md).
 AGENTS = agent_names("compiled")
 
@@ -56,7 +62,22 @@ MATCHES_PER_CHUNK = 16
 #: 64-match run is 4 uneven units: 1.84x on 2 threads instead of 1.9x and more).
 SEARCH_MATCHES_PER_CHUNK = 1
 
+#: The same for a run with an agent that is not compiled (``PythonBlock``).
+PYTHON_MATCHES_PER_CHUNK = 1
+
+#: ``simulate(loop=...)``: None plays the compiled loop when every agent is compiled, else the
+#: Python loop; ``'python'`` plays the Python loop anyway (it checks that loop against the
+#: compiled one); ``'compiled'`` refuses agents that are not compiled.
+LOOPS = (None, "compiled", "python")
+
 _PATTERNS = ("1-2", "1-3", "1-4")
+
+# Move-word fields (types.pxd; codec.layout() gives them): the type code sits at bit 56 of
+# ``hi``; the Python loop counts moves as the compiled loop's log_move does.
+_TYPE_SHIFT = 56
+_T_PASS = 0
+_T_BOMBS = (8, 9)              # Bomb (four jokers included), StraightFlush
+_T_EXCHANGE = (10, 11)         # tribute, back
 
 @dataclass
 class SimulationResult:
@@ -159,12 +180,14 @@ class SimulationResult:
         if self.rules != Rules():
             lines.append(f"rules: {self.rules!r}")
         lines.append("")
-        lines.append(f"{'team':<6}{'seats':<7}{'agents':<32}{'match wins':>11}{'rate':>8}"
+        pairs = [f"{self.agents[t]} / {self.agents[t + 2]}" for t in (0, 1)]
+        # wide enough for long names (a dmc:PATH), so the counts stay in their columns
+        w = max(32, 2 + max(map(len, pairs)))
+        lines.append(f"{'team':<6}{'seats':<7}{'agents':<{w}}{'match wins':>11}{'rate':>8}"
                      f"{'hand wins':>11}")
         for t in (0, 1):
-            names = f"{self.agents[t]} / {self.agents[t + 2]}"
             rate = f"{100 * self.win_rate(t):.1f}%"
-            lines.append(f"{t:<6}{f'{t},{t + 2}':<7}{names:<32}{self.team_wins[t]:>11}"
+            lines.append(f"{t:<6}{f'{t},{t + 2}':<7}{pairs[t]:<{w}}{self.team_wins[t]:>11}"
                          f"{rate:>8}{self.hand_wins[t]:>11}")
         if len(self.agent_wins) > 1:
             lines.append("")
@@ -208,14 +231,19 @@ def simulate(matches: int | None = None, hands: int | None = None,
              record: str | os.PathLike | None = None,
              progress: Callable[[int], object] | None = None,
              cluster: str | None = None, address: str | None = None,
-             task_matches: int | None = None) -> SimulationResult:
-    """Play ``matches`` whole matches, or ``hands`` hands, between built-in bots.
+             task_matches: int | None = None, loop: str | None = None) -> SimulationResult:
+    """Play ``matches`` whole matches, or ``hands`` hands, between four agents.
 
     Give exactly one of ``matches`` and ``hands``. In hands mode, matches 0, 1, 2, ... are
     played in order until ``hands`` hands have been played; the last match is then usually
-    cut short (counted in ``truncated``, not in ``matches``). ``agents``: four names by seat
-    (or one comma-separated string) from ``AGENTS``. ``threads``: Python threads, each
-    running its share of the chunks in compiled code without the GIL. ``progress(n)`` is
+    cut short (counted in ``truncated``, not in ``matches``). ``agents``: four agent specs by
+    seat (or one comma-separated string; ``Agent``s and callables too): compiled ones
+    (``AGENTS``) play in compiled code; with any other (``dmc:PATH``, ``MODULE:FUNCTION``,
+    ``policy:...``) every match is played by the Python loop (``PythonBlock``: the same
+    deals and counters, a decision at a time; ``loop='python'`` forces it for compiled agents
+    too, ``loop='compiled'`` refuses the others). ``threads``: Python threads, each
+    running its share of the chunks in compiled code without the GIL (the Python loop holds
+    the GIL: there they add no speed, and change nothing in the result). ``progress(n)`` is
     called after each chunk with the matches done (hands done in hands mode), one call at a
     time. ``record``: a path (``str``/``os.PathLike``; gzip-compressed when it ends in ``.gz``)
     or a file object (written to, not closed); every match is also written there as JSON Lines
@@ -230,7 +258,7 @@ def simulate(matches: int | None = None, hands: int | None = None,
     and stopped after it; ``'auto'``, ``'HOST:PORT'``, ``'ray://...'``: that cluster; an existing
     ``ray.init`` connection is used as it is). The result, records included, is identical to a
     single-process run; ``progress`` is then called after each finished task
-    (docs/distributed.md).
+    (docs/distributed.md). Ray runs compiled agents only (ValueError for the others).
 
     Ctrl-C stops it within a second: ``KeyboardInterrupt`` with ``.partial``, the
     ``SimulationResult`` of the whole matches played so far (the record ends on the last).
@@ -255,8 +283,14 @@ def simulate(matches: int | None = None, hands: int | None = None,
         matches = check_count(matches, "matches", 1)
     else:
         hands = check_count(hands, "hands", 1)
-    roster = parse_agents(agents, 4, where="compiled", place="simulate")
+    roster = parse_agents(agents, 4, where="all", place="simulate")
     names = tuple(a.name for a in roster)
+    if loop not in LOOPS:
+        raise ValueError(f"loop must be None, 'compiled' or 'python', got {loop!r}")
+    python = loop == "python" or not all(a.compiled for a in roster)
+    if python and loop == "compiled":
+        bad = next(a.name for a in roster if not a.compiled)
+        raise ValueError(f"loop='compiled' plays compiled agents only, not {bad!r}")
     seed = check_seed(seed)
     check_rules(rules)
     threads = check_threads(threads)
@@ -266,6 +300,12 @@ def simulate(matches: int | None = None, hands: int | None = None,
         check_output(record, "record")
     check_callable(progress, "progress", optional=True)
     check_cluster(cluster, address)
+    if python and cluster is not None:
+        bad = next((a.name for a in roster if not a.compiled), None)
+        raise ValueError(f"cluster='ray' plays compiled agents only, not {bad!r}; run it "
+                         f"without Ray (the Python loop of docs/design.md, Simulation)"
+                         if bad else "cluster='ray' plays the compiled loop only, not "
+                                     "loop='python'")
     if task_matches is not None:
         check_count(task_matches, "task_matches", 1)
         if cluster is None:
@@ -274,10 +314,16 @@ def simulate(matches: int | None = None, hands: int | None = None,
     search = tuple(a.search_spec for a in roster)
     rules_check(rules)
 
-    block = MatchBlock(seed, kinds, rules, search, threads, record is not None, list(names))
+    if python:
+        block = PythonBlock(seed, roster, rules, threads, record is not None)
+    else:
+        block = MatchBlock(seed, kinds, rules, search, threads, record is not None, list(names))
     t0 = time.perf_counter()
     try:
-        if cluster == "ray":
+        if python:
+            with _one_blas_thread():
+                total = _run_local(block, matches, hands, record, progress)
+        elif cluster == "ray":
             total = _run_on_ray(block, matches, hands, record, progress, address, task_matches)
         else:
             total = _run_local(block, matches, hands, record, progress)
@@ -368,6 +414,114 @@ class MatchBlock:
                    for h in header_lines(seeds, self.rules, None, self.names)]
         return core.record_chunk(start, stop, self.seed, self.kinds, headers, self.rules,
                                  hand_budget=hand_budget, search=self.search, cancel=cancel)
+
+
+def _one_blas_thread():
+    """numpy's BLAS on one thread while the Python loop runs (``threadpoolctl``, of the
+    ``train`` extra; without it, nothing): a network scores one decision at a time, a few
+    rows, and BLAS's own thread pool on such products made a ``dmc`` seat 7.6 times slower
+    on the loaded 2-vCPU machine (700 decisions/s against 5,312, bench/simulate_python.py)."""
+    import contextlib
+
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        return contextlib.nullcontext()
+    return threadpool_limits(limits=1, user_api="blas")
+
+
+class PythonBlock:
+    """The work of a run with an agent that is not compiled (``dmc:PATH``, ``MODULE:FUNCTION``,
+    ``policy:...``), or of ``loop='python'``: ``MatchBlock``'s interface (``chunk``,
+    ``per_chunk``, ``threads``, ``record``), each match played by a Python loop over the
+    compiled ``Game`` dealt from ``match_seed(seed, i)``, as the tournament plays such a pair;
+    the compiled agents' moves come from ``tournament_core.BotSeats``, through the same match
+    driver as the compiled loop, so a compiled agent plays here exactly as there (the
+    counters are then the compiled run's, tests/test_simulate.py). Units of
+    ``PYTHON_MATCHES_PER_CHUNK`` match: a Python agent's match takes a second or more, so
+    Ctrl-C keeps every match merged. The loop holds the GIL (numpy's products aside), so more
+    threads add no speed (bench/simulate_python.py); they change nothing in the result."""
+
+    def __init__(self, seed, roster, rules, threads, record) -> None:
+        self.seed, self.roster, self.rules = seed, tuple(roster), rules
+        self.threads, self.record = threads, record
+        self.names = [a.name for a in self.roster]
+        self.per_chunk = PYTHON_MATCHES_PER_CHUNK
+
+    def chunk(self, start, stop, hand_budget=None, cancel=None):
+        """Matches ``start .. stop-1`` in this thread: ``(record lines or None, counters)``,
+        stopping after ``hand_budget`` hands in all as ``simulate_core.run_chunk`` does (the
+        match then in progress is ``truncated``); ``cancel[0]`` is looked at before every
+        move (KeyboardInterrupt)."""
+        total = empty_counts()
+        parts: list[bytes] = []
+        budget = [hand_budget]
+        for i in range(start, stop):
+            if self.match(i, total, budget, cancel, parts) or budget[0] == 0:
+                break
+        return (b"".join(parts) if self.record else None), total
+
+    def match(self, i, st, budget, cancel, parts) -> bool:
+        """Play match ``i`` into the counters ``st``; True when the hand budget cut it."""
+        from .codec import count
+        from .game import Game
+        from .simulate_core import match_seed
+        from .tournament_core import BotSeats
+
+        ms = match_seed(self.seed, i)
+        seats = self.roster
+        game = Game(seed=ms, rules=self.rules)
+        kinds = [a.code for a in seats]
+        bots = (BotSeats(ms, kinds, self.rules, [a.search_spec for a in seats])
+                if any(k is not None for k in kinds) else None)
+        hand, cut = game.hand_number, False
+        while not game.is_over:
+            if cancel is not None and cancel[0]:
+                raise KeyboardInterrupt("stopped")
+            agent = seats[game.current_player]
+            if agent.compiled:
+                lo, hi = bots.choose()
+                game.play_words(lo, hi)
+            else:
+                legal = game.legal_moves()
+                k = legal.index(agent.move(game))    # AgentError names a failing agent
+                lo, hi = (int(w) for w in legal.array[k])
+                game.play_index(k)
+            if bots is not None:
+                bots.apply(lo, hi)
+            t = (hi >> _TYPE_SHIFT) & 15
+            if t == _T_PASS:
+                st["passes"] += 1
+            elif t not in _T_EXCHANGE:
+                st["plays"] += 1
+                st["cards"] += count(lo, hi)
+                if t in _T_BOMBS:
+                    st["bombs"] += 1
+            if (game.is_over or game.hand_number != hand) and budget[0] is not None:
+                hand = game.hand_number
+                budget[0] -= 1
+                if budget[0] == 0 and not game.is_over:
+                    cut = True
+                    break
+        hands = game.results
+        for r in hands:
+            order = r["finish_order"]
+            partner = order[0] ^ 2
+            st["hand_wins"][order[0] & 1] += 1
+            st["patterns"][(order.index(partner) + 1 if partner in order else 4) - 2] += 1
+        st["hands"] += len(hands)
+        st["longest"] = max(st["longest"], len(hands))
+        if cut:
+            st["truncated"] += 1
+        else:
+            st["matches"] += 1
+            st["team_wins"][game.winner] += 1
+        if self.record:
+            from .records import game_to_lines
+
+            parts.append("".join(line + "\n" for line in
+                                 game_to_lines(game, self.names)).encode("utf-8"))
+        return cut
 
 
 class Tally:
