@@ -237,3 +237,19 @@ def test_as_vecenv_opponents_it_plays_as_a_learner_seat_would(weights):
         DMCOpponentsEnv(2, seed=0, opponents="pimc")
     with pytest.raises(gf.IllegalMoveError, match="is not legal at table"):
         ids_mode.step(np.array([np.flatnonzero(~m)[0] for m in c.mask], np.int64))
+
+
+def test_the_shipped_agent_is_the_shipped_runs_network_and_plays_in_the_package():
+    from guandan_fast.learn.config import TrainConfig
+
+    net = load(dmc_agent.shipped_path())
+    assert net.hidden == TrainConfig.shipped().hidden
+    g = gf.Game(seed=4)
+    for _ in range(60):                     # the first hand's decisions, tribute included
+        m = parse_agent("dmc").move(g)
+        assert m in g.legal_moves()
+        g.play(m)
+    # It learned to play: it wins every match of a small duplicate run against the uniform
+    # random agent, as greedy and the expert do.
+    res = gf.tournament(["dmc", "random"], deals=4, workers=1, seed=3)
+    assert res.pairs[0].matches == 8 and res.pairs[0].wins_a == 8

@@ -27,8 +27,8 @@ import signal
 import threading
 from typing import Any, Callable
 
-__all__ = ["Ordered", "run_threads", "run_processes", "run_workers", "check_cluster",
-           "interrupt_held", "CLUSTERS"]
+__all__ = ["Ordered", "one_blas_thread", "run_threads", "run_processes", "run_workers",
+           "check_cluster", "interrupt_held", "CLUSTERS"]
 
 #: Cluster backends (``cluster=``): None runs on this machine.
 CLUSTERS = (None, "ray")
@@ -261,3 +261,15 @@ def run_processes(order: Ordered, processes: int, work: Callable[[int, bytearray
     finally:
         ex.shutdown(wait=True)
         _FORKED.clear()
+
+
+def one_blas_thread():
+    """numpy's BLAS on one thread while a Python match loop runs (simulate's, the
+    tournament's; ``threadpoolctl``, of the ``train`` extra; without it, nothing): a network
+    scores one decision at a time, a few rows, and BLAS's own thread pool on such products made a ``dmc`` seat 7.6 times slower
+    on the loaded 2-vCPU machine (700 decisions/s against 5,312, bench/simulate_python.py)."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        return contextlib.nullcontext()
+    return threadpool_limits(limits=1, user_api="blas")

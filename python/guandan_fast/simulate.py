@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from .agents import names as agent_names, parse_agents
-from .runner import Ordered, check_cluster, interrupt_held, run_threads
+from .runner import Ordered, check_cluster, interrupt_held, one_blas_thread, run_threads
 from .rules import Rules
 from .validate import check_callable, check_count, check_rules, check_seed, check_threads
 
@@ -321,7 +321,7 @@ def simulate(matches: int | None = None, hands: int | None = None,
     t0 = time.perf_counter()
     try:
         if python:
-            with _one_blas_thread():
+            with one_blas_thread():
                 total = _run_local(block, matches, hands, record, progress)
         elif cluster == "ray":
             total = _run_on_ray(block, matches, hands, record, progress, address, task_matches)
@@ -414,20 +414,6 @@ class MatchBlock:
                    for h in header_lines(seeds, self.rules, None, self.names)]
         return core.record_chunk(start, stop, self.seed, self.kinds, headers, self.rules,
                                  hand_budget=hand_budget, search=self.search, cancel=cancel)
-
-
-def _one_blas_thread():
-    """numpy's BLAS on one thread while the Python loop runs (``threadpoolctl``, of the
-    ``train`` extra; without it, nothing): a network scores one decision at a time, a few
-    rows, and BLAS's own thread pool on such products made a ``dmc`` seat 7.6 times slower
-    on the loaded 2-vCPU machine (700 decisions/s against 5,312, bench/simulate_python.py)."""
-    import contextlib
-
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        return contextlib.nullcontext()
-    return threadpool_limits(limits=1, user_api="blas")
 
 
 class PythonBlock:

@@ -48,7 +48,8 @@ from .agents import parse_agents
 from .external import (DEFAULT_DECISION_TIMEOUT, ExternalAgent, MatchOptions, external_agent,
                        play_match)
 from .rules import Rules
-from .runner import Ordered, check_cluster, interrupt_held, run_processes, run_threads
+from .runner import (Ordered, check_cluster, interrupt_held, one_blas_thread, run_processes,
+                     run_threads)
 from .stats import (Z95, clustered_wilson_interval, mean_interval, t_quantile,  # noqa: F401
                     wilson_interval)
 from .validate import (check_bool, check_callable, check_count, check_rules, check_seed,
@@ -159,12 +160,13 @@ def _deal_seed(seed: int, d: int) -> int:
 def _job_python(seed: int, pair: tuple, d0: int, d1: int, rules: Rules,
                 cancel: bytearray | None = None) -> list:
     rows = []
-    for d in range(d0, d1):
-        ms = _deal_seed(seed, d)
-        for s in (0, 1):
-            if cancel is not None and cancel[0]:     # looked at between matches
-                raise KeyboardInterrupt("stopped")
-            rows.append(_outcome_of(_play_python(ms, _seating(*pair, s), rules)))
+    with one_blas_thread():
+        for d in range(d0, d1):
+            ms = _deal_seed(seed, d)
+            for s in (0, 1):
+                if cancel is not None and cancel[0]:     # looked at between matches
+                    raise KeyboardInterrupt("stopped")
+                rows.append(_outcome_of(_play_python(ms, _seating(*pair, s), rules)))
     return rows
 
 
