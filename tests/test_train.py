@@ -343,3 +343,19 @@ def test_teacher_rounds_are_the_same_in_actor_processes(tmp_path):
 def test_bad_teacher_settings_are_refused_in_one_line(bad, message):
     with pytest.raises(ValueError, match=message):
         TrainConfig.from_dict(bad)
+
+
+def test_teacher_rounds_may_grow_on_resume_while_the_run_is_in_them(tmp_path):
+    longer = TrainConfig(**{**TEACHER, "teacher_rounds": 3, "rounds": 3})
+    Trainer(longer, tmp_path / "a", progress=None).run()
+    Trainer(TrainConfig(**{**TEACHER, "rounds": 2}), tmp_path / "b", progress=None).run()
+    Trainer(longer, tmp_path / "b", resume=True, progress=None).run()
+    (a, ha), (b, hb) = weights_and_history(tmp_path / "a"), weights_and_history(tmp_path / "b")
+    same_state(a, b)
+    assert ha == hb and [h.get("teacher") for h in hb] == ["expert"] * 3
+    # Past the teacher rounds the self-play rounds already played would change: refused.
+    Trainer(TrainConfig(**{**TEACHER, "rounds": 3}), tmp_path / "c", progress=None).run()
+    with pytest.raises(ValueError, match="teacher_rounds can change only while the run is in "
+                                         "its teacher rounds"):
+        Trainer(TrainConfig(**{**TEACHER, "teacher_rounds": 4, "rounds": 4}), tmp_path / "c",
+                resume=True, progress=None)

@@ -263,10 +263,8 @@ class Trainer:
         if resume:
             saved = load_checkpoint(self.checkpoint_path)
             stored = TrainConfig.from_dict(saved["config"])
-            if config is not None and {**config.to_dict(), "rounds": 0} != \
-                    {**stored.to_dict(), "rounds": 0}:
-                raise ValueError(f"{self.checkpoint_path}: the run was made with other "
-                                 f"settings than the config given (only rounds may change)")
+            if config is not None:
+                _check_resumable(stored, config, saved["round"], self.checkpoint_path)
             config = stored if config is None else config
         elif config is None:
             raise ValueError("a new run needs a config")
@@ -397,6 +395,21 @@ class Trainer:
         with open(os.path.join(self.out_dir, "log.jsonl"), "a", encoding="utf-8") as f:
             f.write(json.dumps(row) + "\n")
         self.progress(_line(row, getattr(self, "_total", self.config.rounds)))
+
+
+def _check_resumable(stored: TrainConfig, config: TrainConfig, done: int, where: str) -> None:
+    """A resumed run may change ``rounds``, and ``teacher_rounds`` while every round done so
+    far is a teacher round under both (a round's work does not depend on how many teacher
+    rounds there are, so the run is still the unbroken run of the new settings)."""
+    free = {"rounds": 0, "teacher_rounds": 0}
+    if {**config.to_dict(), **free} != {**stored.to_dict(), **free}:
+        raise ValueError(f"{where}: the run was made with other settings than the config "
+                         f"given (only rounds and teacher_rounds may change)")
+    if config.teacher_rounds != stored.teacher_rounds and \
+            done > min(config.teacher_rounds, stored.teacher_rounds):
+        raise ValueError(f"{where}: teacher_rounds can change only while the run is in its "
+                         f"teacher rounds ({done} rounds done, teacher_rounds was "
+                         f"{stored.teacher_rounds})")
 
 
 def _merge_lists(outs: list) -> dict:
