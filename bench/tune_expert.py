@@ -35,6 +35,7 @@ SPACE = {
     "break_loss": (0, 30), "bomb_at": (0, 15), "unbeaten_keep": (0, 60),
     "bomb_trigger": (0, 15), "bomb_on_attack": (0, 1), "spend_control": (0, 1),
     "lead_size": (-6, 8), "return_spread": (0, 10),
+    "run_out": (0, 1),
 }
 
 

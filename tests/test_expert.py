@@ -13,7 +13,7 @@ import pytest
 import guandan_fast as gf
 from guandan_fast import PASS, Move
 from guandan_fast.bots import choose
-from guandan_fast.expert import choose as decide, hand_value, plan
+from guandan_fast.expert import choose as decide, hand_value, plan, set_knobs
 from guandan_fast.simulate import simulate
 from helpers import replay_with_permuted_hidden
 
@@ -140,6 +140,22 @@ def test_two_groups_left_leads_the_unbeatable_one_first():
     # the lead and go out with the 3.
     move = expert("HR HR S3", counts=[3, 20, 20, 20])
     assert move == Move("Pair", "R", "HR HR")
+
+
+def test_with_one_beatable_group_the_others_lead_first():
+    # Plan: a 4, a pair of Ks, a pair of As. The unseen cards hold no pair above 10, no joker
+    # and no level card: only the 4 can be beaten. The expert (run_out) keeps the lead with a
+    # pair and leaves the 4 for last; without run_out the weakest group, the 4, goes first.
+    kw = dict(counts=[5, 3, 3, 3], unseen="C5 D6 C7 H8 D8 C9 D9 CT DT")
+    assert expert("S4 SA HA SK HK", **kw).type == "Pair"
+    old = set_knobs({"run_out": 0})
+    try:
+        assert expert("S4 SA HA SK HK", **kw) == Move("Single", "4", "S4")
+    finally:
+        set_knobs(old)
+    # Two groups the unseen cards can beat (a red joker is unseen): the weakest first.
+    kw = dict(counts=[5, 3, 3, 3], unseen="C5 D6 C7 H8 D8 C9 D9 CT HR")
+    assert expert("S4 SA SK HK DK", **kw) == Move("Single", "4", "S4")
 
 
 def test_lead_goes_out_when_possible():

@@ -41,6 +41,21 @@ def test_every_style_is_the_expert_with_its_changes():
         assert AGENT_CODES[style] == AGENT_CODES["expert"] + STYLE_NAMES.index(style)
 
 
+def test_the_documented_knob_table_is_the_code():
+    # docs/expert.md "Knobs and styles": one row per knob, its base value and the expert's
+    # (bold where tuning changed it).
+    rows = {}
+    for line in (ROOT / "docs" / "expert.md").read_text().splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) == 4 and cells[0].startswith("`") and cells[0].strip("`") in KNOB_NAMES:
+            rows[cells[0].strip("`")] = (int(cells[1]), int(cells[2].strip("*")),
+                                         cells[2].startswith("**"))
+    assert list(rows) == list(KNOB_NAMES)
+    for name, (base, tuned, bold) in rows.items():
+        assert (base, tuned) == (BASE_KNOBS[name], EXPERT_KNOBS[name]), name
+        assert bold == (name in TUNED_CHANGES and TUNED_CHANGES[name] != BASE_KNOBS[name]), name
+
+
 def test_set_knobs_changes_play_and_restores():
     # A far opponent's A over a hand with a bomb and three loose cards: the expert passes
     # (not urgent, not attacking); with bomb_free it bombs.

@@ -50,6 +50,8 @@ cdef struct ExpertKnobs:
                           # (with a plan group, never a bomb)
     int return_plan       # weight of the plan value in the exchange choice (0: lowest card)
     int return_spread     # returning a 5 or a 10 (straight makers) costs this much
+    int run_out           # 1: with at most one group the unseen cards can beat, lead the others
+                          # (nobody beats them but a bomb) first, the beatable one last
 
 # The knobs of a style: 0 the expert's own, 1.. the other styles (expert.pyx STYLE_NAMES;
 # bots.pxd's AGENT_EXPERT + style is the agent code). Never NULL for 0 <= style < N_STYLES.
