@@ -11,5 +11,10 @@ class Agents:
 DEFAULTS: dict[Any, Any]
 ROLLOUTS: dict[str, int]
 STYLE_NAMES: tuple[str, ...]     # the expert's styles (expert.STYLE_NAMES)
+STYLE_MODELS: tuple[str, ...]    # worlds=styles: greedy, then STYLE_NAMES
+WORLDS: dict[str, int]
+SAMPLES_CAP: int
 def choose(game: Any, agent: Any = ..., seed: Any = ...) -> Any: ...
 def parse_agent(name: Any) -> Any: ...
+def style_loglik(game: Any, world: Any, soft: float = ...,
+                 temper: float = ...) -> tuple[float, list[list[float]]]: ...

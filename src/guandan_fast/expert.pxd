@@ -81,3 +81,8 @@ cdef void expert_reset(ExpertMemo* memo) noexcept nogil
 # k: the knobs of the style that plays (style_knobs).
 cdef int expert_choose(const GameState* s, const u64* moves, int n, ExpertMemo* memo,
                        const ExpertKnobs* k) noexcept nogil
+# The same by the rules alone, whatever the memo (which then only keeps the plan between calls
+# on the same hand): the search's models of opponents' styles (search.pyx) replay many past
+# decisions of a hand with it.
+cdef int expert_rules_choose(const GameState* s, const u64* moves, int n, ExpertMemo* memo,
+                             const ExpertKnobs* k) noexcept nogil

@@ -1056,6 +1056,18 @@ cdef int choose_exchange(const GameState* s, const u64* moves, int n,
 
 cdef int expert_choose(const GameState* s, const u64* moves, int n, ExpertMemo* memo,
                        const ExpertKnobs* k) noexcept nogil:
+    return expert_pick(s, moves, n, memo, k, True)
+
+
+cdef int expert_rules_choose(const GameState* s, const u64* moves, int n, ExpertMemo* memo,
+                             const ExpertKnobs* k) noexcept nogil:
+    return expert_pick(s, moves, n, memo, k, False)
+
+
+cdef inline int expert_pick(const GameState* s, const u64* moves, int n, ExpertMemo* memo,
+                            const ExpertKnobs* k, bint endgame) noexcept nogil:
+    """expert_choose's body; ``endgame`` False: never the exact end game (a memo then only
+    saves the plan: the search's style models, search.pyx, replay many past decisions)."""
     cdef View v
     cdef int i, pass_i = -1
     cdef u64 hand_lo, hand_hi, hi
@@ -1079,7 +1091,7 @@ cdef int expert_choose(const GameState* s, const u64* moves, int n, ExpertMemo* 
         i = choose_over_partner(&v, s, moves, n, pass_i, k)
     else:
         i = choose_follow(&v, s, moves, n, pass_i, k)
-    if memo != NULL:
+    if memo != NULL and endgame:
         return endgame_choose(s, moves, n, i)
     return i
 

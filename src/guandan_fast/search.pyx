@@ -29,9 +29,11 @@ partner's place). From Python, ``choose`` makes one decision in a ``Game``:
 """
 from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memcpy, memset
-from libc.math cimport sqrt, log
+from libc.math cimport sqrt, log, exp
 
-from guandan_fast.types cimport u64, Cards, move_type, card_count
+from guandan_fast.types cimport (u64, Cards, move_type, card_count, play_key, wild_kind,
+                                 kind_words, T_STRAIGHT_FLUSH, LO_CARD_MASK, HI_CARD_MASK,
+                                 ODD_BITS)
 from guandan_fast.codec cimport move_of
 from guandan_fast.game_core cimport (GameState, game_legal, game_apply, STEP_CONTINUE, PH_PLAY)
 from guandan_fast.game cimport game_state_ptr
@@ -39,7 +41,8 @@ from guandan_fast.movegen_core cimport MAX_MOVES
 from guandan_fast.rng cimport sm_next
 from guandan_fast.bots cimport (greedy_choose, AGENT_PIMC, AGENT_ISMCTS, AGENT_GREEDY,
                                 AGENT_EXPERT, AGENT_RANDOM_COMPACT, is_expert_kind)
-from guandan_fast.expert cimport expert_choose, style_knobs, N_STYLES
+from guandan_fast.expert cimport (expert_choose, expert_rules_choose, expert_reset,
+                                  style_knobs, N_STYLES)
 from guandan_fast.expert import STYLE_NAMES
 from guandan_fast.sample cimport Played, played_track, known_pins, sample_deal
 from guandan_fast.solve cimport (solver_new, solver_free, solver_run, solver_clear, solve_pick,
@@ -90,11 +93,16 @@ cdef SearchCtx* search_new(const SearchParams* prm) noexcept nogil:
     if prm.kind == AGENT_ISMCTS:
         c.nodes = <TreeNode*>malloc(sizeof(TreeNode) * (prm.iterations + 2))
         c.path = <int*>malloc(sizeof(int) * PATH_CAP)
+    if prm.worlds == WORLDS_STYLES:
+        c.hist = <HistEntry*>malloc(sizeof(HistEntry) * HIST_CAP)
+        c.memo = <ExpertMemo*>malloc(sizeof(ExpertMemo) * 4)
     if (c.buf == NULL or c.sums == NULL or (prm.solve_at > 0 and c.solver == NULL)
-            or (prm.kind == AGENT_ISMCTS and (c.nodes == NULL or c.path == NULL))):
+            or (prm.kind == AGENT_ISMCTS and (c.nodes == NULL or c.path == NULL))
+            or (prm.worlds == WORLDS_STYLES and (c.hist == NULL or c.memo == NULL))):
         search_free(c)
         return NULL
     c.played.hand = -1
+    c.hist_hand = -1
     return c
 
 
@@ -105,6 +113,8 @@ cdef void search_free(SearchCtx* c) noexcept nogil:
         solver_free(c.solver)
         free(c.nodes)
         free(c.path)
+        free(c.hist)
+        free(c.memo)
         free(c)
 
 
@@ -119,10 +129,47 @@ cdef void search_reset(SearchCtx* c, u64 match_seed, int seat) noexcept nogil:
         solver_clear(c.solver)      # the table holds this match's solves only
     memset(&c.played, 0, sizeof(Played))
     c.played.hand = -1
+    c.n_hist = 0
+    c.hist_hand = -1
+    if c.memo != NULL:
+        for i in range(4):
+            expert_reset(&c.memo[i])
 
 
 cdef void search_observe(SearchCtx* c, const GameState* s, u64 lo, u64 hi) noexcept nogil:
+    if c.hist != NULL:
+        hist_track(c, s, lo, hi)
     played_track(&c.played, s, lo, hi)
+
+
+cdef void hist_track(SearchCtx* c, const GameState* s, u64 lo, u64 hi) noexcept nogil:
+    """WORLDS_STYLES: remember an opponent's play-phase decision of this hand, with only what
+    is public in its state (the hands and the future deals are zeroed: a world puts its own
+    hands back, so nothing hidden is ever read)."""
+    cdef HistEntry* e
+    cdef int q
+    if c.hist_hand != s.hand_number:
+        c.n_hist = 0
+        c.hist_hand = s.hand_number
+    if s.phase != PH_PLAY or s.current < 0 or ((s.current - c.seat) & 1) == 0:
+        return
+    if c.n_hist >= HIST_CAP:
+        return
+    e = &c.hist[c.n_hist]
+    c.n_hist += 1
+    memcpy(&e.s, s, sizeof(GameState))
+    for q in range(4):
+        e.s.hand_lo[q] = 0
+        e.s.hand_hi[q] = 0
+        # played_track has not yet seen a move of a new hand when its first move is a play
+        if c.played.hand == s.hand_number:
+            e.before[q] = c.played.cards[q]
+        else:
+            e.before[q].lo = 0
+            e.before[q].hi = 0
+    e.s.rng = 0
+    e.lo = lo
+    e.hi = hi
 
 
 cdef inline int policy_choose(SearchCtx* c, const GameState* w, const u64* moves,
@@ -133,6 +180,8 @@ cdef inline int policy_choose(SearchCtx* c, const GameState* w, const u64* moves
     if is_expert_kind(c.prm.rollout):
         return expert_choose(w, moves, n, NULL, style_knobs(c.prm.rollout - AGENT_EXPERT))
     if c.prm.rollout == ROLLOUT_MIX:
+        if c.world_style[w.current] < 0:
+            return greedy_choose(w, moves, n)
         return expert_choose(w, moves, n, NULL, style_knobs(c.world_style[w.current]))
     if c.prm.rollout == AGENT_RANDOM_COMPACT:
         return fast_below(&c.rng, <u64>n)
@@ -163,12 +212,113 @@ cdef inline int total_cards(const GameState* w) noexcept nogil:
 
 cdef inline void draw_styles(SearchCtx* c, int p) noexcept nogil:
     """ROLLOUT_MIX: the styles of a new world's rollouts: the expert for seat p's team, a
-    style drawn uniformly for each opponent (the model of opponents of unknown style)."""
-    cdef int q
+    style drawn uniformly for each opponent (the model of opponents of unknown style); with
+    WORLDS_STYLES, a model drawn from its posterior in this world (world_loglik's c.ll)."""
+    cdef int q, m
+    cdef double top, total, u
     if c.prm.rollout != ROLLOUT_MIX:
         return
     for q in range(4):
-        c.world_style[q] = 0 if ((q - p) & 1) == 0 else fast_below(&c.rng, <u64>N_STYLES)
+        if ((q - p) & 1) == 0:
+            c.world_style[q] = 0
+        elif c.prm.worlds != WORLDS_STYLES:
+            c.world_style[q] = fast_below(&c.rng, <u64>N_STYLES)
+        else:
+            top = c.ll[q * N_MODELS]
+            for m in range(1, N_MODELS):
+                if c.ll[q * N_MODELS + m] > top:
+                    top = c.ll[q * N_MODELS + m]
+            total = 0.0
+            for m in range(N_MODELS):
+                total += exp(c.prm.temper * (c.ll[q * N_MODELS + m] - top))
+            u = uniform01(&c.rng) * total
+            m = 0
+            while m < N_MODELS - 1:
+                u -= exp(c.prm.temper * (c.ll[q * N_MODELS + m] - top))
+                if u < 0.0:
+                    break
+                m += 1
+            c.world_style[q] = m - 1        # model 0 is greedy (-1), model m the style m - 1
+
+
+cdef inline bint same_group(u64 alo, u64 ahi, u64 blo, u64 bhi, int level) noexcept nogil:
+    """Are two moves of one group of the compact list (docs/design.md "Compact mode": type,
+    key and size; and suit for straight flushes)? Two straight flushes of one key and size
+    share a natural card exactly when they are of one suit (each holds 3 or more of the 5
+    positions' natural cards, wilds aside)."""
+    cdef u64 wlo, whi
+    if move_type(ahi) != move_type(bhi):
+        return False
+    if move_type(ahi) == 0:
+        return True                 # PASS
+    if (play_key(alo, ahi, level) != play_key(blo, bhi, level)
+            or card_count(alo & LO_CARD_MASK, ahi & HI_CARD_MASK)
+            != card_count(blo & LO_CARD_MASK, bhi & HI_CARD_MASK)):
+        return False
+    if move_type(ahi) != T_STRAIGHT_FLUSH:
+        return True
+    kind_words(wild_kind(level), &wlo, &whi)     # the low bit of the wild's 2-bit count
+    # Presence (the low bit of each kind's count set when it holds one copy or two), wilds aside.
+    return ((((alo | (alo >> 1)) & (blo | (blo >> 1)) & LO_CARD_MASK & ODD_BITS & ~wlo)
+             | ((ahi | (ahi >> 1)) & (bhi | (bhi >> 1)) & HI_CARD_MASK & ODD_BITS & ~whi))
+            != 0)
+
+
+cdef double world_loglik(SearchCtx* c, const GameState* w, int p) noexcept nogil:
+    """WORLDS_STYLES: the log-likelihood of world w, the log of the product over p's opponents
+    of the mixture (equal weights) over the style models of the probability of the seat's
+    decisions this hand; c.ll gets each seat's log-likelihood under each model. Each past
+    decision is replayed in the world: its public state with every seat's hand then (the
+    world's hand plus what the seat gave away since), the compact list there, and each model's
+    move softened (1 - soft for its own move, soft / (moves - 1) for each other)."""
+    cdef GameState st
+    cdef HistEntry* e
+    cdef int t, q, r, n, a, m, pick
+    cdef double lhit, lmiss, top, total, out = 0.0
+    for m in range(4 * N_MODELS):
+        c.ll[m] = 0.0
+    if c.hist_hand != w.hand_number or c.played.hand != w.hand_number:
+        return 0.0
+    lhit = log(1.0 - c.prm.soft)
+    for t in range(c.n_hist):
+        e = &c.hist[t]
+        memcpy(&st, &e.s, sizeof(GameState))
+        for r in range(4):
+            # Counts are at most 2 per kind and what was given away before is inside what has
+            # been given away by now: the words subtract and add field by field.
+            st.hand_lo[r] = w.hand_lo[r] + (c.played.cards[r].lo - e.before[r].lo)
+            st.hand_hi[r] = w.hand_hi[r] + (c.played.cards[r].hi - e.before[r].hi)
+        n = game_legal(&st, True, c.buf, MAX_MOVES)
+        if n <= 1:
+            continue
+        a = -1
+        for r in range(n):
+            if same_group(c.buf[2 * r], c.buf[2 * r + 1], e.lo, e.hi, st.level):
+                a = r
+                break
+        if a < 0:
+            continue                # not a legal play in this world's hand (never, in fact)
+        q = st.current
+        lmiss = log(c.prm.soft / (n - 1))
+        pick = greedy_choose(&st, c.buf, n)
+        c.ll[q * N_MODELS] += lhit if pick == a else lmiss
+        for m in range(N_STYLES):
+            pick = expert_rules_choose(&st, c.buf, n, &c.memo[q], style_knobs(m))
+            c.ll[q * N_MODELS + 1 + m] += lhit if pick == a else lmiss
+    for q in range(4):
+        if ((q - p) & 1) == 0:
+            continue
+        top = c.ll[q * N_MODELS]
+        for m in range(1, N_MODELS):
+            if c.ll[q * N_MODELS + m] > top:
+                top = c.ll[q * N_MODELS + m]
+        total = 0.0
+        for m in range(N_MODELS):
+            total += exp(c.ll[q * N_MODELS + m] - top)
+        out += top + log(total / N_MODELS)
+    # Tempered: with every decision counted at full strength the weights of a few hundred
+    # worlds sit on a handful of them (docs/search.md); a power below 1 spreads them.
+    return c.prm.temper * out
 
 
 cdef int evaluate(SearchCtx* c, GameState* w) noexcept nogil:
@@ -192,6 +342,8 @@ cdef int pimc_choose(SearchCtx* c, const GameState* s, const u64* moves, int n,
     cdef double bestv
     cdef double t0 = now_ms() if c.prm.ms > 0.0 else 0.0
     cdef int done = 0
+    cdef bint styles = c.prm.worlds == WORLDS_STYLES
+    cdef double lw, wt = 1.0, wsum = 0.0, top = 0.0
     for i in range(n):
         c.sums[i] = 0.0
     for j in range(c.prm.samples):
@@ -200,6 +352,19 @@ cdef int pimc_choose(SearchCtx* c, const GameState* s, const u64* moves, int n,
         done += 1
         if sample_deal(s, p, pins, &c.rng, &world) != 0:
             return g
+        if styles:
+            # Self-normalised importance weights: a world counts by its likelihood relative
+            # to the most likely world so far (earlier sums rescaled when a likelier one comes).
+            lw = world_loglik(c, &world, p)
+            if j == 0 or lw > top:
+                if j > 0:
+                    wt = exp(top - lw)
+                    for i in range(n):
+                        c.sums[i] *= wt
+                    wsum *= wt
+                top = lw
+            wt = exp(lw - top)
+            wsum += wt
         draw_styles(c, p)
         exact = c.solver != NULL and total_cards(&world) <= c.prm.solve_at
         for i in range(n):
@@ -211,10 +376,17 @@ cdef int pimc_choose(SearchCtx* c, const GameState* s, const u64* moves, int n,
                     v = evaluate(c, &child)
                 else:
                     v = rollout(c, &child, 0.1 if r > 0 else 0.0)
-                c.sums[i] += sign * v * (c.prm.rollouts if exact else 1)
-    # Sums are per world and rollout: the default move gets the margin on each.
+                if styles:
+                    c.sums[i] += wt * sign * v * (c.prm.rollouts if exact else 1)
+                else:
+                    c.sums[i] += sign * v * (c.prm.rollouts if exact else 1)
+    # Sums are per world and rollout: the default move gets the margin on each (on each unit
+    # of weight with WORLDS_STYLES: the margin is on the weighted mean).
     best = g
-    bestv = c.sums[g] + c.prm.margin * done * c.prm.rollouts
+    if styles:
+        bestv = c.sums[g] + c.prm.margin * wsum * c.prm.rollouts
+    else:
+        bestv = c.sums[g] + c.prm.margin * done * c.prm.rollouts
     for i in range(n):
         if i != g and c.sums[i] > bestv + 1e-9:
             bestv = c.sums[i]
@@ -367,7 +539,8 @@ cdef int search_choose(SearchCtx* c, const GameState* s, const u64* moves, int n
 #: Default parameters of each search agent (docs/search.md).
 DEFAULTS = {
     "pimc": {"samples": 8, "rollouts": 1, "search_at": 12, "solve_at": 10, "nodes": 20000,
-             "rollout": "greedy", "margin": 0.0, "ms": 0},
+             "rollout": "greedy", "margin": 0.0, "ms": 0, "worlds": "uniform", "soft": 0.2,
+             "temper": 1.0},
     "ismcts": {"iterations": 200, "explore": 0.15, "search_at": 12, "solve_at": 10,
                "nodes": 20000, "rollout": "greedy", "ms": 0},
 }
@@ -376,7 +549,13 @@ ROLLOUTS = {"greedy": AGENT_GREEDY, "random": AGENT_RANDOM_COMPACT}
 ROLLOUTS.update({name: AGENT_EXPERT + i for i, name in enumerate(STYLE_NAMES)})  # the styles
 ROLLOUTS["mix"] = ROLLOUT_MIX       # opponents of styles drawn per world
 _KINDS = {"pimc": AGENT_PIMC, "ismcts": AGENT_ISMCTS}
-_LIMITS = {"samples": (1, 100000), "rollouts": (1, 100000), "iterations": (1, 10000000),
+#: How PIMC's worlds count (docs/search.md "Worlds weighted by the opponents' styles").
+WORLDS = {"uniform": WORLDS_UNIFORM, "styles": WORLDS_STYLES}
+#: PIMC's worlds per decision when a time budget is given without ``samples``: the time
+#: decides, this only bounds it (a million worlds take minutes even in small end games).
+SAMPLES_CAP = 1000000
+_FLOATS = ("explore", "ms", "margin", "soft", "temper")
+_LIMITS = {"samples": (1, SAMPLES_CAP), "rollouts": (1, 100000), "iterations": (1, 10000000),
            "search_at": (0, 27), "solve_at": (0, 108), "nodes": (1, 1 << 40)}
 
 
@@ -386,11 +565,17 @@ def parse_agent(name):
 
     >>> parse_agent("pimc:samples=3:rollout=expert")    # doctest: +NORMALIZE_WHITESPACE
     ('pimc', {'samples': 3, 'rollouts': 1, 'search_at': 12, 'solve_at': 10, 'nodes': 20000,
-              'rollout': 'expert', 'margin': 0.0, 'ms': 0})
+              'rollout': 'expert', 'margin': 0.0, 'ms': 0, 'worlds': 'uniform', 'soft': 0.2,
+              'temper': 1.0})
     >>> parse_agent("pimc:iterations=3")
     Traceback (most recent call last):
     ...
-    ValueError: agent 'pimc:iterations=3': unknown parameter 'iterations' (pimc takes samples, rollouts, search_at, solve_at, nodes, rollout, margin, ms)
+    ValueError: agent 'pimc:iterations=3': unknown parameter 'iterations' (pimc takes samples, rollouts, search_at, solve_at, nodes, rollout, margin, ms, worlds, soft, temper)
+
+    A PIMC time budget without ``samples`` is bounded by the time alone (SAMPLES_CAP):
+
+    >>> parse_agent("pimc:ms=100")[1]["samples"], parse_agent("pimc:ms=100:samples=8")[1]["samples"]
+    (1000000, 8)
     """
     if not isinstance(name, str):
         raise TypeError(f"an agent name is a str, not {type(name).__name__}")
@@ -398,6 +583,7 @@ def parse_agent(name):
     if base not in DEFAULTS:
         raise ValueError(f"unknown search agent {base!r}; known: {', '.join(DEFAULTS)}")
     params = dict(DEFAULTS[base])
+    given = set()
     for part in parts:
         key, eq, value = part.partition("=")
         key = key.strip()
@@ -406,6 +592,14 @@ def parse_agent(name):
         if key not in params:
             raise ValueError(f"agent {name!r}: unknown parameter {key!r} ({base} takes "
                              f"{', '.join(DEFAULTS[base])})")
+        given.add(key)
+        if key == "worlds":
+            value = value.strip()
+            if value not in WORLDS:
+                raise ValueError(f"agent {name!r}: worlds must be one of "
+                                 f"{', '.join(WORLDS)}, got {value!r}")
+            params[key] = value
+            continue
         if key == "rollout":
             value = value.strip()
             if value not in ROLLOUTS:
@@ -414,10 +608,10 @@ def parse_agent(name):
             params[key] = value
             continue
         try:
-            v = float(value) if key in ("explore", "ms", "margin") else int(value)
+            v = float(value) if key in _FLOATS else int(value)
         except ValueError:
             raise ValueError(f"agent {name!r}: {key} must be "
-                             f"{'a number' if key in ('explore', 'ms', 'margin') else 'an integer'}, "
+                             f"{'a number' if key in _FLOATS else 'an integer'}, "
                              f"got {value!r}") from None
         if key == "explore":
             if not 0.0 <= v <= 100.0:
@@ -428,11 +622,19 @@ def parse_agent(name):
         elif key == "ms":
             if not 0.0 <= v <= 3600000.0:
                 raise ValueError(f"agent {name!r}: ms must be in 0..3600000, got {value}")
+        elif key == "soft":
+            if not 0.001 <= v <= 0.999:
+                raise ValueError(f"agent {name!r}: soft must be in 0.001..0.999, got {value}")
+        elif key == "temper":
+            if not 0.001 <= v <= 1.0:
+                raise ValueError(f"agent {name!r}: temper must be in 0.001..1, got {value}")
         else:
             lo, hi = _LIMITS[key]
             if not lo <= v <= hi:
                 raise ValueError(f"agent {name!r}: {key} must be in {lo}..{hi}, got {v}")
         params[key] = v
+    if base == "pimc" and params["ms"] > 0 and "samples" not in given:
+        params["samples"] = SAMPLES_CAP
     return base, params
 
 
@@ -450,6 +652,9 @@ cdef SearchParams params_to_c(str base, dict params):
     prm.rollout = ROLLOUTS[params.get("rollout", "greedy")]
     prm.margin = params.get("margin", 0.0)
     prm.ms = params.get("ms", 0)
+    prm.worlds = WORLDS[params.get("worlds", "uniform")]
+    prm.soft = params.get("soft", 0.2)
+    prm.temper = params.get("temper", 1.0)
     return prm
 
 
@@ -484,6 +689,83 @@ cdef class Agents:
             self.ctx[q] = NULL
 
 
+cdef int observe_hand(SearchCtx* c, game) except -1:
+    """Show the context every move of the game's current hand, each with the state before it
+    (as a match does, move by move): the hand is replayed from its start, which the game's
+    record gives."""
+    from .game import Game
+    cdef GameState st
+    n = len(game.history)
+    try:
+        start = Game.from_record(game.to_record(), step=len(game.action_log()) - n)
+        for seat, move in game.history:
+            memcpy(&st, game_state_ptr(start), sizeof(GameState))
+            lo, hi = move.words
+            search_observe(c, &st, <u64>lo, <u64>hi)
+            start.play(move)
+        same = start == game
+    except ValueError:
+        same = False
+    if not same:
+        raise ValueError("worlds=styles replays the hand from the game's record, which does "
+                         "not give this position (a game not made by Game(seed) or "
+                         "Game.setup and moves, e.g. random_endgame's)")
+    return 0
+
+
+def style_loglik(game, world, soft=0.2, temper=1.0):
+    """How likely the opponents' plays of this hand are in ``world`` (a ``Game`` at the same
+    point that differs at most in the hands the seat to move cannot see, e.g. ``sample_world``'s),
+    as ``pimc:worlds=styles`` weighs its worlds: ``(log_weight, table)``, ``table[q][m]`` the
+    log-likelihood of seat ``q``'s decisions under model ``m`` (``STYLE_MODELS``; zeros for the
+    searching team), ``log_weight`` the sum over the opponents of the log of the mixture
+    (equal weights) of their models, times ``temper``. Only the world's hands and the game's
+    public record are read.
+
+    >>> from guandan_fast.game import Game
+    >>> g = Game(seed=1)
+    >>> style_loglik(g, g.sample_world(g.current_player, seed=2))[0]      # no play yet
+    0.0
+    """
+    from .game import Game
+    cdef GameState st, ws
+    cdef SearchParams prm
+    cdef SearchCtx* c
+    cdef double lw
+    cdef int q, m
+    if not isinstance(game, Game) or not isinstance(world, Game):
+        raise TypeError("game and world must be guandan_fast.Game objects")
+    base, params = parse_agent(f"pimc:worlds=styles:soft={soft}:temper={temper}")
+    if game.is_over:
+        raise ValueError("the match is over: no decision to make")
+    memcpy(&st, game_state_ptr(game), sizeof(GameState))
+    memcpy(&ws, game_state_ptr(world), sizeof(GameState))
+    p = st.current
+    if (ws.hand_number != st.hand_number or ws.n_actions != st.n_actions
+            or ws.current != st.current or ws.hand_lo[p] != st.hand_lo[p]
+            or ws.hand_hi[p] != st.hand_hi[p]
+            or any(card_count(ws.hand_lo[q], ws.hand_hi[q])
+                   != card_count(st.hand_lo[q], st.hand_hi[q]) for q in range(4))):
+        raise ValueError("world must be the game's position with other hidden hands (the same "
+                         "hand, move, seat to move, own hand and card counts)")
+    prm = params_to_c(base, params)
+    c = search_new(&prm)
+    if c == NULL:
+        raise MemoryError()
+    try:
+        search_reset(c, 0, p)
+        observe_hand(c, game)
+        lw = world_loglik(c, &ws, p)
+        table = [[c.ll[q * N_MODELS + m] for m in range(N_MODELS)] for q in range(4)]
+    finally:
+        search_free(c)
+    return lw, table
+
+
+#: The style models of ``worlds=styles``, in ``style_loglik``'s table order.
+STYLE_MODELS = ("greedy",) + tuple(STYLE_NAMES)
+
+
 def choose(game, agent="pimc", seed=0):
     """The move a search agent makes for the seat to move in ``game`` (one decision; the
     agent's stream starts from ``seed``). Outside the play phase, or above ``search_at``
@@ -514,12 +796,15 @@ def choose(game, agent="pimc", seed=0):
         raise MemoryError()
     try:
         search_reset(c, <u64>(seed & 0xFFFFFFFFFFFFFFFF), st.current)
-        c.played.hand = st.hand_number
-        for seat, move in game.history:
-            lo, hi = move.words
-            if move_type(<u64>hi) not in (0, 10):    # PASS and tribute give nothing away
-                c.played.cards[seat].lo += <u64>lo & <u64>0x000FFFFFFFFFFFFFULL
-                c.played.cards[seat].hi += <u64>hi & <u64>0x00FFFFFFFFFFFFFFULL
+        if c.hist != NULL:
+            observe_hand(c, game)
+        else:
+            c.played.hand = st.hand_number
+            for seat, move in game.history:
+                lo, hi = move.words
+                if move_type(<u64>hi) not in (0, 10):    # PASS and tribute give nothing away
+                    c.played.cards[seat].lo += <u64>lo & <u64>0x000FFFFFFFFFFFFFULL
+                    c.played.cards[seat].hi += <u64>hi & <u64>0x00FFFFFFFFFFFFFFULL
         with nogil:
             i = search_choose(c, &st, &arr[0], n)
     finally:
