@@ -44,7 +44,7 @@ from typing import Callable
 from .validate import check_callable
 
 __all__ = ["KINDS", "AgentKind", "Agent", "AgentError", "parse_agent", "parse_agents",
-           "policy_agent", "names", "SPEC_HELP", "STRONGEST", "PRESETS"]
+           "policy_agent", "seat_moves", "names", "SPEC_HELP", "STRONGEST", "PRESETS"]
 
 
 @dataclass(frozen=True)
@@ -96,8 +96,9 @@ KINDS: dict[str, AgentKind] = {k.name: k for k in (
 
 #: Named presets: one name for a spec with its settings, usable wherever that spec is.
 #: ``strong`` is the strongest setting measured over the gauntlet (docs/search.md "The strong
-#: preset"): PIMC whose worlds' opponents play styles drawn from the gauntlet.
-PRESETS = {"strong": "pimc:samples=32:rollout=mix:margin=0.6"}
+#: preset"): PIMC over 128 worlds weighted by how likely the opponents' plays of the hand
+#: are under the gauntlet's styles, whose opponents play styles drawn from that posterior.
+PRESETS = {"strong": "pimc:samples=128:rollout=mix:margin=0.6:worlds=styles:temper=0.25"}
 
 #: The spec of the strongest built-in agent: the default opponent and hint wherever a person
 #: plays (``play``, the browser), and the one name docs/search.md measures as the strongest
@@ -210,6 +211,40 @@ class Agent:
         except Exception as exc:
             raise AgentError(f"{where} failed: {type(exc).__name__}: {exc}") from exc
         return _checked_move(move, legal, game.level, where)
+
+
+def seat_moves(game, seats, match_seed: int):
+    """Plays ``game`` (a new ``Game(seed=match_seed, rules=...)``) to its end with agent
+    ``seats[p]`` (``Agent``) moving for seat ``p``, and yields each move's words ``(lo, hi)``
+    once it is played: the compiled agents through ``tournament_core.BotSeats``, exactly as the
+    compiled match loops play them (their streams seeded from ``match_seed``), the others
+    through ``Agent.move``. The one match loop of the tournament's and ``simulate``'s Python
+    paths; a caller stops it by leaving the loop.
+
+    >>> from guandan_fast import Game
+    >>> g = Game(seed=7)
+    >>> n = sum(1 for _ in seat_moves(g, parse_agents(["greedy", "random"] * 2), 7))
+    >>> g.is_over and n == len(g.action_log())
+    True
+    """
+    from .tournament_core import BotSeats
+
+    kinds = [a.code for a in seats]
+    bots = (BotSeats(match_seed, kinds, game.rules, [a.search_spec for a in seats])
+            if any(k is not None for k in kinds) else None)
+    while not game.is_over:
+        agent = seats[game.current_player]
+        if agent.compiled:
+            lo, hi = bots.choose()
+            game.play_words(lo, hi)
+        else:
+            legal = game.legal_moves()
+            i = legal.index(agent.move(game))    # AgentError names a failing agent
+            lo, hi = (int(w) for w in legal.array[i])
+            game.play_index(i)
+        if bots is not None:
+            bots.apply(lo, hi)
+        yield lo, hi
 
 
 def _bot_move(game, agent: str, seed: int):

@@ -449,32 +449,19 @@ class PythonBlock:
 
     def match(self, i, st, budget, cancel, parts) -> bool:
         """Play match ``i`` into the counters ``st``; True when the hand budget cut it."""
+        from .agents import seat_moves
         from .codec import count
         from .game import Game
         from .simulate_core import match_seed
-        from .tournament_core import BotSeats
 
         ms = match_seed(self.seed, i)
-        seats = self.roster
         game = Game(seed=ms, rules=self.rules)
-        kinds = [a.code for a in seats]
-        bots = (BotSeats(ms, kinds, self.rules, [a.search_spec for a in seats])
-                if any(k is not None for k in kinds) else None)
         hand, cut = game.hand_number, False
-        while not game.is_over:
-            if cancel is not None and cancel[0]:
+        if cancel is not None and cancel[0]:
+            raise KeyboardInterrupt("stopped")
+        for lo, hi in seat_moves(game, self.roster, ms):
+            if cancel is not None and cancel[0]:       # looked at before every next move
                 raise KeyboardInterrupt("stopped")
-            agent = seats[game.current_player]
-            if agent.compiled:
-                lo, hi = bots.choose()
-                game.play_words(lo, hi)
-            else:
-                legal = game.legal_moves()
-                k = legal.index(agent.move(game))    # AgentError names a failing agent
-                lo, hi = (int(w) for w in legal.array[k])
-                game.play_index(k)
-            if bots is not None:
-                bots.apply(lo, hi)
             t = (hi >> _TYPE_SHIFT) & 15
             if t == _T_PASS:
                 st["passes"] += 1

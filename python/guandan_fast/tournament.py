@@ -129,25 +129,12 @@ def _outcome_of(game) -> list[int]:
 def _play_python(mseed: int, seats: tuple, rules: Rules):
     """One match with at least one Python agent: a Python loop over the compiled Game; the
     built-in bots' moves come from tournament_core.BotSeats (the same as compiled play)."""
+    from .agents import seat_moves
     from .game import Game
-    from .tournament_core import BotSeats
 
     game = Game(seed=mseed, rules=rules)
-    kinds = [a.code for a in seats]
-    bots = (BotSeats(mseed, kinds, rules, [a.search_spec for a in seats])
-            if any(k is not None for k in kinds) else None)
-    while not game.is_over:
-        agent = seats[game.current_player]
-        if agent.compiled:
-            lo, hi = bots.choose()
-            game.play_words(lo, hi)
-        else:
-            legal = game.legal_moves()
-            i = legal.index(agent.move(game))    # AgentError names a failing agent
-            lo, hi = (int(w) for w in legal.array[i])
-            game.play_index(i)
-        if bots is not None:
-            bots.apply(lo, hi)
+    for _ in seat_moves(game, seats, mseed):
+        pass
     return game
 
 
