@@ -265,11 +265,9 @@ def run_processes(order: Ordered, processes: int, work: Callable[[int, bytearray
 
 def one_blas_thread():
     """numpy's BLAS on one thread while a Python match loop runs (simulate's, the
-    tournament's; ``threadpoolctl``, of the ``train`` extra; without it, nothing): a network
-    scores one decision at a time, a few rows, and BLAS's own thread pool on such products made a ``dmc`` seat 7.6 times slower
-    on the loaded 2-vCPU machine (700 decisions/s against 5,312, bench/simulate_python.py)."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        return contextlib.nullcontext()
+    tournament's): a network scores one decision at a time, a few rows, and BLAS's own thread
+    pool on such products made a ``dmc`` seat 7.6 times slower on the loaded 2-vCPU machine
+    (700 decisions/s against 5,312, bench/simulate_python.py)."""
+    from threadpoolctl import threadpool_limits
+
     return threadpool_limits(limits=1, user_api="blas")
