@@ -47,10 +47,10 @@ def test_above_search_at_the_agents_play_greedy():
     assert choose(g, "pimc") == greedy and choose(g, "ismcts") == greedy
 
 
-@pytest.mark.parametrize("seed", range(3))
-def test_decisions_depend_only_on_what_the_seat_knows(seed):
-    # Random moves until the seat to move holds at most 12 cards (the agents search), then the
-    # same moves in a match with the other seats' unplayed cards permuted: the same decision.
+def twin_positions(seed):
+    """Random moves until the seat to move holds at most 12 cards (the agents search), and the
+    same moves in a match with the other seats' unplayed cards permuted: ``(a, b, p)``, two
+    positions seat ``p`` cannot tell apart, whose hidden hands differ."""
     a = gf.Game(seed=seed)
     rnd = random.Random(seed)
     while a.phase != "play" or len(a.hand(a.current_player)) > 12:
@@ -61,6 +61,12 @@ def test_decisions_depend_only_on_what_the_seat_knows(seed):
     a2, b, _ = replay_with_permuted_hidden(seed, steps=len(a.history), p=p)
     assert a2.history == a.history and a.hand(p) == b.hand(p)
     assert [a.hand(q) for q in range(4)] != [b.hand(q) for q in range(4)]
+    return a, b, p
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_decisions_depend_only_on_what_the_seat_knows(seed):
+    a, b, p = twin_positions(seed)       # the same decision in both
     for agent in ("pimc:samples=6", "ismcts:iterations=80"):
         assert choose(a, agent, seed=3) == choose(b, agent, seed=3)
 
@@ -292,16 +298,7 @@ def test_style_worlds_depend_only_on_what_the_seat_knows(seed):
     """worlds=styles reads the opponents' plays and a world's hands, never the real hidden
     cards: two matches the seat cannot tell apart give the same weights and decisions."""
     from guandan_fast.search import style_loglik
-    a = gf.Game(seed=seed)
-    rnd = random.Random(seed)
-    while a.phase != "play" or len(a.hand(a.current_player)) > 12:
-        moves = a.legal_moves(compact=True)
-        a.play(moves[rnd.randrange(len(moves))])
-        assert a.hand_number == 0
-    p = a.current_player
-    a2, b, _ = replay_with_permuted_hidden(seed, steps=len(a.history), p=p)
-    assert a2.history == a.history and a.hand(p) == b.hand(p)
-    assert [a.hand(q) for q in range(4)] != [b.hand(q) for q in range(4)]
+    a, b, p = twin_positions(seed)
     weights = []
     for k in range(8):
         wa, wb = a.sample_world(p, seed=k), b.sample_world(p, seed=k)

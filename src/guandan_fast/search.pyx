@@ -593,18 +593,11 @@ def parse_agent(name):
             raise ValueError(f"agent {name!r}: unknown parameter {key!r} ({base} takes "
                              f"{', '.join(DEFAULTS[base])})")
         given.add(key)
-        if key == "worlds":
-            value = value.strip()
-            if value not in WORLDS:
-                raise ValueError(f"agent {name!r}: worlds must be one of "
-                                 f"{', '.join(WORLDS)}, got {value!r}")
-            params[key] = value
-            continue
-        if key == "rollout":
-            value = value.strip()
-            if value not in ROLLOUTS:
-                raise ValueError(f"agent {name!r}: rollout must be one of "
-                                 f"{', '.join(ROLLOUTS)}, got {value!r}")
+        if key in ("worlds", "rollout"):         # a name from a fixed list
+            value, names = value.strip(), WORLDS if key == "worlds" else ROLLOUTS
+            if value not in names:
+                raise ValueError(f"agent {name!r}: {key} must be one of "
+                                 f"{', '.join(names)}, got {value!r}")
             params[key] = value
             continue
         try:

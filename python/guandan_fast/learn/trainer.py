@@ -200,40 +200,40 @@ class _Actors:
                 ray.init(address=config.ray_address, include_dashboard=False,
                          log_to_driver=False)
                 self.started_ray = True
-            self.remote = ray.remote(num_cpus=1)(_play_round_limited)
+            self.remote = {play_round: ray.remote(num_cpus=1)(_play_round_limited),
+                           collect: ray.remote(num_cpus=1)(collect)}
 
     def play(self, net: QNet, round_index: int) -> list:
         settings = self.settings[round_index % len(self.settings)]
         args = [(net, settings, self.config.seed, round_index, a)
                 for a in range(self.config.actors)]
-        if self.mode == "local":
-            return [play_round(*a) for a in args]
-        if self.mode == "threads":
-            return list(self.pool.map(lambda a: play_round(*a), args))
-        if self.mode == "processes":
-            return self.pool.starmap(play_round, args)
-        import ray
+        if self.mode == "ray":     # the weights shipped once; BLAS limited in the workers
+            import ray
 
-        ref = ray.put(net)
-        return ray.get([self.remote.remote(self.config.torch_threads, ref, *a[1:])
-                        for a in args])
+            ref = ray.put(net)
+            args = [(self.config.torch_threads, ref, *a[1:]) for a in args]
+        return self._map(play_round, args)
 
     def teach(self, round_index: int) -> list:
         """A teacher round's decisions: each actor collects its share (``teacher.collect``,
         seeded by the run's seed, the round and the actor), in actor order."""
         c = self.config
         share = -(-c.teacher_decisions // c.actors)
-        args = [(c.teacher, share, round_seed(c.seed, round_index, a, 4))
-                for a in range(c.actors)]
+        return self._map(collect, [(c.teacher, share, round_seed(c.seed, round_index, a, 4))
+                                   for a in range(c.actors)])
+
+    def _map(self, work, args: list) -> list:
+        """``work(*a)`` for each ``a`` of ``args`` where the settings say, in order (on Ray,
+        ``work``'s remote form in ``self.remote``)."""
         if self.mode == "local":
-            return [collect(*a) for a in args]
+            return [work(*a) for a in args]
         if self.mode == "threads":
-            return list(self.pool.map(lambda a: collect(*a), args))
+            return list(self.pool.map(lambda a: work(*a), args))
         if self.mode == "processes":
-            return self.pool.starmap(collect, args)
+            return self.pool.starmap(work, args)
         import ray
 
-        return ray.get([ray.remote(num_cpus=1)(collect).remote(*a) for a in args])
+        return ray.get([self.remote[work].remote(*a) for a in args])
 
     def close(self) -> None:
         if self.mode == "threads":
